@@ -1,0 +1,93 @@
+# smokemorph — see README.md.  `make`, `make test`, `make test-asan`,
+# `make targets`, `make install PREFIX=/usr/local DESTDIR=`, `make clean`.
+
+PREFIX  ?= /usr/local
+DESTDIR ?=
+BUILD   ?= build
+CC      ?= cc
+PKGS    := glew glut libpng egl gl
+VERSION := 0.1.0
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+OPT      ?= -O2
+CFLAGS   ?=
+CPPFLAGS += -DSMOKEMORPH_VERSION='"$(VERSION)"' -DSMOKEMORPH_DATADIR='"$(PREFIX)/share/smokemorph"'
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
+             -MMD -MP $(PKG_CFLAGS) $(SAN) $(CFLAGS)
+LDLIBS  += $(PKG_LIBS) -lm
+
+LIB_SRC  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
+LIB      := $(BUILD)/libsmokemorph.a
+TEST_SRC := $(wildcard tests/test_*.c)
+TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TOOL_SRC := $(wildcard tools/*.c)
+TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
+SHADERS  := $(wildcard shaders/*.glsl)
+
+.PHONY: all test test-asan tests tools targets install uninstall clean check-deps
+
+all: smokemorph tools
+
+ifeq ($(BUILD),build)
+smokemorph: $(BUILD)/smokemorph
+	cp $< $@
+endif
+
+$(BUILD)/smokemorph: $(BUILD)/src/main.o $(LIB) $(SHADERS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/src/main.o $(LIB) $(LDLIBS)
+
+$(LIB): $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/src/%.o: src/%.c | check-deps
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Isrc -Itests -c -o $@ $<
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+$(BUILD)/tools/%.o: tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Isrc -c -o $@ $<
+
+$(BUILD)/tools/%: $(BUILD)/tools/%.o $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+
+tools: $(TOOL_BIN)
+tests: $(TEST_BIN) $(BUILD)/smokemorph $(TOOL_BIN)
+
+check-deps:
+	@pkg-config --exists $(PKGS) || { echo "smokemorph: missing build dependencies ($(PKGS)); run tools/install-deps.sh" >&2; exit 1; }
+
+test: tests
+	@sh tests/run.sh $(BUILD)
+
+test-asan:
+	$(MAKE) BUILD=build-asan OPT=-O1 SAN='-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all' tests
+	@ASAN_OPTIONS=detect_leaks=0 sh tests/run.sh build-asan
+
+targets: $(BUILD)/tools/mktargets
+	sh tools/make-targets.sh $(BUILD)/tools/mktargets targets
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/smokemorph/shaders $(DESTDIR)$(PREFIX)/share/smokemorph/targets
+	install -m 755 $(BUILD)/smokemorph $(DESTDIR)$(PREFIX)/bin/smokemorph
+	if [ -n "$(SHADERS)" ]; then install -m 644 $(SHADERS) $(DESTDIR)$(PREFIX)/share/smokemorph/shaders/; fi
+	install -m 644 targets/*.png $(DESTDIR)$(PREFIX)/share/smokemorph/targets/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/smokemorph
+	rm -rf $(DESTDIR)$(PREFIX)/share/smokemorph
+
+clean:
+	rm -rf build build-asan smokemorph smokemorph-out
+
+-include $(wildcard $(BUILD)/src/*.d $(BUILD)/tests/*.d $(BUILD)/tools/*.d)

@@ -1,0 +1,81 @@
+/* image: float images on the CPU; PNG (libpng) and RAW load/save; resampling.
+ * Never touches GL.
+ *
+ *   char err[256];
+ *   ImageLoadOpts o = {0};                 // zero = defaults: luminance, no invert
+ *   Image *im = image_load("cat.png", &o, err, sizeof err);
+ *   if (!im) die("image", "%s", err);      // err: "cannot read cat.png: not a PNG file"
+ *   Image *g = image_resample(im, 256, 256);  // area-average down, bilinear up, mass kept
+ *   image_free(im);
+ *
+ * A loaded density image has channels == 1 and values in [0, 1]
+ * (after --channel selection and --invert). Pixel (x, y) of channel c is
+ * px[(y * w + x) * channels + c]; row 0 is the TOP row of the file.
+ */
+#ifndef SMOKEMORPH_IMAGE_H
+#define SMOKEMORPH_IMAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    int w, h, channels;
+    float *px;
+} Image;
+
+typedef enum {
+    IMAGE_CHANNEL_LUMA = 0, /* default: Rec.709 luminance of RGB (grey as is) */
+    IMAGE_CHANNEL_R,
+    IMAGE_CHANNEL_G,
+    IMAGE_CHANNEL_B,
+    IMAGE_CHANNEL_A
+} ImageChannel;
+
+typedef enum {
+    IMAGE_RAW_U8 = 0, /* default */
+    IMAGE_RAW_U16,    /* little-endian, scaled by 1/65535 */
+    IMAGE_RAW_F32     /* little-endian IEEE float, taken as is */
+} ImageRawType;
+
+typedef struct {
+    ImageChannel channel; /* which channel becomes density (PNG only) */
+    bool invert;          /* density = 1 - value (f32 RAW: max - value) */
+    bool raw;             /* treat the file as headerless RAW */
+    int raw_w, raw_h;     /* RAW size, required when raw */
+    ImageRawType raw_type;
+} ImageLoadOpts;
+
+#define IMAGE_MAX_SIDE 16384
+
+/* Largest side accepted; 0 < w, h <= IMAGE_MAX_SIDE. */
+bool image_size_ok(int w, int h);
+
+/* A zeroed image, or NULL (sizes out of range or out of memory). */
+Image *image_create(int w, int h, int channels);
+void image_free(Image *im);
+
+/* Load a density image (channels == 1). On failure returns NULL and writes
+ * one line to err naming the file and the problem. */
+Image *image_load(const char *path, const ImageLoadOpts *opts, char *err, size_t errlen);
+
+/* Resample a 1-channel image to w x h: area-averaging on each axis that
+ * shrinks, bilinear on each axis that enlarges; the result is then scaled so
+ * that sum(px) * (cell area) is kept, i.e. mean density is preserved... see
+ * image.c for the exact statement. Returns NULL on bad size / no memory. */
+Image *image_resample(const Image *src, int w, int h);
+
+/* Sum of all samples of channel 0. */
+double image_sum(const Image *im);
+
+/* Write a PNG: channels 1 (grey) or 4 (RGBA, straight alpha), bits 8 or 16.
+ * Values are clamped to [0, 1]. Written to "path.tmp-XXXX" then renamed, so a
+ * partial file never exists under path. Returns 0 or -1 with err filled. */
+int image_save_png(const char *path, const Image *im, int bits, char *err, size_t errlen);
+
+/* Parse "WxH[:u8|u16|f32]" for --raw. Returns 0 or -1 with err filled. */
+int image_parse_raw_spec(const char *spec, ImageLoadOpts *opts, char *err, size_t errlen);
+
+/* Parse "r|g|b|a|luma" for --channel. Returns 0 or -1. */
+int image_parse_channel(const char *s, ImageChannel *out);
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Install every Debian package smokemorph needs to build, test and run.
+# Idempotent: prints nothing and changes nothing when all are present.
+# Works as root or through sudo.  Usage: tools/install-deps.sh [--check]
+set -eu
+
+PKGS="gcc libc6-dev make pkg-config freeglut3-dev libglew-dev libpng-dev libegl-dev \
+libgl-dev libgl1-mesa-dri libegl-mesa0 xvfb xauth"
+
+missing=""
+for p in $PKGS; do
+    st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+    case "$st" in
+        ii*) ;;
+        *) missing="$missing $p" ;;
+    esac
+done
+
+[ -z "$missing" ] && exit 0
+
+if [ "${1:-}" = "--check" ]; then
+    echo "install-deps: missing packages:$missing" >&2
+    exit 1
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+    SUDO="sudo"
+else
+    echo "install-deps: need root or sudo to install:$missing" >&2
+    exit 1
+fi
+
+echo "install-deps: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq >/dev/null
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "install-deps: done" >&2
