@@ -19,7 +19,11 @@ for t in "$B"/tests/test_*; do
     esac
     grep -E '^(FAIL|SKIP)' "$log"
     last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -n 1)
-    if [ -z "$last" ] || [ $rc -ne 0 ] && [ "${last#* passed, }" = "0 failed" ]; then
+    incomplete=0
+    [ -z "$last" ] && incomplete=1
+    # a crash after the summary line, or a non-zero exit with nothing failed
+    [ $rc -ne 0 ] && [ "${last#* passed, }" = "0 failed" ] && incomplete=1
+    if [ $incomplete -eq 1 ]; then
         echo "   $name exited $rc without a result line; last output:"
         tail -n 15 "$log" | sed 's/^/   | /'
         broken="$broken $name"
