@@ -1,0 +1,68 @@
+/* config: every setting of smokemorph in one Config, parsed by getopt_long.
+ * Never touches GL.
+ *
+ *   Config c;
+ *   char err[512];
+ *   int r = config_parse(&c, argc, argv, err, sizeof err);
+ *   if (r < 0) { fprintf(stderr, "%s\n", err); return 2; }   // bad usage
+ *   if (r > 0) return 0;                                      // --help / --version printed
+ *
+ * All sizes are validated here; solver parameters through solver_params_check().
+ */
+#ifndef SMOKEMORPH_CONFIG_H
+#define SMOKEMORPH_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "image.h"
+#include "refsolver.h"
+
+typedef enum { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_GPU } Backend;
+
+typedef struct {
+    /* inputs */
+    const char *current_path;  /* NULL: bundled default */
+    const char *target_path;   /* NULL: bundled default */
+    ImageLoadOpts load;        /* --raw, --channel, --invert (both images) */
+    bool mass_match;           /* default true; --no-mass-match */
+
+    /* simulation */
+    int grid_w, grid_h;        /* --grid N|WxH, default 256x256 */
+    SolverParams params;       /* --dt --vf --vd --vg --sigma --jacobi --gather-iters --umax */
+    long steps;                /* --steps N; headless default 2000; 0 = until quit (window) */
+
+    /* output */
+    const char *frames_dir;    /* --frames DIR */
+    int every;                 /* --every K, default 10 */
+    const char *metrics_path;  /* --metrics FILE */
+    float color[3];            /* --color RRGGBB, default ffffff */
+    int out_w, out_h;          /* --size WxH, 0 = grid size */
+
+    /* run mode */
+    bool cpu;                  /* --cpu */
+    bool headless;             /* --headless */
+    bool gl_info;              /* --gl-info */
+    const char *shader_dir;    /* --shader-dir DIR */
+    int steps_per_frame;       /* --steps-per-frame N (window), default 2 */
+    int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
+    bool progress;             /* progress line on stderr (default on; off with --quiet) */
+} Config;
+
+/* Defaults for everything. */
+void config_defaults(Config *c);
+
+/* Parse argv into c (config_defaults is applied first).
+ * Returns 0 to run, 1 when --help or --version was printed to stdout,
+ * -1 on bad usage with one line in err naming the option and the problem. */
+int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen);
+
+/* Print the full option list with defaults. */
+void config_usage(FILE *out, const char *prog);
+
+/* Parse helpers (exposed for tests). Each returns 0 or -1. */
+int config_parse_size(const char *s, int *w, int *h);      /* "N" or "WxH" */
+int config_parse_color(const char *s, float rgb[3]);       /* "RRGGBB" or "#RRGGBB" */
+
+#endif

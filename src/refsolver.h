@@ -1,0 +1,128 @@
+/* refsolver: the whole discrete morph step on the CPU, in plain C.
+ * It is the oracle the GPU passes are tested against and the --cpu backend.
+ * Never touches GL.
+ *
+ *   SolverParams p; solver_params_default(&p);
+ *   RefSolver *s = ref_create(256, 256, &p, err, sizeof err);
+ *   ref_set_density(s, cur->px);  ref_set_target(s, tgt->px, true);
+ *   for (...) ref_step(s);
+ *   ref_free(s);
+ *
+ * Grid: W x H cells, cell size h = 1 / min(W, H) (the shorter side is 1).
+ * Row j = 0 is the top row of the images. Staggered (MAC) velocity:
+ *   u[j*W + i] is the x-velocity on the face between cells (i-1, j) and (i, j);
+ *   v[j*W + i] is the y-velocity on the face between cells (i, j-1) and (i, j);
+ * faces on the walls (i == 0 for u, j == 0 for v, and the implicit i == W,
+ * j == H) are always 0: a closed box. Positive v points to larger j.
+ *
+ * One step (seed 003 §3.5), each a function below with explicit input/output:
+ *   blur ρ -> ρ̃ ; force+damping on u ; advect u ; divergence ; Jacobi p ;
+ *   subtract ∇p ; advect ρ (flux form) ; gathering (implicit, conservative).
+ */
+#ifndef SMOKEMORPH_REFSOLVER_H
+#define SMOKEMORPH_REFSOLVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+    float dt;        /* time step (time units) */
+    float vf;        /* driving-force coefficient v_f */
+    float vd;        /* momentum damping v_d (1/time) */
+    float vg;        /* gathering coefficient v_g */
+    float sigma;     /* Gaussian blur width, domain units */
+    int jacobi;      /* pressure Jacobi iterations per step */
+    int gather_iters;/* Jacobi iterations of the implicit gathering solve */
+    float umax;      /* speed limit for density transport, domain units/time */
+    float eps;       /* guard: ∇ρ̃*/max(ρ̃*, eps) */
+    bool gather;     /* gathering on/off */
+} SolverParams;
+
+void solver_params_default(SolverParams *p);
+/* NULL if every parameter is in range, else a message naming the parameter. */
+const char *solver_params_check(const SolverParams *p);
+
+/* The blur pyramid level: blur runs on a grid coarsened by this factor
+ * (a power of two) so the Gaussian is at most ~4 cells wide there. */
+typedef struct {
+    int factor;      /* coarsening factor f */
+    int cw, ch;      /* coarse grid size: ceil(W/f), ceil(H/f) */
+    int radius;      /* kernel radius in coarse cells */
+    float weights[64]; /* normalized weights[0..radius] */
+} BlurSpec;
+
+void ref_blur_spec(int w, int h, float sigma, BlurSpec *out);
+/* Number of density-advection substeps so that umax·dt/n ≤ h/6. */
+int ref_advect_substeps(int w, int h, const SolverParams *p);
+
+typedef struct RefSolver RefSolver;
+
+RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t errlen);
+void ref_free(RefSolver *s);
+void ref_set_params(RefSolver *s, const SolverParams *p);
+const SolverParams *ref_params(const RefSolver *s);
+int ref_width(const RefSolver *s);
+int ref_height(const RefSolver *s);
+
+/* Copy W*H densities in; velocity and pressure are reset to zero by set_density. */
+void ref_set_density(RefSolver *s, const float *rho);
+/* Set the target; with mass_match the target is scaled to the density's mass.
+ * Returns -1 when the target is all zero (nothing to morph to). */
+int ref_set_target(RefSolver *s, const float *target, bool mass_match);
+
+void ref_step(RefSolver *s);
+
+/* Read-only views of the fields (W*H floats each). */
+const float *ref_density(const RefSolver *s);
+const float *ref_target(const RefSolver *s);
+const float *ref_target_blur(const RefSolver *s);   /* ρ̃*, full grid */
+const float *ref_velocity_u(const RefSolver *s);
+const float *ref_velocity_v(const RefSolver *s);
+float *ref_velocity_u_mut(RefSolver *s);
+float *ref_velocity_v_mut(RefSolver *s);
+float *ref_density_mut(RefSolver *s);
+
+/* Metrics */
+double ref_mass(const RefSolver *s);
+double ref_error(const RefSolver *s);     /* Σ|ρ−ρ*| / Σρ* */
+double ref_max_div(const RefSolver *s);   /* max |∇·u| (1/time) */
+
+/* ---- the passes, on plain arrays (for tests and for GPU comparison) ---- */
+
+/* Gaussian blur of a W x H field through the coarse grid of spec: box-average
+ * f x f blocks, separable Gaussian (clamped edges), bilinear back up. */
+void ref_pass_blur(int w, int h, const BlurSpec *spec, const float *in, float *out);
+/* Coarse stages alone (coarse arrays are cw x ch): */
+void ref_pass_downsample(int w, int h, const BlurSpec *spec, const float *in, float *coarse);
+void ref_pass_blur_1d(const BlurSpec *spec, int axis, const float *in, float *out);
+void ref_pass_upsample(int w, int h, const BlurSpec *spec, const float *coarse, float *out);
+
+/* u,v += dt·vf·ρ̃ ∂ρ̃*/max(ρ̃*,eps) on faces, then u,v *= 1/(1 + dt·vd). */
+void ref_pass_force(int w, int h, const SolverParams *p, const float *rho_blur,
+                    const float *tgt_blur, const float *u, const float *v,
+                    float *u_out, float *v_out);
+/* Semi-Lagrangian advection of the staggered velocity by itself. */
+void ref_pass_advect_vel(int w, int h, float dt, const float *u, const float *v,
+                         float *u_out, float *v_out);
+/* div = (u(i+1)-u(i) + v(j+1)-v(j)) / h, walls zero. */
+void ref_pass_divergence(int w, int h, const float *u, const float *v, float *div);
+/* One Jacobi iteration of ∇²p = div / dt·... (p absorbs dt), Neumann walls. */
+void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_out);
+/* u -= ∂p on interior faces. */
+void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const float *v,
+                            float *u_out, float *v_out);
+/* One flux-form substep of density advection (MUSCL, minmod, face speeds
+ * clamped to umax), conservative and positive. */
+void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
+                             const float *v, const float *rho, float *rho_out);
+/* Implicit gathering: one Jacobi iteration for e = ρ − ρ* given D = ρ0·ρ̃*. */
+void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const float *tgt,
+                            const float *tgt_blur, const float *e, float *e_out);
+/* Conservative, positive application of the gathering fluxes from e:
+ * ratio pass, then apply pass. */
+void ref_pass_gather_ratio(int w, int h, float a, const float *rho0, const float *tgt_blur,
+                           const float *e, float *ratio);
+void ref_pass_gather_apply(int w, int h, float a, const float *rho0, const float *tgt_blur,
+                           const float *e, const float *ratio, float *rho_out);
+
+#endif
