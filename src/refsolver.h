@@ -34,7 +34,7 @@ typedef struct {
     int jacobi;      /* pressure Jacobi iterations per step */
     int gather_iters;/* Jacobi iterations of the implicit gathering solve */
     float umax;      /* speed limit for density transport, domain units/time */
-    float eps;       /* guard: ∇ρ̃*/max(ρ̃*, eps) */
+    float eps;       /* guard: ∇ρ̃* / max(ρ̃*, eps) */
     bool gather;     /* gathering on/off */
 } SolverParams;
 
@@ -97,7 +97,7 @@ void ref_pass_downsample(int w, int h, const BlurSpec *spec, const float *in, fl
 void ref_pass_blur_1d(const BlurSpec *spec, int axis, const float *in, float *out);
 void ref_pass_upsample(int w, int h, const BlurSpec *spec, const float *coarse, float *out);
 
-/* u,v += dt·vf·ρ̃ ∂ρ̃*/max(ρ̃*,eps) on faces, then u,v *= 1/(1 + dt·vd). */
+/* u,v += dt·vf·ρ̃ ∂ρ̃* / max(ρ̃*, eps) on faces, then u,v *= 1/(1 + dt·vd). */
 void ref_pass_force(int w, int h, const SolverParams *p, const float *rho_blur,
                     const float *tgt_blur, const float *u, const float *v,
                     float *u_out, float *v_out);
