@@ -15,7 +15,7 @@ void solver_params_default(SolverParams *p)
     p->sigma = 0.04f;
     p->jacobi = 40;
     p->gather_iters = 10;
-    p->umax = 0.5f;
+    p->umax = 0.25f;
     p->eps = 1e-4f;
     p->gather = true;
 }
@@ -32,4 +32,598 @@ const char *solver_params_check(const SolverParams *p)
     if (!(p->umax > 0.0f && p->umax <= 100.0f)) return "--umax must be in (0, 100]";
     if (!(p->eps > 0.0f && p->eps < 1.0f)) return "eps must be in (0, 1)";
     return NULL;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Helpers                                                                */
+
+#define IDX(i, j) ((size_t)(j) * (size_t)w + (size_t)(i))
+
+static inline int clampi(int x, int lo, int hi) { return x < lo ? lo : (x > hi ? hi : x); }
+static inline float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+/* Face velocities with the closed-box walls: u at i == 0 and i == w is 0. */
+static inline float U(int w, int h, const float *u, int i, int j)
+{
+    (void)h;
+    return (i <= 0 || i >= w) ? 0.0f : u[IDX(i, j)];
+}
+static inline float V(int w, int h, const float *v, int i, int j)
+{
+    return (j <= 0 || j >= h) ? 0.0f : v[IDX(i, j)];
+}
+
+static inline float cell_size(int w, int h) { return 1.0f / (float)(w < h ? w : h); }
+
+/* ---------------------------------------------------------------------- */
+/* Blur                                                                   */
+
+void ref_blur_spec(int w, int h, float sigma, BlurSpec *out)
+{
+    float sc = sigma * (float)(w < h ? w : h); /* sigma in fine cells */
+    int f = 1;
+    while (sc / (float)(2 * f) >= 2.0f && f < 1024) f *= 2;
+    out->factor = f;
+    out->cw = (w + f - 1) / f;
+    out->ch = (h + f - 1) / f;
+    float s = sc / (float)f;
+    int r = (int)ceilf(3.0f * s);
+    if (r < 1) r = 1;
+    if (r > 63) r = 63;
+    out->radius = r;
+    double sum = 0.0;
+    for (int k = 0; k <= r; k++) {
+        double wk = exp(-(double)k * k / (2.0 * (double)s * s));
+        out->weights[k] = (float)wk;
+        sum += k == 0 ? wk : 2.0 * wk;
+    }
+    for (int k = 0; k <= r; k++) out->weights[k] = (float)(out->weights[k] / sum);
+    for (int k = r + 1; k < 64; k++) out->weights[k] = 0.0f;
+}
+
+void ref_pass_downsample(int w, int h, const BlurSpec *spec, const float *in, float *coarse)
+{
+    int f = spec->factor;
+    for (int J = 0; J < spec->ch; J++)
+        for (int I = 0; I < spec->cw; I++) {
+            float sum = 0.0f;
+            int n = 0;
+            for (int j = J * f; j < J * f + f && j < h; j++)
+                for (int i = I * f; i < I * f + f && i < w; i++) {
+                    sum += in[IDX(i, j)];
+                    n++;
+                }
+            coarse[(size_t)J * spec->cw + I] = sum / (float)n;
+        }
+}
+
+void ref_pass_blur_1d(const BlurSpec *spec, int axis, const float *in, float *out)
+{
+    int cw = spec->cw, ch = spec->ch, r = spec->radius;
+    for (int J = 0; J < ch; J++)
+        for (int I = 0; I < cw; I++) {
+            float acc = spec->weights[0] * in[(size_t)J * cw + I];
+            for (int k = 1; k <= r; k++) {
+                float a, b;
+                if (axis == 0) {
+                    a = in[(size_t)J * cw + clampi(I - k, 0, cw - 1)];
+                    b = in[(size_t)J * cw + clampi(I + k, 0, cw - 1)];
+                } else {
+                    a = in[(size_t)clampi(J - k, 0, ch - 1) * cw + I];
+                    b = in[(size_t)clampi(J + k, 0, ch - 1) * cw + I];
+                }
+                acc += spec->weights[k] * (a + b);
+            }
+            out[(size_t)J * cw + I] = acc;
+        }
+}
+
+float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, float y)
+{
+    float f = (float)spec->factor;
+    float cx = clampf(x / f - 0.5f, 0.0f, (float)(spec->cw - 1));
+    float cy = clampf(y / f - 0.5f, 0.0f, (float)(spec->ch - 1));
+    int i0 = (int)floorf(cx), j0 = (int)floorf(cy);
+    int i1 = i0 + 1 < spec->cw ? i0 + 1 : i0;
+    int j1 = j0 + 1 < spec->ch ? j0 + 1 : j0;
+    float tx = cx - (float)i0, ty = cy - (float)j0;
+    size_t cw = (size_t)spec->cw;
+    float a = coarse[j0 * cw + i0] + tx * (coarse[j0 * cw + i1] - coarse[j0 * cw + i0]);
+    float b = coarse[j1 * cw + i0] + tx * (coarse[j1 * cw + i1] - coarse[j1 * cw + i0]);
+    return a + ty * (b - a);
+}
+
+void ref_pass_upsample(int w, int h, const BlurSpec *spec, const float *coarse, float *out)
+{
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++)
+            out[IDX(i, j)] = ref_sample_coarse(spec, coarse, (float)i + 0.5f, (float)j + 0.5f);
+}
+
+/* in -> coarse blurred (cw*ch), using tmp (cw*ch) */
+static void blur_coarse(int w, int h, const BlurSpec *spec, const float *in, float *coarse,
+                        float *tmp)
+{
+    ref_pass_downsample(w, h, spec, in, coarse);
+    ref_pass_blur_1d(spec, 0, coarse, tmp);
+    ref_pass_blur_1d(spec, 1, tmp, coarse);
+}
+
+void ref_pass_blur(int w, int h, const BlurSpec *spec, const float *in, float *out)
+{
+    size_t n = (size_t)spec->cw * spec->ch;
+    float *c = malloc(n * sizeof *c), *t = malloc(n * sizeof *t);
+    if (!c || !t) {
+        free(c);
+        free(t);
+        memset(out, 0, (size_t)w * h * sizeof *out);
+        return;
+    }
+    blur_coarse(w, h, spec, in, c, t);
+    ref_pass_upsample(w, h, spec, c, out);
+    free(c);
+    free(t);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Momentum                                                               */
+
+void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
+                    const float *rho_blur_coarse, const float *tgt_blur, const float *u,
+                    const float *v, float *u_out, float *v_out)
+{
+    float hh = cell_size(w, h);
+    float damp = 1.0f / (1.0f + p->dt * p->vd);
+    float k = p->dt * p->vf / hh;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            /* x face between (i-1, j) and (i, j) */
+            float nu = 0.0f, nv = 0.0f;
+            if (i > 0) {
+                float tl = tgt_blur[IDX(i - 1, j)], tr = tgt_blur[IDX(i, j)];
+                float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i, (float)j + 0.5f);
+                float tf = fmaxf(0.5f * (tl + tr), p->eps);
+                nu = clampf((u[IDX(i, j)] + k * rb * (tr - tl) / tf) * damp, -p->umax, p->umax);
+            }
+            if (j > 0) {
+                float tb = tgt_blur[IDX(i, j - 1)], tt = tgt_blur[IDX(i, j)];
+                float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j);
+                float tf = fmaxf(0.5f * (tb + tt), p->eps);
+                nv = clampf((v[IDX(i, j)] + k * rb * (tt - tb) / tf) * damp, -p->umax, p->umax);
+            }
+            u_out[IDX(i, j)] = nu;
+            v_out[IDX(i, j)] = nv;
+        }
+}
+
+/* Bilinear sample of the u lattice (points at (i, j + 0.5)) at fine position (x, y). */
+static float sample_u(int w, int h, const float *u, float x, float y)
+{
+    float fx = clampf(x, 0.0f, (float)w), fy = clampf(y - 0.5f, 0.0f, (float)(h - 1));
+    int i0 = (int)floorf(fx), j0 = (int)floorf(fy);
+    if (i0 > w - 1) i0 = w - 1;
+    if (j0 > h - 1) j0 = h - 1;
+    int j1 = j0 + 1 < h ? j0 + 1 : j0;
+    float tx = fx - (float)i0, ty = fy - (float)j0;
+    float a = U(w, h, u, i0, j0) + tx * (U(w, h, u, i0 + 1, j0) - U(w, h, u, i0, j0));
+    float b = U(w, h, u, i0, j1) + tx * (U(w, h, u, i0 + 1, j1) - U(w, h, u, i0, j1));
+    return a + ty * (b - a);
+}
+
+/* Bilinear sample of the v lattice (points at (i + 0.5, j)). */
+static float sample_v(int w, int h, const float *v, float x, float y)
+{
+    float fx = clampf(x - 0.5f, 0.0f, (float)(w - 1)), fy = clampf(y, 0.0f, (float)h);
+    int i0 = (int)floorf(fx), j0 = (int)floorf(fy);
+    if (i0 > w - 1) i0 = w - 1;
+    if (j0 > h - 1) j0 = h - 1;
+    int i1 = i0 + 1 < w ? i0 + 1 : i0;
+    float tx = fx - (float)i0, ty = fy - (float)j0;
+    float a = V(w, h, v, i0, j0) + tx * (V(w, h, v, i1, j0) - V(w, h, v, i0, j0));
+    float b = V(w, h, v, i0, j0 + 1) + tx * (V(w, h, v, i1, j0 + 1) - V(w, h, v, i0, j0 + 1));
+    return a + ty * (b - a);
+}
+
+void ref_pass_advect_vel(int w, int h, float dt, const float *u, const float *v,
+                         float *u_out, float *v_out)
+{
+    float s = dt / cell_size(w, h); /* velocity (domain/time) -> cells per step */
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float nu = 0.0f, nv = 0.0f;
+            if (i > 0) {
+                float uu = U(w, h, u, i, j);
+                float vv = 0.25f * (V(w, h, v, i - 1, j) + V(w, h, v, i, j) +
+                                    V(w, h, v, i - 1, j + 1) + V(w, h, v, i, j + 1));
+                nu = sample_u(w, h, u, (float)i - s * uu, (float)j + 0.5f - s * vv);
+            }
+            if (j > 0) {
+                float vv = V(w, h, v, i, j);
+                float uu = 0.25f * (U(w, h, u, i, j - 1) + U(w, h, u, i + 1, j - 1) +
+                                    U(w, h, u, i, j) + U(w, h, u, i + 1, j));
+                nv = sample_v(w, h, v, (float)i + 0.5f - s * uu, (float)j - s * vv);
+            }
+            u_out[IDX(i, j)] = nu;
+            v_out[IDX(i, j)] = nv;
+        }
+}
+
+void ref_pass_divergence(int w, int h, const float *u, const float *v, float *div)
+{
+    float inv_h = 1.0f / cell_size(w, h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++)
+            div[IDX(i, j)] = (U(w, h, u, i + 1, j) - U(w, h, u, i, j) + V(w, h, v, i, j + 1) -
+                              V(w, h, v, i, j)) * inv_h;
+}
+
+void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_out)
+{
+    float hh = cell_size(w, h);
+    float h2 = hh * hh;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float sum = 0.0f;
+            int n = 0;
+            if (i > 0) { sum += p[IDX(i - 1, j)]; n++; }
+            if (i < w - 1) { sum += p[IDX(i + 1, j)]; n++; }
+            if (j > 0) { sum += p[IDX(i, j - 1)]; n++; }
+            if (j < h - 1) { sum += p[IDX(i, j + 1)]; n++; }
+            p_out[IDX(i, j)] = n ? (sum - h2 * div[IDX(i, j)]) / (float)n : 0.0f;
+        }
+}
+
+void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const float *v,
+                            float *u_out, float *v_out)
+{
+    float inv_h = 1.0f / cell_size(w, h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            u_out[IDX(i, j)] = i > 0 ? u[IDX(i, j)] - (p[IDX(i, j)] - p[IDX(i - 1, j)]) * inv_h : 0.0f;
+            v_out[IDX(i, j)] = j > 0 ? v[IDX(i, j)] - (p[IDX(i, j)] - p[IDX(i, j - 1)]) * inv_h : 0.0f;
+        }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Density                                                                */
+
+static inline float minmod(float a, float b)
+{
+    if (a > 0.0f && b > 0.0f) return fminf(a, b);
+    if (a < 0.0f && b < 0.0f) return fmaxf(a, b);
+    return 0.0f;
+}
+
+static inline float rho_at(int w, int h, const float *rho, int i, int j)
+{
+    return rho[IDX(clampi(i, 0, w - 1), clampi(j, 0, h - 1))];
+}
+
+/* Upwind, slope-limited density on the x face (i-1 | i), given face speed a. */
+static float face_rho_x(int w, int h, const float *rho, int i, int j, float a)
+{
+    int c = a > 0.0f ? i - 1 : i;
+    float rc = rho_at(w, h, rho, c, j);
+    float s = minmod(rc - rho_at(w, h, rho, c - 1, j), rho_at(w, h, rho, c + 1, j) - rc);
+    return a > 0.0f ? rc + 0.5f * s : rc - 0.5f * s;
+}
+
+static float face_rho_y(int w, int h, const float *rho, int i, int j, float a)
+{
+    int c = a > 0.0f ? j - 1 : j;
+    float rc = rho_at(w, h, rho, i, c);
+    float s = minmod(rc - rho_at(w, h, rho, i, c - 1), rho_at(w, h, rho, i, c + 1) - rc);
+    return a > 0.0f ? rc + 0.5f * s : rc - 0.5f * s;
+}
+
+/* Upwind mass flux (cell-density units) through the x face (i-1 | i) and the
+ * y face (i, j-1 | j), before the positivity ratio; also reports the donor. */
+static float flux_x(int w, int h, const float *u, const float *rho, int i, int j, float umax,
+                    float k, int *donor)
+{
+    float a = clampf(U(w, h, u, i, j), -umax, umax);
+    *donor = a > 0.0f ? i - 1 : i;
+    return a == 0.0f ? 0.0f : k * a * face_rho_x(w, h, rho, i, j, a);
+}
+
+static float flux_y(int w, int h, const float *v, const float *rho, int i, int j, float umax,
+                    float k, int *donor)
+{
+    float a = clampf(V(w, h, v, i, j), -umax, umax);
+    *donor = a > 0.0f ? j - 1 : j;
+    return a == 0.0f ? 0.0f : k * a * face_rho_y(w, h, rho, i, j, a);
+}
+
+/* Positivity ratio of cell (i, j): the share of its planned outflow it can
+ * afford, min(1, ρ / outflow). Applied to every flux the cell donates, it keeps
+ * ρ ≥ 0 while every flux stays antisymmetric, so mass is conserved exactly. */
+static float advect_ratio(int w, int h, const float *u, const float *v, const float *rho, int i,
+                          int j, float umax, float k)
+{
+    int d;
+    float out = 0.0f;
+    float f;
+    f = flux_x(w, h, u, rho, i, j, umax, k, &d);     if (f < 0.0f) out -= f;
+    f = flux_x(w, h, u, rho, i + 1, j, umax, k, &d); if (f > 0.0f) out += f;
+    f = flux_y(w, h, v, rho, i, j, umax, k, &d);     if (f < 0.0f) out -= f;
+    f = flux_y(w, h, v, rho, i, j + 1, umax, k, &d); if (f > 0.0f) out += f;
+    float r = rho[IDX(i, j)];
+    return out > r ? r / out : 1.0f;
+}
+
+int ref_advect_substeps(int w, int h, const SolverParams *p)
+{
+    float cfl = p->umax * p->dt / cell_size(w, h);
+    int n = (int)ceilf(cfl / REF_ADVECT_CFL - 1e-4f);
+    return n < 1 ? 1 : n;
+}
+
+void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
+                             const float *v, const float *rho, float *rho_out)
+{
+    float k = dt_sub / cell_size(w, h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float rc = advect_ratio(w, h, u, v, rho, i, j, umax, k);
+            float out = rho[IDX(i, j)];
+            int d;
+            float f;
+            /* left face: positive flux enters from (i-1, j) */
+            f = flux_x(w, h, u, rho, i, j, umax, k, &d);
+            if (f != 0.0f) out += f * (d == i ? rc : advect_ratio(w, h, u, v, rho, d, j, umax, k));
+            f = flux_x(w, h, u, rho, i + 1, j, umax, k, &d);
+            if (f != 0.0f) out -= f * (d == i ? rc : advect_ratio(w, h, u, v, rho, d, j, umax, k));
+            f = flux_y(w, h, v, rho, i, j, umax, k, &d);
+            if (f != 0.0f) out += f * (d == j ? rc : advect_ratio(w, h, u, v, rho, i, d, umax, k));
+            f = flux_y(w, h, v, rho, i, j + 1, umax, k, &d);
+            if (f != 0.0f) out -= f * (d == j ? rc : advect_ratio(w, h, u, v, rho, i, d, umax, k));
+            rho_out[IDX(i, j)] = fmaxf(out, 0.0f);
+        }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Gathering: implicit on e = ρ − ρ*, coefficient D = ρ0·ρ̃* lagged.      */
+
+static inline float coefD(int w, const float *rho0, const float *tb, int i, int j)
+{
+    return rho0[IDX(i, j)] * tb[IDX(i, j)];
+}
+
+void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const float *tgt,
+                            const float *tgt_blur, const float *e, float *e_out)
+{
+    static const int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float dc = coefD(w, rho0, tgt_blur, i, j);
+            float num = rho0[IDX(i, j)] - tgt[IDX(i, j)], den = 1.0f;
+            for (int q = 0; q < 4; q++) {
+                int ni = i + di[q], nj = j + dj[q];
+                if (ni < 0 || ni >= w || nj < 0 || nj >= h) continue;
+                float df = a * 0.5f * (dc + coefD(w, rho0, tgt_blur, ni, nj));
+                num += df * e[IDX(ni, nj)];
+                den += df;
+            }
+            e_out[IDX(i, j)] = num / den;
+        }
+}
+
+/* Flux from cell (i,j) into neighbour q, from the solved error e. */
+static inline float gather_flux(int w, float a, const float *rho0, const float *tb,
+                                const float *e, int i, int j, int ni, int nj)
+{
+    float df = a * 0.5f * (coefD(w, rho0, tb, i, j) + coefD(w, rho0, tb, ni, nj));
+    return df * (e[IDX(i, j)] - e[IDX(ni, nj)]);
+}
+
+/* Positivity ratio of a cell for the gathering fluxes (see advect_ratio). */
+static float gather_ratio(int w, int h, float a, const float *rho0, const float *tb,
+                          const float *e, int i, int j)
+{
+    static const int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
+    float out = 0.0f;
+    for (int q = 0; q < 4; q++) {
+        int ni = i + di[q], nj = j + dj[q];
+        if (ni < 0 || ni >= w || nj < 0 || nj >= h) continue;
+        out += fmaxf(gather_flux(w, a, rho0, tb, e, i, j, ni, nj), 0.0f);
+    }
+    float r = rho0[IDX(i, j)];
+    return out > r ? r / out : 1.0f;
+}
+
+void ref_pass_gather_apply(int w, int h, float a, const float *rho0, const float *tgt_blur,
+                           const float *e, float *rho_out)
+{
+    static const int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float r = rho0[IDX(i, j)];
+            float rc = gather_ratio(w, h, a, rho0, tgt_blur, e, i, j);
+            for (int q = 0; q < 4; q++) {
+                int ni = i + di[q], nj = j + dj[q];
+                if (ni < 0 || ni >= w || nj < 0 || nj >= h) continue;
+                float f = gather_flux(w, a, rho0, tgt_blur, e, i, j, ni, nj);
+                if (f > 0.0f) r -= f * rc;
+                else if (f < 0.0f) r -= f * gather_ratio(w, h, a, rho0, tgt_blur, e, ni, nj);
+            }
+            rho_out[IDX(i, j)] = fmaxf(r, 0.0f);
+        }
+}
+
+/* ---------------------------------------------------------------------- */
+/* The solver object                                                      */
+
+struct RefSolver {
+    int w, h;
+    SolverParams p;
+    BlurSpec blur;
+    float *rho, *tgt, *tgt_blur, *u, *v, *pr;
+    float *t0, *t1, *t2, *t3;    /* full-grid scratch */
+    float *c0, *c1;              /* coarse scratch */
+};
+
+RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t errlen)
+{
+    if (w < 2 || h < 2 || w > 16384 || h > 16384) {
+        snprintf(err, errlen, "grid %dx%d out of range", w, h);
+        return NULL;
+    }
+    RefSolver *s = calloc(1, sizeof *s);
+    if (!s) goto fail_alloc;
+    s->w = w;
+    s->h = h;
+    s->p = *p;
+    ref_blur_spec(w, h, p->sigma, &s->blur);
+    size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
+    float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr,
+                      &s->t0, &s->t1, &s->t2, &s->t3};
+    for (size_t k = 0; k < sizeof full / sizeof full[0]; k++)
+        if (!(*full[k] = calloc(n, sizeof(float)))) goto fail_fields;
+    if (!(s->c0 = calloc(nc, sizeof(float))) || !(s->c1 = calloc(nc, sizeof(float))))
+        goto fail_fields;
+    return s;
+
+fail_fields:
+    ref_free(s);
+fail_alloc:
+    snprintf(err, errlen, "not enough memory for a %dx%d grid", w, h);
+    return NULL;
+}
+
+void ref_free(RefSolver *s)
+{
+    if (!s) return;
+    float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr,
+                    s->t0, s->t1, s->t2, s->t3, s->c0, s->c1};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
+    free(s);
+}
+
+void ref_set_params(RefSolver *s, const SolverParams *p)
+{
+    bool reblur = p->sigma != s->p.sigma;
+    s->p = *p;
+    if (reblur) {
+        ref_blur_spec(s->w, s->h, p->sigma, &s->blur);
+        /* the coarse size may change: reallocate scratch */
+        size_t nc = (size_t)s->blur.cw * s->blur.ch;
+        free(s->c0);
+        free(s->c1);
+        s->c0 = calloc(nc, sizeof(float));
+        s->c1 = calloc(nc, sizeof(float));
+        if (s->c0 && s->c1) ref_pass_blur(s->w, s->h, &s->blur, s->tgt, s->tgt_blur);
+    }
+}
+
+const SolverParams *ref_params(const RefSolver *s) { return &s->p; }
+int ref_width(const RefSolver *s) { return s->w; }
+int ref_height(const RefSolver *s) { return s->h; }
+
+void ref_set_density(RefSolver *s, const float *rho)
+{
+    size_t n = (size_t)s->w * s->h;
+    memcpy(s->rho, rho, n * sizeof(float));
+    memset(s->u, 0, n * sizeof(float));
+    memset(s->v, 0, n * sizeof(float));
+    memset(s->pr, 0, n * sizeof(float));
+}
+
+int ref_set_target(RefSolver *s, const float *target, bool mass_match)
+{
+    size_t n = (size_t)s->w * s->h;
+    double mt = 0.0, mr = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        mt += target[k];
+        mr += s->rho[k];
+    }
+    if (!(mt > 0.0)) return -1;
+    float scale = (mass_match && mr > 0.0) ? (float)(mr / mt) : 1.0f;
+    for (size_t k = 0; k < n; k++) s->tgt[k] = target[k] * scale;
+    ref_pass_blur(s->w, s->h, &s->blur, s->tgt, s->tgt_blur);
+    return 0;
+}
+
+#define SWAP(a, b) do { float *t_ = (a); (a) = (b); (b) = t_; } while (0)
+
+void ref_step(RefSolver *s)
+{
+    int w = s->w, h = s->h;
+    const SolverParams *p = &s->p;
+
+    /* 1. ρ̃: blur the current density (coarse grid) */
+    blur_coarse(w, h, &s->blur, s->rho, s->c0, s->c1);
+    /* 2. driving force and damping */
+    ref_pass_force(w, h, p, &s->blur, s->c0, s->tgt_blur, s->u, s->v, s->t0, s->t1);
+    /* 3. velocity self-advection */
+    ref_pass_advect_vel(w, h, p->dt, s->t0, s->t1, s->u, s->v);
+    /* 4. projection: divergence, Jacobi, gradient subtraction */
+    ref_pass_divergence(w, h, s->u, s->v, s->t2);
+    for (int k = 0; k < p->jacobi; k++) {
+        ref_pass_jacobi(w, h, s->pr, s->t2, s->t3);
+        SWAP(s->pr, s->t3);
+    }
+    ref_pass_subtract_grad(w, h, s->pr, s->u, s->v, s->t0, s->t1);
+    SWAP(s->u, s->t0);
+    SWAP(s->v, s->t1);
+    /* 5. density advection, conservative, in substeps */
+    int ns = ref_advect_substeps(w, h, p);
+    for (int k = 0; k < ns; k++) {
+        ref_pass_advect_density(w, h, p->dt / (float)ns, p->umax, s->u, s->v, s->rho, s->t0);
+        SWAP(s->rho, s->t0);
+    }
+    /* 6. gathering: implicit solve for e, conservative positive application */
+    if (p->gather && p->vg > 0.0f) {
+        float hh = cell_size(w, h);
+        float a = p->dt * p->vg / (hh * hh);
+        size_t n = (size_t)w * h;
+        for (size_t k = 0; k < n; k++) s->t0[k] = s->rho[k] - s->tgt[k];
+        for (int k = 0; k < p->gather_iters; k++) {
+            ref_pass_gather_jacobi(w, h, a, s->rho, s->tgt, s->tgt_blur, s->t0, s->t1);
+            SWAP(s->t0, s->t1);
+        }
+        ref_pass_gather_apply(w, h, a, s->rho, s->tgt_blur, s->t0, s->t2);
+        SWAP(s->rho, s->t2);
+    }
+}
+
+const float *ref_density(const RefSolver *s) { return s->rho; }
+const float *ref_target(const RefSolver *s) { return s->tgt; }
+const float *ref_target_blur(const RefSolver *s) { return s->tgt_blur; }
+const float *ref_velocity_u(const RefSolver *s) { return s->u; }
+const float *ref_velocity_v(const RefSolver *s) { return s->v; }
+float *ref_velocity_u_mut(RefSolver *s) { return s->u; }
+float *ref_velocity_v_mut(RefSolver *s) { return s->v; }
+float *ref_density_mut(RefSolver *s) { return s->rho; }
+
+double ref_mass(const RefSolver *s)
+{
+    double m = 0.0;
+    size_t n = (size_t)s->w * s->h;
+    for (size_t k = 0; k < n; k++) m += s->rho[k];
+    return m;
+}
+
+double ref_error(const RefSolver *s)
+{
+    double e = 0.0, t = 0.0;
+    size_t n = (size_t)s->w * s->h;
+    for (size_t k = 0; k < n; k++) {
+        e += fabs((double)s->rho[k] - s->tgt[k]);
+        t += s->tgt[k];
+    }
+    return t > 0.0 ? e / t : 0.0;
+}
+
+double ref_max_div(const RefSolver *s)
+{
+    int w = s->w, h = s->h;
+    float inv_h = 1.0f / cell_size(w, h);
+    double m = 0.0;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double d = fabs((U(w, h, s->u, i + 1, j) - U(w, h, s->u, i, j) +
+                             V(w, h, s->v, i, j + 1) - V(w, h, s->v, i, j)) * inv_h);
+            if (d > m) m = d;
+        }
+    return m;
 }

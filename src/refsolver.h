@@ -97,10 +97,16 @@ void ref_pass_downsample(int w, int h, const BlurSpec *spec, const float *in, fl
 void ref_pass_blur_1d(const BlurSpec *spec, int axis, const float *in, float *out);
 void ref_pass_upsample(int w, int h, const BlurSpec *spec, const float *coarse, float *out);
 
-/* u,v += dt·vf·ρ̃ ∂ρ̃* / max(ρ̃*, eps) on faces, then u,v *= 1/(1 + dt·vd). */
-void ref_pass_force(int w, int h, const SolverParams *p, const float *rho_blur,
-                    const float *tgt_blur, const float *u, const float *v,
-                    float *u_out, float *v_out);
+/* Bilinear sample of a coarse (cw x ch) field at a position given in fine
+ * cell units (fine cell centres at i + 0.5). */
+float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, float y);
+/* u,v = (u,v + dt·vf·ρ̃ ∂ρ̃* / max(ρ̃*, eps)) / (1 + dt·vd) on interior faces:
+ * driving force and (implicit) damping. rho_blur_coarse is ρ̃ on the coarse
+ * grid of spec, sampled bilinearly at the face; tgt_blur is ρ̃* on the full
+ * grid. */
+void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
+                    const float *rho_blur_coarse, const float *tgt_blur, const float *u,
+                    const float *v, float *u_out, float *v_out);
 /* Semi-Lagrangian advection of the staggered velocity by itself. */
 void ref_pass_advect_vel(int w, int h, float dt, const float *u, const float *v,
                          float *u_out, float *v_out);
@@ -111,18 +117,22 @@ void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_ou
 /* u -= ∂p on interior faces. */
 void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const float *v,
                             float *u_out, float *v_out);
-/* One flux-form substep of density advection (MUSCL, minmod, face speeds
- * clamped to umax), conservative and positive. */
+/* Density advection is flux form: per substep, the flux through a face is
+ * k·a·ρ_face with a the face speed clamped to ±umax, ρ_face the upwind value
+ * reconstructed with a minmod-limited slope (MUSCL), k = dt_sub/h; each cell
+ * donates at most what it holds (a per-cell ratio scales all its outgoing
+ * fluxes), so ρ stays ≥ 0 and Σρ is conserved. Substeps keep the largest
+ * face CFL number umax·dt_sub/h ≤ REF_ADVECT_CFL. */
+#define REF_ADVECT_CFL 0.5f
 void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
                              const float *v, const float *rho, float *rho_out);
-/* Implicit gathering: one Jacobi iteration for e = ρ − ρ* given D = ρ0·ρ̃*. */
+/* Implicit gathering: e − a∇·(D∇e) = ρ0 − ρ*, a = dt·vg/h², D = ρ0·ρ̃*
+ * (face D = mean of the two cells), walls no-flux. One Jacobi iteration: */
 void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const float *tgt,
                             const float *tgt_blur, const float *e, float *e_out);
-/* Conservative, positive application of the gathering fluxes from e:
- * ratio pass, then apply pass. */
-void ref_pass_gather_ratio(int w, int h, float a, const float *rho0, const float *tgt_blur,
-                           const float *e, float *ratio);
+/* Then ρ = ρ0 − Σ fluxes a·D_f·(e_c − e_n), each limited by its donor's
+ * positivity ratio: conservative and positive however far e has converged. */
 void ref_pass_gather_apply(int w, int h, float a, const float *rho0, const float *tgt_blur,
-                           const float *e, const float *ratio, float *rho_out);
+                           const float *e, float *rho_out);
 
 #endif
