@@ -19,6 +19,14 @@
 #include "image.h"
 #include "refsolver.h"
 
+/* Limits and mode defaults (used by config_usage, so --help never drifts). */
+#define CONFIG_GRID_MIN 8
+#define CONFIG_GRID_MAX 8192
+#define CONFIG_MAX_CELLS (16L * 1024 * 1024)   /* --grid: at most 16M cells */
+#define CONFIG_STEPS_MAX 100000000L
+#define CONFIG_HEADLESS_STEPS 2000L           /* --steps 0, headless */
+#define CONFIG_DEFAULT_OUT_DIR "smokemorph-out" /* headless frames, no --frames */
+
 typedef enum { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_GPU } Backend;
 
 typedef struct {
@@ -31,7 +39,9 @@ typedef struct {
     /* simulation */
     int grid_w, grid_h;        /* --grid N|WxH, default 256x256 */
     SolverParams params;       /* --dt --vf --vd --vg --sigma --jacobi --gather-iters --umax */
-    long steps;                /* --steps N; headless default 2000; 0 = until quit (window) */
+    long steps;                /* --steps N, 0..1e8; default 0 = the mode's default, which
+                                  main picks: CONFIG_HEADLESS_STEPS headless, until quit
+                                  in a window */
 
     /* output */
     const char *frames_dir;    /* --frames DIR */

@@ -1,0 +1,606 @@
+/* config: defaults, getopt_long parsing, validation and --help.
+ * Never touches GL. Every number is parsed strictly (whole string, finite,
+ * in range); every error is one line "config: ..." naming the option. */
+#include "config.h"
+
+#include <errno.h>
+#include <float.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef SMOKEMORPH_VERSION
+#define SMOKEMORPH_VERSION "unknown"
+#endif
+
+#if defined(__APPLE__) || defined(__FreeBSD__) || defined(__NetBSD__) || \
+    defined(__OpenBSD__) || defined(__DragonFly__)
+#define CONFIG_HAVE_OPTRESET 1
+extern int optreset;
+#endif
+
+#define EVERY_MAX 1000000
+#define SPF_MAX 1000
+
+/* Long-only options get values above any char. */
+enum {
+    OPT_CPU = 256,
+    OPT_HEADLESS,
+    OPT_GL_INFO,
+    OPT_SHADER_DIR,
+    OPT_GRID,
+    OPT_DT,
+    OPT_VF,
+    OPT_VD,
+    OPT_VG,
+    OPT_SIGMA,
+    OPT_JACOBI,
+    OPT_GATHER_ITERS,
+    OPT_UMAX,
+    OPT_NO_GATHER,
+    OPT_STEPS,
+    OPT_FRAMES,
+    OPT_EVERY,
+    OPT_METRICS,
+    OPT_RAW,
+    OPT_CHANNEL,
+    OPT_INVERT,
+    OPT_NO_MASS_MATCH,
+    OPT_COLOR,
+    OPT_SIZE,
+    OPT_STEPS_PER_FRAME,
+    OPT_NO_PROGRESS,
+    OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"cpu", no_argument, NULL, OPT_CPU},
+    {"headless", no_argument, NULL, OPT_HEADLESS},
+    {"gl-info", no_argument, NULL, OPT_GL_INFO},
+    {"shader-dir", required_argument, NULL, OPT_SHADER_DIR},
+    {"grid", required_argument, NULL, OPT_GRID},
+    {"dt", required_argument, NULL, OPT_DT},
+    {"vf", required_argument, NULL, OPT_VF},
+    {"vd", required_argument, NULL, OPT_VD},
+    {"vg", required_argument, NULL, OPT_VG},
+    {"sigma", required_argument, NULL, OPT_SIGMA},
+    {"jacobi", required_argument, NULL, OPT_JACOBI},
+    {"gather-iters", required_argument, NULL, OPT_GATHER_ITERS},
+    {"umax", required_argument, NULL, OPT_UMAX},
+    {"no-gather", no_argument, NULL, OPT_NO_GATHER},
+    {"steps", required_argument, NULL, OPT_STEPS},
+    {"frames", required_argument, NULL, OPT_FRAMES},
+    {"every", required_argument, NULL, OPT_EVERY},
+    {"metrics", required_argument, NULL, OPT_METRICS},
+    {"raw", required_argument, NULL, OPT_RAW},
+    {"channel", required_argument, NULL, OPT_CHANNEL},
+    {"invert", no_argument, NULL, OPT_INVERT},
+    {"no-mass-match", no_argument, NULL, OPT_NO_MASS_MATCH},
+    {"color", required_argument, NULL, OPT_COLOR},
+    {"size", required_argument, NULL, OPT_SIZE},
+    {"steps-per-frame", required_argument, NULL, OPT_STEPS_PER_FRAME},
+    {"quiet", no_argument, NULL, 'q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+/* Leading ':' : a missing argument returns ':' instead of '?'. */
+static const char short_options[] = ":hqv";
+
+void config_defaults(Config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->current_path = NULL;
+    c->target_path = NULL;
+    c->load.channel = IMAGE_CHANNEL_LUMA;
+    c->load.invert = false;
+    c->load.raw = false;
+    c->load.raw_type = IMAGE_RAW_U8;
+    c->mass_match = true;
+
+    c->grid_w = c->grid_h = 256;
+    solver_params_default(&c->params);
+    c->steps = 0;
+
+    c->frames_dir = NULL;
+    c->every = 10;
+    c->metrics_path = NULL;
+    c->color[0] = c->color[1] = c->color[2] = 1.0f;
+    c->out_w = c->out_h = 0;
+
+    c->cpu = false;
+    c->headless = false;
+    c->gl_info = false;
+    c->shader_dir = NULL;
+    c->steps_per_frame = 2;
+    c->verbosity = 1;
+    c->progress = true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Errors                                                                 */
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    int n = snprintf(err, errlen, "config: ");
+    if (n >= 0 && (size_t)n < errlen) vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Strict number parsing                                                  */
+
+/* A decimal number: optional sign, digits with at most one '.', optional
+ * exponent. Rejects "", " 1", "1e3x", "nan", "inf", "0x10". */
+static bool parse_double(const char *s, double *out)
+{
+    if (!s || !*s) return false;
+    for (const char *q = s; *q; q++)
+        if (!strchr("0123456789+-.eE", *q)) return false;
+    errno = 0;
+    char *end = NULL;
+    double d = strtod(s, &end);
+    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(d)) return false;
+    *out = d;
+    return true;
+}
+
+/* A decimal integer in [lo, hi]: optional sign, digits only. */
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s) return false;
+    const char *q = s;
+    if (*q == '+' || *q == '-') q++;
+    if (!*q) return false;
+    for (; *q; q++)
+        if (*q < '0' || *q > '9') return false;
+    errno = 0;
+    char *end = NULL;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno == ERANGE) return false;
+    if (v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+/* Unsigned decimal digits only, 1..1e6 (enough for any size, no overflow). */
+static bool parse_side(const char *s, size_t n, int *out)
+{
+    if (n == 0 || n > 7) return false;
+    long v = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9') return false;
+        v = v * 10 + (s[i] - '0');
+    }
+    if (v < 1 || v > 1000000) return false;
+    *out = (int)v;
+    return true;
+}
+
+int config_parse_size(const char *s, int *w, int *h)
+{
+    if (!s || !*s) return -1;
+    const char *x = strchr(s, 'x');
+    if (!x) x = strchr(s, 'X');
+    int a, b;
+    if (!x) {
+        if (!parse_side(s, strlen(s), &a)) return -1;
+        b = a;
+    } else {
+        if (!parse_side(s, (size_t)(x - s), &a)) return -1;
+        if (!parse_side(x + 1, strlen(x + 1), &b)) return -1;
+    }
+    *w = a;
+    *h = b;
+    return 0;
+}
+
+static int hex_digit(char ch)
+{
+    if (ch >= '0' && ch <= '9') return ch - '0';
+    if (ch >= 'a' && ch <= 'f') return ch - 'a' + 10;
+    if (ch >= 'A' && ch <= 'F') return ch - 'A' + 10;
+    return -1;
+}
+
+int config_parse_color(const char *s, float rgb[3])
+{
+    if (!s) return -1;
+    if (*s == '#') s++;
+    if (strlen(s) != 6) return -1;
+    float tmp[3];
+    for (int k = 0; k < 3; k++) {
+        int hi = hex_digit(s[2 * k]), lo = hex_digit(s[2 * k + 1]);
+        if (hi < 0 || lo < 0) return -1;
+        tmp[k] = (float)(hi * 16 + lo) / 255.0f;
+    }
+    memcpy(rgb, tmp, sizeof tmp);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Usage                                                                  */
+
+static const char *channel_name(ImageChannel ch)
+{
+    switch (ch) {
+    case IMAGE_CHANNEL_R: return "r";
+    case IMAGE_CHANNEL_G: return "g";
+    case IMAGE_CHANNEL_B: return "b";
+    case IMAGE_CHANNEL_A: return "a";
+    case IMAGE_CHANNEL_LUMA: break;
+    }
+    return "luma";
+}
+
+static const char *prog_name(const char *prog)
+{
+    if (!prog || !*prog) return "smokemorph";
+    const char *slash = strrchr(prog, '/');
+    return slash && slash[1] ? slash + 1 : prog;
+}
+
+static int color_byte(float f)
+{
+    float v = f * 255.0f + 0.5f;
+    return v < 0.0f ? 0 : (v > 255.0f ? 255 : (int)v);
+}
+
+/* Every default printed here comes from config_defaults(). */
+void config_usage(FILE *out, const char *prog)
+{
+    Config d;
+    config_defaults(&d);
+    const SolverParams *p = &d.params;
+    const char *pn = prog_name(prog);
+
+    fprintf(out,
+        "%s: morph one shape of smoke into another on the GPU\n"
+        "(Fattal & Lischinski, target-driven smoke animation).\n"
+        "\n"
+        "usage: %s [options] [CURRENT TARGET]\n"
+        "\n"
+        "CURRENT and TARGET are density images (PNG, or headerless RAW with --raw).\n"
+        "With no images, two bundled targets are used. With no display, it runs\n"
+        "headless and writes frames to ./%s/.\n",
+        pn, pn, CONFIG_DEFAULT_OUT_DIR);
+
+    fprintf(out,
+        "\n"
+        "Run mode:\n"
+        "  --cpu                 run the CPU reference solver instead of the GPU\n"
+        "  --headless            no window: run --steps steps and write frames\n"
+        "  --gl-info             print the OpenGL renderer and version\n"
+        "  --shader-dir DIR      load shaders from DIR (default: built-in search path)\n"
+        "  --steps-per-frame N   simulation steps per displayed frame, 1..%d (default %d)\n",
+        SPF_MAX, d.steps_per_frame);
+
+    fprintf(out,
+        "\n"
+        "Simulation:\n"
+        "  --grid N|WxH          grid size, sides %d..%d, at most %ld cells (default %dx%d)\n"
+        "  --steps N             steps to run, 0..%ld; 0 = the mode's default:\n"
+        "                        %ld headless, until quit in a window (default %ld)\n"
+        "  --dt T                time step, (0, 1] (default %g)\n"
+        "  --vf F                driving-force coefficient (default %g)\n"
+        "  --vd D                momentum damping (default %g)\n"
+        "  --vg G                gathering coefficient (default %g)\n"
+        "  --sigma S             blur width, domain units, (0, 1] (default %g)\n"
+        "  --jacobi N            pressure Jacobi iterations per step (default %d)\n"
+        "  --gather-iters N      implicit gathering iterations per step (default %d)\n"
+        "  --umax U              speed limit for density transport (default %g)\n"
+        "  --no-gather           turn gathering off (default %s)\n",
+        CONFIG_GRID_MIN, CONFIG_GRID_MAX, CONFIG_MAX_CELLS, d.grid_w, d.grid_h,
+        CONFIG_STEPS_MAX, CONFIG_HEADLESS_STEPS, d.steps,
+        (double)p->dt, (double)p->vf, (double)p->vd, (double)p->vg, (double)p->sigma,
+        p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off");
+
+    fprintf(out,
+        "\n"
+        "Input:\n"
+        "  --raw WxH[:u8|u16|f32]  read both images as headerless RAW (default: PNG; type u8)\n"
+        "  --channel r|g|b|a|luma  channel that becomes density (default %s)\n"
+        "  --invert              density = 1 - value (default %s)\n"
+        "  --no-mass-match       do not scale the target to the current mass (default: %s)\n",
+        channel_name(d.load.channel), d.load.invert ? "on" : "off",
+        d.mass_match ? "matched" : "not matched");
+
+    fprintf(out,
+        "\n"
+        "Output:\n"
+        "  --frames DIR          write numbered PNG frames into DIR\n"
+        "                        (default: none; ./%s/ when headless)\n"
+        "  --every K             write every K-th step, 1..%d (default %d)\n"
+        "  --metrics FILE        write per-step metrics (mass, error, divergence) to FILE\n"
+        "  --color RRGGBB        smoke colour, also #RRGGBB (default %02x%02x%02x)\n"
+        "  --size WxH            output frame size, sides 1..%d (default: the grid size)\n",
+        CONFIG_DEFAULT_OUT_DIR, EVERY_MAX, d.every,
+        color_byte(d.color[0]), color_byte(d.color[1]), color_byte(d.color[2]),
+        IMAGE_MAX_SIDE);
+
+    fprintf(out,
+        "\n"
+        "Messages:\n"
+        "  -q, --quiet           errors only, no progress line\n"
+        "  -v, --verbose         more detail\n"
+        "  --no-progress         no progress line on stderr (default: %s)\n"
+        "  -h, --help            print this help and exit\n"
+        "  --version             print the version and exit\n",
+        d.progress ? "shown" : "hidden");
+
+    fprintf(out,
+        "\n"
+        "Examples:\n"
+        "  %s                                  bundled shapes, in a window\n"
+        "  %s --grid 512 circle.png star.png\n"
+        "  %s --headless --steps 600 --frames out --every 5 --color '#ffa040' a.png b.png\n",
+        pn, pn, pn);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Parsing                                                                */
+
+/* The option getopt just refused, as the user wrote it ("--foo", "-x"). */
+static void offending_option(int argc, char **argv, char *buf, size_t n)
+{
+    if (optopt > 0 && optopt < 256) {
+        snprintf(buf, n, "-%c", optopt);
+        return;
+    }
+    if (optopt >= 256) {
+        for (const struct option *o = long_options; o->name; o++)
+            if (o->val == optopt) {
+                snprintf(buf, n, "--%s", o->name);
+                return;
+            }
+    }
+    const char *a = (optind > 0 && optind <= argc) ? argv[optind - 1] : "?";
+    size_t len = strcspn(a, "=");
+    if (len >= n) len = n - 1;
+    memcpy(buf, a, len);
+    buf[len] = '\0';
+}
+
+static void reset_getopt(void)
+{
+#if defined(__GLIBC__)
+    optind = 0;   /* glibc: 0 re-initializes its internal state fully */
+#else
+    optind = 1;
+#endif
+#ifdef CONFIG_HAVE_OPTRESET
+    optreset = 1;
+#endif
+    opterr = 0;
+}
+
+static int float_opt(const char *name, const char *arg, float *dst, char *err, size_t errlen)
+{
+    double d;
+    if (!parse_double(arg, &d) || fabs(d) > (double)FLT_MAX) {
+        set_err(err, errlen, "--%s: expected a number, got '%s'", name, arg);
+        return -1;
+    }
+    *dst = (float)d;
+    return 0;
+}
+
+static int int_opt(const char *name, const char *arg, long lo, long hi, long *dst, char *err,
+                   size_t errlen)
+{
+    if (!parse_long(arg, lo, hi, dst)) {
+        set_err(err, errlen, "--%s: expected an integer %ld..%ld, got '%s'", name, lo, hi, arg);
+        return -1;
+    }
+    return 0;
+}
+
+/* An int solver parameter: syntax here, range in solver_params_check(). */
+static int solver_int_opt(const char *name, const char *arg, int *dst, char *err, size_t errlen)
+{
+    long v;
+    if (!parse_long(arg, INT_MIN, INT_MAX, &v)) {
+        set_err(err, errlen, "--%s: expected an integer, got '%s'", name, arg);
+        return -1;
+    }
+    *dst = (int)v;
+    return 0;
+}
+
+static int path_opt(const char *name, const char *arg, const char **dst, char *err, size_t errlen)
+{
+    if (!arg || !*arg) {
+        set_err(err, errlen, "--%s: expected a path, got ''", name);
+        return -1;
+    }
+    *dst = arg;
+    return 0;
+}
+
+/* One option with its argument; 0 or -1. */
+static int apply_option(Config *c, int opt, const char *arg, char *err, size_t errlen)
+{
+    long v;
+    switch (opt) {
+    case OPT_CPU: c->cpu = true; return 0;
+    case OPT_HEADLESS: c->headless = true; return 0;
+    case OPT_GL_INFO: c->gl_info = true; return 0;
+    case OPT_SHADER_DIR: return path_opt("shader-dir", arg, &c->shader_dir, err, errlen);
+    case OPT_GRID: {
+        int w, h;
+        if (config_parse_size(arg, &w, &h) < 0 || w < CONFIG_GRID_MIN || h < CONFIG_GRID_MIN ||
+            w > CONFIG_GRID_MAX || h > CONFIG_GRID_MAX) {
+            set_err(err, errlen, "--grid: expected N or WxH with sides %d..%d, got '%s'",
+                    CONFIG_GRID_MIN, CONFIG_GRID_MAX, arg);
+            return -1;
+        }
+        if ((long)w * (long)h > CONFIG_MAX_CELLS) {
+            set_err(err, errlen, "--grid: %dx%d is %ld cells, at most %ld allowed", w, h,
+                    (long)w * (long)h, CONFIG_MAX_CELLS);
+            return -1;
+        }
+        c->grid_w = w;
+        c->grid_h = h;
+        return 0;
+    }
+    case OPT_DT: return float_opt("dt", arg, &c->params.dt, err, errlen);
+    case OPT_VF: return float_opt("vf", arg, &c->params.vf, err, errlen);
+    case OPT_VD: return float_opt("vd", arg, &c->params.vd, err, errlen);
+    case OPT_VG: return float_opt("vg", arg, &c->params.vg, err, errlen);
+    case OPT_SIGMA: return float_opt("sigma", arg, &c->params.sigma, err, errlen);
+    case OPT_UMAX: return float_opt("umax", arg, &c->params.umax, err, errlen);
+    /* ranges of solver parameters live in solver_params_check() only */
+    case OPT_JACOBI: return solver_int_opt("jacobi", arg, &c->params.jacobi, err, errlen);
+    case OPT_GATHER_ITERS:
+        return solver_int_opt("gather-iters", arg, &c->params.gather_iters, err, errlen);
+    case OPT_NO_GATHER: c->params.gather = false; return 0;
+    case OPT_STEPS:
+        if (int_opt("steps", arg, 0, CONFIG_STEPS_MAX, &v, err, errlen) < 0) return -1;
+        c->steps = v;
+        return 0;
+    case OPT_FRAMES: return path_opt("frames", arg, &c->frames_dir, err, errlen);
+    case OPT_EVERY:
+        if (int_opt("every", arg, 1, EVERY_MAX, &v, err, errlen) < 0) return -1;
+        c->every = (int)v;
+        return 0;
+    case OPT_METRICS: return path_opt("metrics", arg, &c->metrics_path, err, errlen);
+    case OPT_RAW: {
+        char why[256] = "";
+        ImageLoadOpts o = c->load;
+        if (image_parse_raw_spec(arg, &o, why, sizeof why) < 0) {
+            if (why[0])
+                set_err(err, errlen, "--raw: %s", why);
+            else
+                set_err(err, errlen, "--raw: expected WxH[:u8|u16|f32], got '%s'", arg);
+            return -1;
+        }
+        o.raw = true;
+        c->load = o;
+        return 0;
+    }
+    case OPT_CHANNEL:
+        if (!arg || image_parse_channel(arg, &c->load.channel) < 0) {
+            set_err(err, errlen, "--channel: expected r, g, b, a or luma, got '%s'",
+                    arg ? arg : "");
+            return -1;
+        }
+        return 0;
+    case OPT_INVERT: c->load.invert = true; return 0;
+    case OPT_NO_MASS_MATCH: c->mass_match = false; return 0;
+    case OPT_COLOR:
+        if (config_parse_color(arg, c->color) < 0) {
+            set_err(err, errlen, "--color: expected RRGGBB or #RRGGBB (hex), got '%s'", arg);
+            return -1;
+        }
+        return 0;
+    case OPT_SIZE: {
+        int w, h;
+        if (config_parse_size(arg, &w, &h) < 0 || w > IMAGE_MAX_SIDE || h > IMAGE_MAX_SIDE) {
+            set_err(err, errlen, "--size: expected WxH with sides 1..%d, got '%s'",
+                    IMAGE_MAX_SIDE, arg);
+            return -1;
+        }
+        c->out_w = w;
+        c->out_h = h;
+        return 0;
+    }
+    case OPT_STEPS_PER_FRAME:
+        if (int_opt("steps-per-frame", arg, 1, SPF_MAX, &v, err, errlen) < 0) return -1;
+        c->steps_per_frame = (int)v;
+        return 0;
+    }
+    set_err(err, errlen, "internal error: unhandled option %d", opt);
+    return -1;
+}
+
+int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
+{
+    config_defaults(c);
+    if (err && errlen) err[0] = '\0';
+    if (argc < 1 || !argv) return 0;
+
+    const char *prog = argv[0];
+    bool no_progress = false;
+    reset_getopt();
+
+    int opt;
+    while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+        char name[64];
+        switch (opt) {
+        case 'h':
+            config_usage(stdout, prog);
+            fflush(stdout);
+            return 1;
+        case OPT_VERSION:
+            printf("smokemorph %s\n", SMOKEMORPH_VERSION);
+            fflush(stdout);
+            return 1;
+        case 'q': c->verbosity = 0; break;
+        case 'v': c->verbosity = 2; break;
+        case OPT_NO_PROGRESS: no_progress = true; break;
+        case ':':
+            offending_option(argc, argv, name, sizeof name);
+            set_err(err, errlen, "%s needs a value (see --help)", name);
+            return -1;
+        case '?':
+            offending_option(argc, argv, name, sizeof name);
+            if (strncmp(name, "--", 2) == 0) {
+                /* unknown, ambiguous prefix, or a value given to a flag */
+                const char *a = argv[optind - 1];
+                if (strchr(a, '=')) {
+                    for (const struct option *o = long_options; o->name; o++)
+                        if (strcmp(o->name, name + 2) == 0 && o->has_arg == no_argument) {
+                            set_err(err, errlen, "%s takes no value (see --help)", name);
+                            return -1;
+                        }
+                }
+            }
+            set_err(err, errlen, "unknown option '%s' (see --help)", name);
+            return -1;
+        default:
+            if (apply_option(c, opt, optarg, err, errlen) < 0) return -1;
+            break;
+        }
+    }
+
+    c->progress = !no_progress && c->verbosity > 0;
+
+    const char *why = solver_params_check(&c->params);
+    if (why) {
+        set_err(err, errlen, "%s", why);
+        return -1;
+    }
+
+    int npos = argc - optind;
+    if (npos == 1) {
+        set_err(err, errlen, "got one image '%s': give both CURRENT and TARGET, or none",
+                argv[optind]);
+        return -1;
+    }
+    if (npos > 2) {
+        set_err(err, errlen, "too many arguments: expected CURRENT TARGET, got %d (first extra '%s')",
+                npos, argv[optind + 2]);
+        return -1;
+    }
+    if (npos == 2) {
+        if (!argv[optind][0] || !argv[optind + 1][0]) {
+            set_err(err, errlen, "empty image path");
+            return -1;
+        }
+        c->current_path = argv[optind];
+        c->target_path = argv[optind + 1];
+    }
+    return 0;
+}
