@@ -274,6 +274,14 @@ static void test_polygon_heart_line(void)
               "heart stays in its box");
         image_free(im);
     }
+    im = draw("ellipse.png", "ellipse:0.5,0.5,0.35,0.15,90");
+    if (im) {
+        double want = PI * 0.35 * 0.15 * 256 * 256;
+        CHECK(near_rel(mass(im), want, 0.02), "ellipse mass %.1f, want %.1f", mass(im), want);
+        CHECK(at(im, 128, 128 + 80) > 0.99f && at(im, 128 + 80, 128) == 0.0f,
+              "ellipse turned 90 degrees is tall");
+        image_free(im);
+    }
     im = draw("line.png", "line:0.2,0.5,0.8,0.5,0.1");
     if (im) {
         double want = (0.6 * 0.1 + PI * 0.05 * 0.05) * 256 * 256;

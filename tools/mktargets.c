@@ -731,7 +731,7 @@ int main(int argc, char **argv)
     int c;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "o:s:b:a:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":o:s:b:a:h", opts, NULL)) != -1) {
         switch (c) {
         case 'o':
             out = optarg;
@@ -758,9 +758,18 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         case ':':
-            fail("option '%s' needs a value", argv[optind - 1]);
-        default:
-            fail("unknown option '%s' (see --help)", argv[optind - 1]);
+        default: {
+            /* name the option as given: "--name" (without "=value") or "-c" */
+            const char *a = argv[optind - 1];
+            char opt[64] = {'-', (char)optopt, '\0'};
+            if (!strncmp(a, "--", 2))
+                snprintf(opt, sizeof opt, "%.*s", (int)strcspn(a, "="), a);
+            if (c == ':')
+                fail("option '%s' needs a value", opt);
+            if (!strncmp(a, "--", 2) && strchr(a, '='))
+                fail("option '%s' takes no value or is unknown (see --help)", opt);
+            fail("unknown option '%s' (see --help)", opt);
+        }
         }
     }
     if (!out || !*out)
