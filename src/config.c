@@ -90,8 +90,9 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-/* Leading ':' : a missing argument returns ':' instead of '?'. */
-static const char short_options[] = ":hqv";
+/* '-': non-options come back in order as code 1, so images may sit anywhere
+ * whatever POSIXLY_CORRECT says; ':': a missing argument returns ':'. */
+static const char short_options[] = "-:hqv";
 
 void config_defaults(Config *c)
 {
@@ -323,7 +324,7 @@ void config_usage(FILE *out, const char *prog)
         "  --frames DIR          write numbered PNG frames into DIR\n"
         "                        (default: none; ./%s/ when headless)\n"
         "  --every K             write every K-th step, 1..%d (default %d)\n"
-        "  --metrics FILE        write per-step metrics (mass, error, divergence) to FILE\n"
+        "  --metrics FILE        write per-step metrics (mass, error, ...) to FILE\n"
         "  --color RRGGBB        smoke colour, also #RRGGBB (default %02x%02x%02x)\n"
         "  --size WxH            output frame size, sides 1..%d (default: the grid size)\n",
         CONFIG_DEFAULT_OUT_DIR, EVERY_MAX, d.every,
@@ -371,6 +372,34 @@ static void offending_option(int argc, char **argv, char *buf, size_t n)
     if (len >= n) len = n - 1;
     memcpy(buf, a, len);
     buf[len] = '\0';
+}
+
+/* getopt_long returned '?': an unknown or ambiguous option, or a value
+ * given to a flag ("--cpu=1": glibc then sets optopt to the flag's val). */
+static void refused_option(int argc, char **argv, char *err, size_t errlen)
+{
+    char name[64];
+    offending_option(argc, argv, name, sizeof name);
+    if (optopt >= 256) {
+        set_err(err, errlen, "%s takes no value (see --help)", name);
+        return;
+    }
+    if (strncmp(name, "--", 2) == 0 && name[2]) {
+        char cands[256] = "";
+        int n = 0;
+        size_t len = strlen(name + 2);
+        for (const struct option *o = long_options; o->name; o++) {
+            if (strncmp(o->name, name + 2, len) != 0) continue;
+            size_t used = strlen(cands);
+            snprintf(cands + used, sizeof cands - used, "%s--%s", n ? ", " : "", o->name);
+            n++;
+        }
+        if (n >= 2) {
+            set_err(err, errlen, "ambiguous option '%s': could be %s", name, cands);
+            return;
+        }
+    }
+    set_err(err, errlen, "unknown option '%s' (see --help)", name);
 }
 
 static void reset_getopt(void)
@@ -480,7 +509,9 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         char why[256] = "";
         ImageLoadOpts o = c->load;
         if (image_parse_raw_spec(arg, &o, why, sizeof why) < 0) {
-            if (why[0])
+            if (strncmp(why, "--raw", 5) == 0) /* image's message names the option */
+                set_err(err, errlen, "%s", why);
+            else if (why[0])
                 set_err(err, errlen, "--raw: %s", why);
             else
                 set_err(err, errlen, "--raw: expected WxH[:u8|u16|f32], got '%s'", arg);
@@ -533,6 +564,8 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
 
     const char *prog = argv[0];
     bool no_progress = false;
+    const char *pos[3];
+    int npos = 0;
     reset_getopt();
 
     int opt;
@@ -550,24 +583,16 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         case 'q': c->verbosity = 0; break;
         case 'v': c->verbosity = 2; break;
         case OPT_NO_PROGRESS: no_progress = true; break;
+        case 1:
+            if (npos < 3) pos[npos] = optarg;
+            npos++;
+            break;
         case ':':
             offending_option(argc, argv, name, sizeof name);
             set_err(err, errlen, "%s needs a value (see --help)", name);
             return -1;
         case '?':
-            offending_option(argc, argv, name, sizeof name);
-            if (strncmp(name, "--", 2) == 0) {
-                /* unknown, ambiguous prefix, or a value given to a flag */
-                const char *a = argv[optind - 1];
-                if (strchr(a, '=')) {
-                    for (const struct option *o = long_options; o->name; o++)
-                        if (strcmp(o->name, name + 2) == 0 && o->has_arg == no_argument) {
-                            set_err(err, errlen, "%s takes no value (see --help)", name);
-                            return -1;
-                        }
-                }
-            }
-            set_err(err, errlen, "unknown option '%s' (see --help)", name);
+            refused_option(argc, argv, err, errlen);
             return -1;
         default:
             if (apply_option(c, opt, optarg, err, errlen) < 0) return -1;
@@ -583,24 +608,26 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         return -1;
     }
 
-    int npos = argc - optind;
+    for (int i = optind; i < argc; i++) { /* after "--" */
+        if (npos < 3) pos[npos] = argv[i];
+        npos++;
+    }
     if (npos == 1) {
-        set_err(err, errlen, "got one image '%s': give both CURRENT and TARGET, or none",
-                argv[optind]);
+        set_err(err, errlen, "got one image '%s': give both CURRENT and TARGET, or none", pos[0]);
         return -1;
     }
     if (npos > 2) {
         set_err(err, errlen, "too many arguments: expected CURRENT TARGET, got %d (first extra '%s')",
-                npos, argv[optind + 2]);
+                npos, pos[2]);
         return -1;
     }
     if (npos == 2) {
-        if (!argv[optind][0] || !argv[optind + 1][0]) {
+        if (!pos[0][0] || !pos[1][0]) {
             set_err(err, errlen, "empty image path");
             return -1;
         }
-        c->current_path = argv[optind];
-        c->target_path = argv[optind + 1];
+        c->current_path = pos[0];
+        c->target_path = pos[1];
     }
     return 0;
 }

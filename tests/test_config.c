@@ -1,0 +1,441 @@
+/* test_config: defaults, every option, bad values, positionals, --help. No GL. */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "config.h"
+
+#define MAXARGS 64
+
+static char errbuf[512];
+
+/* Parse "smokemorph" followed by the NULL-terminated arguments. */
+static int parse(Config *c, ...)
+{
+    static char *argv[MAXARGS + 2];
+    int argc = 0;
+    argv[argc++] = "smokemorph";
+    va_list ap;
+    va_start(ap, c);
+    const char *a;
+    while ((a = va_arg(ap, const char *)) != NULL && argc < MAXARGS) argv[argc++] = (char *)a;
+    va_end(ap);
+    argv[argc] = NULL;
+    errbuf[0] = '\0';
+    return config_parse(c, argc, argv, errbuf, sizeof errbuf);
+}
+
+/* Run config_parse with stdout captured into buf. */
+static int parse_captured(char *buf, size_t n, const char *opt)
+{
+    char *argv[] = {"smokemorph", (char *)opt, NULL};
+    Config c;
+    FILE *tmp = tmpfile();
+    if (!tmp) return -99;
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO);
+    dup2(fileno(tmp), STDOUT_FILENO);
+    int r = config_parse(&c, 2, argv, errbuf, sizeof errbuf);
+    fflush(stdout);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    rewind(tmp);
+    size_t got = fread(buf, 1, n - 1, tmp);
+    buf[got] = '\0';
+    fclose(tmp);
+    return r;
+}
+
+static bool feq(float a, float b) { return fabsf(a - b) <= 1e-6f * (1.0f + fabsf(b)); }
+
+/* A rejection: -1, one line starting "config: ", naming what. */
+static void expect_bad(int line, int r, const char *what)
+{
+    bool ok = r == -1 && strncmp(errbuf, "config: ", 8) == 0 && strstr(errbuf, what) &&
+              !strchr(errbuf, '\n');
+    CHECK(ok, "line %d: expected rejection naming '%s', got r=%d err='%s'", line, what, r,
+          errbuf);
+}
+#define BAD(what, ...) expect_bad(__LINE__, parse(&c, __VA_ARGS__, NULL), what)
+
+static void test_defaults(void)
+{
+    Config c;
+    config_defaults(&c);
+    SolverParams p;
+    memset(&p, 0, sizeof p);  /* padding, for memcmp */
+    solver_params_default(&p);
+    CHECK(c.current_path == NULL && c.target_path == NULL, "no images by default");
+    CHECK(c.load.channel == IMAGE_CHANNEL_LUMA && !c.load.invert && !c.load.raw, "load opts");
+    CHECK(c.mass_match, "mass match on");
+    CHECK(c.grid_w == 256 && c.grid_h == 256, "grid 256");
+    CHECK(memcmp(&c.params, &p, sizeof p) == 0, "solver defaults");
+    CHECK(c.steps == 0, "steps 0 = mode default");
+    CHECK(c.frames_dir == NULL && c.metrics_path == NULL, "no outputs");
+    CHECK(c.every == 10, "every 10");
+    CHECK(c.color[0] == 1.0f && c.color[1] == 1.0f && c.color[2] == 1.0f, "white");
+    CHECK(c.out_w == 0 && c.out_h == 0, "size = grid");
+    CHECK(!c.cpu && !c.headless && !c.gl_info && c.shader_dir == NULL, "mode flags");
+    CHECK(c.steps_per_frame == 2, "steps per frame 2");
+    CHECK(c.verbosity == 1 && c.progress, "verbosity");
+
+    Config d;
+    CHECK(parse(&d, NULL) == 0, "no arguments parse: %s", errbuf);
+    CHECK(memcmp(&c.params, &d.params, sizeof p) == 0 && d.grid_w == 256 && d.every == 10 &&
+              d.progress && d.mass_match && d.current_path == NULL,
+          "parse with no arguments gives the defaults");
+    char *argv0[] = {NULL};
+    CHECK(config_parse(&d, 0, argv0, errbuf, sizeof errbuf) == 0, "argc 0 is fine");
+}
+
+static void test_every_option(void)
+{
+    Config c;
+    int r = parse(&c, "--cpu", "--headless", "--gl-info", "--shader-dir", "sh", "--grid", "320x200",
+                  "--dt", "0.02", "--vf", "1.5", "--vd", "0", "--vg", "0.01", "--sigma", "0.1",
+                  "--jacobi", "80", "--gather-iters", "5", "--umax", "0.5", "--no-gather",
+                  "--steps", "1234", "--frames", "out", "--every", "3", "--metrics", "m.csv",
+                  "--channel", "a", "--invert", "--no-mass-match", "--color", "#ff8000", "--size",
+                  "640x360", "--steps-per-frame", "7", "--no-progress", "cur.png", "tgt.png", NULL);
+    CHECK(r == 0, "all options parse: %s", errbuf);
+    CHECK(c.cpu && c.headless && c.gl_info, "flags");
+    CHECK(c.shader_dir && strcmp(c.shader_dir, "sh") == 0, "shader dir");
+    CHECK(c.grid_w == 320 && c.grid_h == 200, "grid");
+    CHECK(feq(c.params.dt, 0.02f) && feq(c.params.vf, 1.5f) && c.params.vd == 0.0f &&
+              feq(c.params.vg, 0.01f) && feq(c.params.sigma, 0.1f) && feq(c.params.umax, 0.5f),
+          "float params");
+    CHECK(c.params.jacobi == 80 && c.params.gather_iters == 5 && !c.params.gather, "int params");
+    CHECK(c.steps == 1234, "steps");
+    CHECK(c.frames_dir && strcmp(c.frames_dir, "out") == 0, "frames");
+    CHECK(c.every == 3, "every");
+    CHECK(c.metrics_path && strcmp(c.metrics_path, "m.csv") == 0, "metrics");
+    CHECK(c.load.channel == IMAGE_CHANNEL_A && c.load.invert, "channel, invert");
+    CHECK(!c.mass_match, "no mass match");
+    CHECK(feq(c.color[0], 1.0f) && feq(c.color[1], 128.0f / 255.0f) && c.color[2] == 0.0f,
+          "color");
+    CHECK(c.out_w == 640 && c.out_h == 360, "size");
+    CHECK(c.steps_per_frame == 7, "steps per frame");
+    CHECK(!c.progress && c.verbosity == 1, "no progress");
+    CHECK(c.current_path && strcmp(c.current_path, "cur.png") == 0 && c.target_path &&
+              strcmp(c.target_path, "tgt.png") == 0,
+          "positionals");
+
+    CHECK(parse(&c, "--grid=128", NULL) == 0 && c.grid_w == 128 && c.grid_h == 128,
+          "--grid=128");
+    CHECK(parse(&c, "-q", NULL) == 0 && c.verbosity == 0 && !c.progress, "-q");
+    CHECK(parse(&c, "--quiet", NULL) == 0 && c.verbosity == 0 && !c.progress, "--quiet");
+    CHECK(parse(&c, "-v", NULL) == 0 && c.verbosity == 2 && c.progress, "-v");
+    CHECK(parse(&c, "--verbose", NULL) == 0 && c.verbosity == 2, "--verbose");
+    CHECK(parse(&c, "--steps", "0", NULL) == 0 && c.steps == 0, "steps 0");
+    CHECK(parse(&c, "--steps", "100000000", NULL) == 0 && c.steps == 100000000L, "steps max");
+    CHECK(parse(&c, "--every", "1000000", NULL) == 0 && c.every == 1000000, "every max");
+    CHECK(parse(&c, "--steps-per-frame", "1000", NULL) == 0 && c.steps_per_frame == 1000,
+          "spf max");
+    CHECK(parse(&c, "--dt", "1", NULL) == 0 && c.params.dt == 1.0f, "dt 1 (upper bound)");
+    CHECK(parse(&c, "--dt", "1e-3", NULL) == 0 && feq(c.params.dt, 1e-3f), "dt exponent");
+    CHECK(parse(&c, "--vf", "+2.", NULL) == 0 && c.params.vf == 2.0f, "vf '+2.'");
+    /* options after the images, and "--" before a path starting with '-' */
+    CHECK(parse(&c, "a.png", "--grid", "64", "b.png", NULL) == 0 && c.grid_w == 64 &&
+              strcmp(c.current_path, "a.png") == 0 && strcmp(c.target_path, "b.png") == 0,
+          "interleaved options and images: %s", errbuf);
+    setenv("POSIXLY_CORRECT", "1", 1);
+    CHECK(parse(&c, "a.png", "--grid", "64", "b.png", NULL) == 0 && c.grid_w == 64 &&
+              strcmp(c.target_path, "b.png") == 0,
+          "images anywhere, even with POSIXLY_CORRECT: %s", errbuf);
+    unsetenv("POSIXLY_CORRECT");
+    CHECK(parse(&c, "a.png", "--", "b.png", NULL) == 0 && strcmp(c.target_path, "b.png") == 0,
+          "one image before '--', one after");
+    BAD("too many", "a.png", "b.png", "--", "c.png");
+    CHECK(parse(&c, "--cpu", "--", "-a.png", "b.png", NULL) == 0 && c.cpu &&
+              strcmp(c.current_path, "-a.png") == 0,
+          "'--' ends the options: %s", errbuf);
+}
+
+static void test_channels(void)
+{
+    Config c;
+    struct { const char *s; ImageChannel ch; } t[] = {
+        {"r", IMAGE_CHANNEL_R}, {"g", IMAGE_CHANNEL_G},       {"b", IMAGE_CHANNEL_B},
+        {"a", IMAGE_CHANNEL_A}, {"luma", IMAGE_CHANNEL_LUMA},
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        CHECK(parse(&c, "--channel", "r", "--channel", t[i].s, NULL) == 0 &&
+                  c.load.channel == t[i].ch,
+              "--channel %s", t[i].s);
+    BAD("--channel", "--channel", "x");
+    BAD("--channel", "--channel", "");
+}
+
+static void test_grid_and_size(void)
+{
+    Config c;
+    int w = 0, h = 0;
+    CHECK(config_parse_size("128", &w, &h) == 0 && w == 128 && h == 128, "size N");
+    CHECK(config_parse_size("320x200", &w, &h) == 0 && w == 320 && h == 200, "size WxH");
+    const char *bad[] = {"", "x", "128x", "x128", "12 8", " 128", "128 ", "-128", "+128",
+                         "128x200x3", "0", "0x5", "1.5", "1e3", "abc", "99999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(config_parse_size(bad[i], &w, &h) == -1, "config_parse_size rejects '%s'", bad[i]);
+
+    CHECK(parse(&c, "--grid", "128", NULL) == 0 && c.grid_w == 128 && c.grid_h == 128, "128");
+    CHECK(parse(&c, "--grid", "320x200", NULL) == 0 && c.grid_w == 320 && c.grid_h == 200,
+          "320x200");
+    CHECK(parse(&c, "--grid", "8", NULL) == 0 && c.grid_w == 8, "8 (min)");
+    CHECK(parse(&c, "--grid", "8192x2048", NULL) == 0 && c.grid_w == 8192 && c.grid_h == 2048,
+          "8192x2048 (16M cells)");
+    CHECK(parse(&c, "--grid", "4096", NULL) == 0 && c.grid_w == 4096, "4096 (16M cells)");
+
+    int r = parse(&c, "--grid", "0", NULL);
+    CHECK(r == -1 &&
+              strcmp(errbuf, "config: --grid: expected N or WxH with sides 8..8192, got '0'") == 0,
+          "grid 0 message: '%s'", errbuf);
+    BAD("--grid", "--grid", "7");
+    BAD("--grid", "--grid", "8193");
+    BAD("--grid", "--grid", "64x7");
+    BAD("--grid", "--grid", "8192x8192");  /* sides fine, too many cells */
+    BAD("--grid", "--grid", "4097x4096");
+    BAD("--grid", "--grid", "");
+    BAD("--grid", "--grid", "abc");
+    BAD("--grid", "--grid", "128x");
+    BAD("--grid", "--grid", "-128");
+
+    CHECK(parse(&c, "--size", "1x1", NULL) == 0 && c.out_w == 1 && c.out_h == 1, "size 1x1");
+    CHECK(parse(&c, "--size", "16384x16", NULL) == 0 && c.out_w == 16384 && c.out_h == 16,
+          "size max side");
+    CHECK(parse(&c, "--size", "512", NULL) == 0 && c.out_w == 512 && c.out_h == 512, "size N");
+    BAD("--size", "--size", "0x10");
+    BAD("--size", "--size", "16385x10");
+    BAD("--size", "--size", "10x16385");
+    BAD("--size", "--size", "");
+    BAD("--size", "--size", "640x360x");
+}
+
+static void test_colors(void)
+{
+    Config c;
+    float rgb[3] = {9, 9, 9};
+    CHECK(config_parse_color("ff8000", rgb) == 0 && rgb[0] == 1.0f &&
+              feq(rgb[1], 128.0f / 255.0f) && rgb[2] == 0.0f,
+          "ff8000");
+    CHECK(config_parse_color("#00FF00", rgb) == 0 && rgb[0] == 0.0f && rgb[1] == 1.0f &&
+              rgb[2] == 0.0f,
+          "#00FF00");
+    CHECK(config_parse_color("#000000", rgb) == 0 && rgb[0] == 0.0f && rgb[1] == 0.0f, "black");
+    const char *bad[] = {"", "#", "fff", "#fff", "12345g", "1234567", "#12345", "##123456",
+                         " 123456", "0x1234", "ffffff "};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        rgb[0] = rgb[1] = rgb[2] = 0.5f;
+        CHECK(config_parse_color(bad[i], rgb) == -1 && rgb[0] == 0.5f && rgb[2] == 0.5f,
+              "color '%s' rejected, output untouched", bad[i]);
+    }
+    CHECK(parse(&c, "--color", "102030", NULL) == 0 && feq(c.color[0], 16.0f / 255.0f) &&
+              feq(c.color[1], 32.0f / 255.0f) && feq(c.color[2], 48.0f / 255.0f),
+          "--color 102030");
+    BAD("--color", "--color", "red");
+    BAD("--color", "--color", "#1234");
+}
+
+static void test_raw(void)
+{
+    Config c;
+    CHECK(parse(&c, "--raw", "64x32", NULL) == 0 && c.load.raw && c.load.raw_w == 64 &&
+              c.load.raw_h == 32 && c.load.raw_type == IMAGE_RAW_U8,
+          "--raw 64x32: %s", errbuf);
+    CHECK(parse(&c, "--raw", "64x32:u8", NULL) == 0 && c.load.raw_type == IMAGE_RAW_U8, "u8");
+    CHECK(parse(&c, "--raw", "100x50:u16", NULL) == 0 && c.load.raw && c.load.raw_w == 100 &&
+              c.load.raw_h == 50 && c.load.raw_type == IMAGE_RAW_U16,
+          "u16: %s", errbuf);
+    CHECK(parse(&c, "--raw", "7x9:f32", NULL) == 0 && c.load.raw_type == IMAGE_RAW_F32 &&
+              c.load.raw_w == 7 && c.load.raw_h == 9,
+          "f32: %s", errbuf);
+    CHECK(parse(&c, "--raw", "8x8:f32", "--channel", "g", "--invert", NULL) == 0 &&
+              c.load.raw && c.load.channel == IMAGE_CHANNEL_G && c.load.invert,
+          "raw keeps channel/invert: %s", errbuf);
+    CHECK(parse(&c, "--channel", "b", "--raw", "8x8", NULL) == 0 &&
+              c.load.channel == IMAGE_CHANNEL_B,
+          "raw after channel keeps it");
+    BAD("--raw", "--raw", "64x32:u32");
+    BAD("--raw", "--raw", "abc");
+    BAD("--raw", "--raw", "");
+    BAD("--raw", "--raw", "0x32");
+    BAD("--raw", "--raw", "64");
+    BAD("'64x32:u32'", "--raw", "64x32:u32");
+    CHECK(strstr(errbuf, "--raw: --raw") == NULL, "option named once: '%s'", errbuf);
+    BAD("16385", "--raw", "16385x1");
+}
+
+static void test_bad_numbers(void)
+{
+    Config c;
+    /* syntax, for float options */
+    const char *fopts[] = {"--dt", "--vf", "--vd", "--vg", "--sigma", "--umax"};
+    const char *fbad[] = {"", "1e3x", "nan", "NaN", "inf", "-inf", "infinity", " 0.1",
+                          "0.1 ", "0x1p-4", "1e400", "--", ".", "e5", "1,5", "0.1.2"};
+    for (size_t i = 0; i < sizeof fopts / sizeof fopts[0]; i++)
+        for (size_t j = 0; j < sizeof fbad / sizeof fbad[0]; j++)
+            expect_bad(__LINE__, parse(&c, fopts[i], fbad[j], NULL), fopts[i]);
+    /* ranges, from solver_params_check */
+    int r = parse(&c, "--dt", "2", NULL);
+    CHECK(r == -1 && strcmp(errbuf, "config: --dt must be in (0, 1]") == 0, "dt 2: '%s'", errbuf);
+    BAD("--dt", "--dt", "0");
+    BAD("--dt", "--dt", "-0.01");
+    BAD("--vf", "--vf", "-1");
+    BAD("--vf", "--vf", "1e5");
+    BAD("--vd", "--vd", "-0.5");
+    BAD("--vg", "--vg", "-1");
+    BAD("--sigma", "--sigma", "0");
+    BAD("--sigma", "--sigma", "1.5");
+    BAD("--umax", "--umax", "0");
+    BAD("--umax", "--umax", "101");
+    BAD("--jacobi", "--jacobi", "0");
+    BAD("--jacobi", "--jacobi", "10001");
+    BAD("--jacobi", "--jacobi", "1.5");
+    BAD("--jacobi", "--jacobi", "abc");
+    BAD("--jacobi", "--jacobi", "99999999999999999999");
+    BAD("--gather-iters", "--gather-iters", "0");
+    BAD("--gather-iters", "--gather-iters", "");
+    /* integer options */
+    BAD("--steps", "--steps", "-1");
+    BAD("--steps", "--steps", "100000001");
+    BAD("--steps", "--steps", "1e3");
+    BAD("--steps", "--steps", "12x");
+    BAD("--steps", "--steps", "");
+    BAD("--every", "--every", "0");
+    BAD("--every", "--every", "1000001");
+    BAD("--every", "--every", "ten");
+    BAD("--steps-per-frame", "--steps-per-frame", "0");
+    BAD("--steps-per-frame", "--steps-per-frame", "1001");
+    BAD("--steps-per-frame", "--steps-per-frame", "2.0");
+    /* empty paths */
+    BAD("--frames", "--frames", "");
+    BAD("--metrics", "--metrics", "");
+    BAD("--shader-dir", "--shader-dir", "");
+}
+
+static void test_bad_usage(void)
+{
+    Config c;
+    int r = parse(&c, "--foo", NULL);
+    CHECK(r == -1 && strcmp(errbuf, "config: unknown option '--foo' (see --help)") == 0,
+          "unknown option: '%s'", errbuf);
+    BAD("'--foo'", "--foo=3");
+    BAD("'-x'", "-x");
+    BAD("'-x'", "-qx");
+    BAD("--cpu", "--cpu=1");           /* a value given to a flag */
+    BAD("--grid", "--grid");           /* missing value */
+    BAD("--dt", "--cpu", "--dt");
+    BAD("ambiguous option '--s'", "--s", "1");  /* --sigma, --steps, --size, ... */
+    CHECK(strstr(errbuf, "--sigma") && strstr(errbuf, "--steps-per-frame"), "candidates: '%s'",
+          errbuf);
+    BAD("takes no value", "--cpu=1");
+
+    r = parse(&c, "one.png", NULL);
+    CHECK(r == -1 && strncmp(errbuf, "config: ", 8) == 0 && strstr(errbuf, "both") &&
+              strstr(errbuf, "one.png"),
+          "one positional: '%s'", errbuf);
+    BAD("one.png", "--grid", "64", "one.png");
+    BAD("too many", "a.png", "b.png", "c.png");
+    BAD("empty", "a.png", "");
+    CHECK(parse(&c, "a.png", "b.png", NULL) == 0 && strcmp(c.current_path, "a.png") == 0 &&
+              strcmp(c.target_path, "b.png") == 0,
+          "two positionals");
+
+    /* getopt state is reset between calls, even after a failure mid-cluster */
+    CHECK(parse(&c, "-qx", NULL) == -1, "cluster fails");
+    CHECK(parse(&c, "-v", NULL) == 0 && c.verbosity == 2, "next parse is clean: %s", errbuf);
+    CHECK(parse(&c, "-vq", NULL) == 0 && c.verbosity == 0, "cluster -vq: last wins");
+    CHECK(parse(&c, NULL) == 0 && c.verbosity == 1 && c.grid_w == 256,
+          "a fresh parse starts from the defaults");
+
+    /* short or missing error buffers */
+    char small[12];
+    char *argv[] = {"smokemorph", "--grid", "0", NULL};
+    CHECK(config_parse(&c, 3, argv, small, sizeof small) == -1 && strlen(small) < sizeof small,
+          "truncated message");
+    char *argv2[] = {"smokemorph", "--grid", "0", NULL};
+    CHECK(config_parse(&c, 3, argv2, NULL, 0) == -1, "NULL err buffer");
+}
+
+static const char *all_options[] = {
+    "--cpu", "--headless", "--gl-info", "--shader-dir", "--grid", "--dt", "--vf", "--vd", "--vg",
+    "--sigma", "--jacobi", "--gather-iters", "--umax", "--no-gather", "--steps", "--frames",
+    "--every", "--metrics", "--raw", "--channel", "--invert", "--no-mass-match", "--color",
+    "--size", "--steps-per-frame", "-q", "--quiet", "-v", "--verbose", "--no-progress", "-h",
+    "--help", "--version",
+};
+
+static void check_usage_text(const char *text)
+{
+    CHECK(strstr(text, "usage: smokemorph [options] [CURRENT TARGET]") != NULL, "usage line");
+    for (size_t i = 0; i < sizeof all_options / sizeof all_options[0]; i++)
+        CHECK(strstr(text, all_options[i]) != NULL, "usage lists %s", all_options[i]);
+    /* defaults are printed from the actual defaults */
+    CHECK(strstr(text, "default 256x256") != NULL, "grid default");
+    CHECK(strstr(text, "default 0.01)") != NULL, "dt default");
+    CHECK(strstr(text, "default 0.04)") != NULL, "sigma default");
+    CHECK(strstr(text, "default 40)") != NULL, "jacobi default");
+    CHECK(strstr(text, "default ffffff") != NULL, "colour default");
+    CHECK(strstr(text, "default 10)") != NULL, "every default");
+    CHECK(strstr(text, "2000") != NULL, "headless steps default");
+    CHECK(strstr(text, "smokemorph-out") != NULL, "headless output dir");
+    CHECK(strstr(text, "bundled") != NULL, "bundled targets mentioned");
+    CHECK(strstr(text, "Examples:") != NULL, "examples");
+}
+
+static void test_usage(void)
+{
+    FILE *f = tmpfile();
+    CHECK(f != NULL, "tmpfile");
+    if (!f) return;
+    config_usage(f, "/usr/local/bin/smokemorph");
+    long n = ftell(f);
+    rewind(f);
+    static char text[16384];
+    size_t got = fread(text, 1, sizeof text - 1, f);
+    text[got] = '\0';
+    fclose(f);
+    CHECK(n > 0 && (size_t)n == got, "usage fits the buffer (%ld bytes)", n);
+    check_usage_text(text);
+    /* no line wider than 100 columns */
+    size_t widest = 0;
+    for (const char *p = text; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len > widest) widest = len;
+        p += len + (p[len] == '\n');
+    }
+    CHECK(widest <= 100, "widest usage line %zu", widest);
+}
+
+static void test_help_version(void)
+{
+    static char out[16384];
+    int r = parse_captured(out, sizeof out, "--help");
+    CHECK(r == 1, "--help returns 1 (%d)", r);
+    check_usage_text(out);
+    r = parse_captured(out, sizeof out, "-h");
+    CHECK(r == 1 && strstr(out, "--steps-per-frame") != NULL, "-h");
+    r = parse_captured(out, sizeof out, "--version");
+    CHECK(r == 1 && strcmp(out, "smokemorph " SMOKEMORPH_VERSION "\n") == 0, "--version: '%s'",
+          out);
+    r = parse_captured(out, sizeof out, "--hel");
+    CHECK(r == 1 && strstr(out, "usage:") != NULL, "unique prefix --hel = --help");
+    Config c;
+    BAD("ambiguous", "--he");          /* --help or --headless */
+}
+
+int main(void)
+{
+    RUN(test_defaults);
+    RUN(test_every_option);
+    RUN(test_channels);
+    RUN(test_grid_and_size);
+    RUN(test_colors);
+    RUN(test_raw);
+    RUN(test_bad_numbers);
+    RUN(test_bad_usage);
+    RUN(test_usage);
+    RUN(test_help_version);
+    return check_done();
+}
