@@ -55,27 +55,38 @@ Image *image_create(int w, int h, int channels);
 void image_free(Image *im);
 
 /* Load a density image (channels == 1). On failure returns NULL and writes
- * one line to err naming the file and the problem. */
+ * one line to err naming the file and the problem, without the "image: " tag
+ * (callers print "image: %s"). PNG samples are used as stored (no gamma
+ * conversion, straight alpha): value = sample / (2^bits - 1). f32 RAW values
+ * are taken as is (finite and >= 0 required), so they may exceed 1. */
 Image *image_load(const char *path, const ImageLoadOpts *opts, char *err, size_t errlen);
 
-/* Resample a 1-channel image to w x h: area-averaging on each axis that
- * shrinks, bilinear on each axis that enlarges; the result is then scaled so
- * that sum(px) * (cell area) is kept, i.e. mean density is preserved... see
- * image.c for the exact statement. Returns NULL on bad size / no memory. */
+/* Resample an image to w x h, the two axes independently: on an axis that
+ * shrinks, area-averaging (each destination cell is the exact box-overlap
+ * weighted mean of the source cells it covers); on an axis that enlarges (or
+ * keeps its size), cell-centred bilinear with clamped edges. Each channel of
+ * the result is then multiplied by one constant so that its MEAN equals the
+ * source's: sum(dst)/(w*h) == sum(src)/(src->w*src->h) (to float rounding),
+ * i.e. the total mass over the unit domain is kept (skipped when the result
+ * sums to 0). A constant image stays constant. Any channel count 1..4;
+ * density images have 1. Returns NULL on bad size / no memory. */
 Image *image_resample(const Image *src, int w, int h);
 
 /* Sum of all samples of channel 0. */
 double image_sum(const Image *im);
 
 /* Write a PNG: channels 1 (grey) or 4 (RGBA, straight alpha), bits 8 or 16.
- * Values are clamped to [0, 1]. Written to "path.tmp-XXXX" then renamed, so a
- * partial file never exists under path. Returns 0 or -1 with err filled. */
+ * Values are clamped to [0, 1] (NaN -> 0) and rounded to nearest. Written to
+ * "path.tmp.<pid>.<n>" in the same directory then renamed over path, so a
+ * partial file never exists under path; on failure the temporary file is
+ * removed. Returns 0 or -1 with err filled ("cannot write out/a.png: ..."). */
 int image_save_png(const char *path, const Image *im, int bits, char *err, size_t errlen);
 
 /* Parse "WxH[:u8|u16|f32]" for --raw. Returns 0 or -1 with err filled. */
 int image_parse_raw_spec(const char *spec, ImageLoadOpts *opts, char *err, size_t errlen);
 
-/* Parse "r|g|b|a|luma" for --channel. Returns 0 or -1. */
+/* Parse "r|g|b|a|luma" for --channel (also red|green|blue|alpha|luminance).
+ * Returns 0 or -1. */
 int image_parse_channel(const char *s, ImageChannel *out);
 
 #endif

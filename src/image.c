@@ -1,0 +1,881 @@
+/* image: float images on the CPU; PNG (libpng) and RAW load/save; resampling.
+ * See image.h. Never touches GL.
+ *
+ * Choices, and why:
+ *
+ * - PNG goes through libpng's LOW-LEVEL API, not the simplified png_image one
+ *   (DESIGN.md rule 13 allows this where a feature needs it). The simplified
+ *   API treats 8-bit data as sRGB and 16-bit data as linear and converts
+ *   between them on request; its 16-bit ("linear") formats with alpha are
+ *   premultiplied, and its 8-bit formats would lose the low byte of 16-bit
+ *   files. We want the samples exactly as stored, so we ask libpng only for
+ *   png_set_expand (palette -> RGB, grey 1/2/4 -> 8 bits by bit replication,
+ *   tRNS -> alpha) and never for any gamma, sRGB, iCCP or background handling.
+ *   A stored sample s of bit depth b becomes s / (2^b - 1): 1-bit 1 -> 1.0,
+ *   4-bit 5 -> 5/15, 16-bit 1234 -> 1234/65535, exactly as stored.
+ * - Density = Rec.709 luminance 0.2126 R + 0.7152 G + 0.0722 B of the stored
+ *   (not linearised) values; grey is taken as is; a palette entry is looked up
+ *   first. ImageLoadOpts.channel picks r, g or b instead (for grey images
+ *   each is the grey value), or a (alpha; 1 where the file has none).
+ * - Alpha is straight: colour values are used as stored, never premultiplied
+ *   or composited over a background.
+ * - invert: density = 1 - value; for f32 RAW, max - value (max over the image).
+ * - The reader is strict: the whole file is read through IEND (png_read_end),
+ *   so a file cut anywhere, a bad CRC in a critical chunk, or damaged zlib data
+ *   fails the load. Ancillary-chunk problems stay libpng warnings.
+ * - libpng reports errors through longjmp; every libpng call sits in a small
+ *   function whose setjmp state lives in a struct owned by the caller, which
+ *   frees everything on every path (no volatile locals needed).
+ * - RAW is headerless, little-endian, read byte by byte (portable to any host
+ *   byte order). Its length must be exactly W*H*S.
+ * - Saving writes "path.tmp.<pid>.<n>" (O_EXCL, mode 0666 less umask), then
+ *   rename()s it over path, so path only ever holds a complete file.
+ */
+#include "image.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* ---- small helpers ------------------------------------------------------ */
+
+__attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errlen, const char *fmt,
+                                                          ...)
+{
+    if (!err || errlen == 0) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+}
+
+/* Lowercase a message's first letter in place ("Invalid ..." -> "invalid ..."),
+ * unless it starts an acronym or a chunk name ("IDAT: ..."). */
+static const char *lower_first(char *s)
+{
+    if (s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'a' && s[1] <= 'z') s[0] += 'a' - 'A';
+    return s;
+}
+
+/* strerror() in the project's message style: lowercase first letter. */
+static void errno_text(int e, char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", strerror(e));
+    lower_first(buf);
+}
+
+bool image_size_ok(int w, int h)
+{
+    return w > 0 && h > 0 && w <= IMAGE_MAX_SIDE && h <= IMAGE_MAX_SIDE;
+}
+
+Image *image_create(int w, int h, int channels)
+{
+    if (!image_size_ok(w, h) || channels < 1 || channels > 4) return NULL;
+    size_t n = (size_t)w * (size_t)h;
+    if (n > SIZE_MAX / (size_t)channels / sizeof(float)) return NULL;
+    n *= (size_t)channels;
+    Image *im = malloc(sizeof *im);
+    if (!im) return NULL;
+    im->px = calloc(n, sizeof(float));
+    if (!im->px) {
+        free(im);
+        return NULL;
+    }
+    im->w = w;
+    im->h = h;
+    im->channels = channels;
+    return im;
+}
+
+void image_free(Image *im)
+{
+    if (!im) return;
+    free(im->px);
+    free(im);
+}
+
+double image_sum(const Image *im)
+{
+    if (!im || !im->px) return 0.0;
+    double s = 0.0;
+    size_t n = (size_t)im->w * (size_t)im->h;
+    for (size_t i = 0; i < n; i++) s += im->px[i * (size_t)im->channels];
+    return s;
+}
+
+/* Open path for reading and make sure it is a regular file. Returns the
+ * stream, or NULL with err filled ("cannot read X: ..."). size gets st_size. */
+static FILE *open_regular(const char *path, long long *size, char *err, size_t errlen)
+{
+    char why[128];
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        errno_text(errno, why, sizeof why);
+        set_err(err, errlen, "cannot read %s: %s", path, why);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0) {
+        errno_text(errno, why, sizeof why);
+        set_err(err, errlen, "cannot read %s: %s", path, why);
+        fclose(f);
+        return NULL;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        set_err(err, errlen, "cannot read %s: is a directory", path);
+        fclose(f);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        set_err(err, errlen, "cannot read %s: not a regular file", path);
+        fclose(f);
+        return NULL;
+    }
+    *size = (long long)st.st_size;
+    return f;
+}
+
+/* ---- density from samples ----------------------------------------------- */
+
+/* One pixel's density from its channels (already scaled to [0,1]);
+ * nch is 1 (grey), 2 (grey+alpha), 3 (RGB) or 4 (RGBA). */
+static double pick_channel(const double *c, int nch, ImageChannel ch)
+{
+    bool colour = nch >= 3;
+    switch (ch) {
+    case IMAGE_CHANNEL_R: return c[0];
+    case IMAGE_CHANNEL_G: return colour ? c[1] : c[0];
+    case IMAGE_CHANNEL_B: return colour ? c[2] : c[0];
+    case IMAGE_CHANNEL_A: return (nch == 2 || nch == 4) ? c[nch - 1] : 1.0;
+    case IMAGE_CHANNEL_LUMA:
+    default: return colour ? 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2] : c[0];
+    }
+}
+
+/* Convert one row of 8- or 16-bit (big-endian, as libpng gives it) samples. */
+static void convert_row(const unsigned char *row, int w, int nch, int bits, const ImageLoadOpts *o,
+                        float *out)
+{
+    double c[4];
+    for (int x = 0; x < w; x++) {
+        for (int k = 0; k < nch; k++) {
+            if (bits == 16) {
+                const unsigned char *p = row + ((size_t)x * nch + k) * 2;
+                c[k] = (double)((unsigned)p[0] << 8 | p[1]) / 65535.0;
+            } else {
+                c[k] = (double)row[(size_t)x * nch + k] / 255.0;
+            }
+        }
+        double v = pick_channel(c, nch, o->channel);
+        if (o->invert) v = 1.0 - v;
+        out[x] = (float)v;
+    }
+}
+
+/* ---- PNG reading -------------------------------------------------------- */
+
+typedef enum { PR_LIB = 0, PR_EOF, PR_IO, PR_NOMEM, PR_SIZE, PR_FORMAT } PngReadFail;
+
+typedef struct {
+    FILE *f;
+    png_structp png;
+    png_infop info;
+    unsigned char *buf;     /* one row, or the whole image when interlaced */
+    png_bytep *rows;        /* row pointers into buf when interlaced */
+    Image *im;
+    PngReadFail fail;
+    int io_errno;
+    png_uint_32 w, h;       /* for PR_SIZE */
+    char msg[160];          /* libpng's error message */
+    char warn[160];         /* libpng's last warning */
+    jmp_buf jb;
+} PngRead;
+
+static void png_read_err_fn(png_structp png, png_const_charp msg)
+{
+    PngRead *r = png_get_error_ptr(png);
+    snprintf(r->msg, sizeof r->msg, "%s", msg ? msg : "unknown error");
+    longjmp(r->jb, 1);
+}
+
+static void png_read_warn_fn(png_structp png, png_const_charp msg)
+{
+    PngRead *r = png_get_error_ptr(png);
+    snprintf(r->warn, sizeof r->warn, "%s", msg ? msg : "");
+}
+
+static void png_read_data_fn(png_structp png, png_bytep data, size_t n)
+{
+    PngRead *r = png_get_io_ptr(png);
+    if (fread(data, 1, n, r->f) == n) return;
+    if (ferror(r->f)) {
+        r->fail = PR_IO;
+        r->io_errno = errno;
+    } else {
+        r->fail = PR_EOF;
+    }
+    png_error(png, "read failed");
+}
+
+/* Every libpng call of a load; returns 0, or -1 with r->fail (and r->msg) set.
+ * Owns nothing: whatever it allocates hangs off r for the caller to free. */
+static int png_read_body(PngRead *r, const ImageLoadOpts *o)
+{
+    if (setjmp(r->jb)) return -1;
+
+    png_set_read_fn(r->png, r, png_read_data_fn);
+    png_set_sig_bytes(r->png, 8);
+    /* we check the size ourselves, with our own message */
+    png_set_user_limits(r->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    png_read_info(r->png, r->info);
+
+    png_uint_32 w = png_get_image_width(r->png, r->info);
+    png_uint_32 h = png_get_image_height(r->png, r->info);
+    if (w == 0 || h == 0 || w > IMAGE_MAX_SIDE || h > IMAGE_MAX_SIDE) {
+        r->fail = PR_SIZE;
+        r->w = w;
+        r->h = h;
+        return -1;
+    }
+
+    png_set_expand(r->png); /* palette -> RGB, grey 1/2/4 -> 8, tRNS -> alpha */
+    int passes = png_set_interlace_handling(r->png);
+    png_read_update_info(r->png, r->info);
+
+    int nch = png_get_channels(r->png, r->info);
+    int bits = png_get_bit_depth(r->png, r->info);
+    size_t rowbytes = png_get_rowbytes(r->png, r->info);
+    if (nch < 1 || nch > 4 || (bits != 8 && bits != 16) ||
+        rowbytes != (size_t)w * (size_t)nch * (size_t)(bits / 8)) {
+        r->fail = PR_FORMAT;
+        return -1;
+    }
+
+    r->im = image_create((int)w, (int)h, 1);
+    if (!r->im) {
+        r->fail = PR_NOMEM;
+        return -1;
+    }
+
+    if (passes > 1) {
+        /* interlaced: libpng needs the whole image to combine the passes */
+        if (rowbytes > SIZE_MAX / h) {
+            r->fail = PR_NOMEM;
+            return -1;
+        }
+        r->buf = malloc(rowbytes * h);
+        r->rows = malloc(sizeof *r->rows * h);
+        if (!r->buf || !r->rows) {
+            r->fail = PR_NOMEM;
+            return -1;
+        }
+        for (png_uint_32 y = 0; y < h; y++) r->rows[y] = r->buf + rowbytes * y;
+        png_read_image(r->png, r->rows);
+        for (png_uint_32 y = 0; y < h; y++)
+            convert_row(r->rows[y], (int)w, nch, bits, o, r->im->px + (size_t)y * w);
+    } else {
+        r->buf = malloc(rowbytes);
+        if (!r->buf) {
+            r->fail = PR_NOMEM;
+            return -1;
+        }
+        for (png_uint_32 y = 0; y < h; y++) {
+            png_read_row(r->png, r->buf, NULL);
+            convert_row(r->buf, (int)w, nch, bits, o, r->im->px + (size_t)y * w);
+        }
+    }
+    /* read through IEND: a file cut after the pixels is still truncated */
+    png_read_end(r->png, NULL);
+    return 0;
+}
+
+static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, char *err, size_t errlen)
+{
+    unsigned char sig[8];
+    size_t n = fread(sig, 1, sizeof sig, f);
+    if (n == 0 && ferror(f)) {
+        char why[128];
+        errno_text(errno, why, sizeof why);
+        set_err(err, errlen, "cannot read %s: %s", path, why);
+        return NULL;
+    }
+    if (n == 0) {
+        set_err(err, errlen, "cannot read %s: empty file", path);
+        return NULL;
+    }
+    if (png_sig_cmp(sig, 0, n) != 0) {
+        set_err(err, errlen, "cannot read %s: not a PNG file", path);
+        return NULL;
+    }
+    if (n < sizeof sig) {
+        set_err(err, errlen, "cannot read %s: truncated PNG file", path);
+        return NULL;
+    }
+
+    PngRead r;
+    memset(&r, 0, sizeof r);
+    r.f = f;
+    Image *out = NULL;
+    r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, png_read_err_fn, png_read_warn_fn);
+    if (!r.png) {
+        set_err(err, errlen, "cannot read %s: out of memory", path);
+        goto out;
+    }
+    r.info = png_create_info_struct(r.png);
+    if (!r.info) {
+        set_err(err, errlen, "cannot read %s: out of memory", path);
+        goto destroy_png;
+    }
+
+    if (png_read_body(&r, o) < 0) {
+        char why[128];
+        switch (r.fail) {
+        case PR_EOF: set_err(err, errlen, "cannot read %s: truncated PNG file", path); break;
+        case PR_IO:
+            errno_text(r.io_errno, why, sizeof why);
+            set_err(err, errlen, "cannot read %s: %s", path, why);
+            break;
+        case PR_NOMEM: set_err(err, errlen, "cannot read %s: out of memory", path); break;
+        case PR_SIZE:
+            set_err(err, errlen,
+                    "cannot read %s: image size %lux%lu is out of range (1 to %d a side)", path,
+                    (unsigned long)r.w, (unsigned long)r.h, IMAGE_MAX_SIDE);
+            break;
+        case PR_FORMAT:
+            set_err(err, errlen, "cannot read %s: unsupported PNG pixel format", path);
+            break;
+        case PR_LIB:
+        default:
+            if (strstr(r.msg, "emory")) /* libpng's "Out of memory" and kin */
+                set_err(err, errlen, "cannot read %s: out of memory", path);
+            else if (r.warn[0] && strstr(r.msg, "IHDR")) /* the warning says what is wrong */
+                set_err(err, errlen, "cannot read %s: corrupt PNG file (%s)", path,
+                        lower_first(r.warn));
+            else
+                set_err(err, errlen, "cannot read %s: corrupt PNG file (%s)", path,
+                        lower_first(r.msg));
+            break;
+        }
+        image_free(r.im);
+        r.im = NULL;
+        goto free_buffers;
+    }
+    out = r.im;
+    r.im = NULL;
+
+free_buffers:
+    free(r.rows);
+    free(r.buf);
+destroy_png:
+    png_destroy_read_struct(&r.png, r.info ? &r.info : NULL, NULL);
+out:
+    return out;
+}
+
+/* ---- RAW reading -------------------------------------------------------- */
+
+static Image *load_raw(const char *path, FILE *f, long long fsize, const ImageLoadOpts *o, char *err,
+                       size_t errlen)
+{
+    int w = o->raw_w, h = o->raw_h;
+    size_t ss = o->raw_type == IMAGE_RAW_U16 ? 2 : o->raw_type == IMAGE_RAW_F32 ? 4 : 1;
+    unsigned long long expect = (unsigned long long)w * (unsigned long long)h * ss;
+    if (fsize < 0 || (unsigned long long)fsize != expect) {
+        set_err(err, errlen, "cannot read %s: RAW file is %lld bytes, expected %d×%d×%zu = %llu", path,
+                fsize, w, h, ss, expect);
+        return NULL;
+    }
+
+    Image *im = image_create(w, h, 1);
+    unsigned char *row = malloc((size_t)w * ss);
+    if (!im || !row) {
+        set_err(err, errlen, "cannot read %s: out of memory", path);
+        goto fail;
+    }
+    float vmax = 0.0f;
+    for (int y = 0; y < h; y++) {
+        if (fread(row, ss, (size_t)w, f) != (size_t)w) {
+            if (ferror(f)) {
+                char why[128];
+                errno_text(errno, why, sizeof why);
+                set_err(err, errlen, "cannot read %s: %s", path, why);
+            } else {
+                set_err(err, errlen, "cannot read %s: unexpected end of file", path);
+            }
+            goto fail;
+        }
+        float *out = im->px + (size_t)y * (size_t)w;
+        for (int x = 0; x < w; x++) {
+            const unsigned char *p = row + (size_t)x * ss;
+            if (o->raw_type == IMAGE_RAW_U16) {
+                double v = (double)((unsigned)p[0] | (unsigned)p[1] << 8) / 65535.0;
+                out[x] = (float)(o->invert ? 1.0 - v : v);
+            } else if (o->raw_type == IMAGE_RAW_F32) {
+                uint32_t u = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+                             (uint32_t)p[3] << 24;
+                float v;
+                memcpy(&v, &u, sizeof v);
+                if (!isfinite(v) || v < 0.0f) {
+                    set_err(err, errlen, "cannot read %s: RAW f32 sample at (%d, %d) is %s", path, x,
+                            y, isnan(v) ? "NaN" : isinf(v) ? "infinite" : "negative");
+                    goto fail;
+                }
+                v += 0.0f; /* -0 -> +0 */
+                out[x] = v;
+                if (v > vmax) vmax = v;
+            } else {
+                double v = (double)p[0] / 255.0;
+                out[x] = (float)(o->invert ? 1.0 - v : v);
+            }
+        }
+    }
+    if (o->invert && o->raw_type == IMAGE_RAW_F32) {
+        size_t n = (size_t)w * (size_t)h;
+        for (size_t i = 0; i < n; i++) im->px[i] = vmax - im->px[i];
+    }
+    free(row);
+    return im;
+
+fail:
+    free(row);
+    image_free(im);
+    return NULL;
+}
+
+Image *image_load(const char *path, const ImageLoadOpts *opts, char *err, size_t errlen)
+{
+    static const ImageLoadOpts defaults = {0};
+    const ImageLoadOpts *o = opts ? opts : &defaults;
+    if (!path) {
+        set_err(err, errlen, "cannot read image: no file name");
+        return NULL;
+    }
+    if (o->channel < IMAGE_CHANNEL_LUMA || o->channel > IMAGE_CHANNEL_A) {
+        set_err(err, errlen, "cannot read %s: unknown channel %d", path, (int)o->channel);
+        return NULL;
+    }
+    if (o->raw) {
+        if (!image_size_ok(o->raw_w, o->raw_h)) {
+            set_err(err, errlen, "cannot read %s: RAW size %dx%d is out of range (1 to %d a side)",
+                    path, o->raw_w, o->raw_h, IMAGE_MAX_SIDE);
+            return NULL;
+        }
+        if (o->raw_type != IMAGE_RAW_U8 && o->raw_type != IMAGE_RAW_U16 &&
+            o->raw_type != IMAGE_RAW_F32) {
+            set_err(err, errlen, "cannot read %s: unknown RAW sample type %d", path, (int)o->raw_type);
+            return NULL;
+        }
+    }
+
+    long long fsize = 0;
+    FILE *f = open_regular(path, &fsize, err, errlen);
+    if (!f) return NULL;
+    Image *im = o->raw ? load_raw(path, f, fsize, o, err, errlen) : load_png(path, f, o, err, errlen);
+    fclose(f);
+    return im;
+}
+
+/* ---- resampling --------------------------------------------------------- */
+
+/* The weights of one axis: dst index j reads src[first[j] + k] * wt[j*maxn + k]
+ * for k < count[j]. */
+typedef struct {
+    int *first, *count;
+    double *wt;
+    int maxn;
+} AxisWeights;
+
+static void axis_free(AxisWeights *a)
+{
+    free(a->first);
+    free(a->count);
+    free(a->wt);
+}
+
+/* Shrinking (nd < ns): exact box overlap. In units where a src cell is nd long
+ * and a dst cell ns long, dst cell j covers [j*ns, (j+1)*ns) and src cell i
+ * [i*nd, (i+1)*nd); the weight is overlap / ns (integers, so an integer
+ * factor gives exact 1/k weights). Enlarging (nd >= ns): cell-centred
+ * bilinear, u = (j + 0.5) * ns / nd - 0.5, clamped to [0, ns - 1]. */
+static int axis_init(AxisWeights *a, int ns, int nd)
+{
+    memset(a, 0, sizeof *a);
+    a->maxn = nd < ns ? (ns + nd - 1) / nd + 1 : 2;
+    a->first = malloc(sizeof *a->first * (size_t)nd);
+    a->count = malloc(sizeof *a->count * (size_t)nd);
+    a->wt = calloc((size_t)nd * (size_t)a->maxn, sizeof *a->wt);
+    if (!a->first || !a->count || !a->wt) {
+        axis_free(a);
+        return -1;
+    }
+    for (int j = 0; j < nd; j++) {
+        double *wt = a->wt + (size_t)j * a->maxn;
+        if (nd < ns) {
+            long long x0 = (long long)j * ns, x1 = x0 + ns;
+            int i0 = (int)(x0 / nd), i1 = (int)((x1 - 1) / nd);
+            a->first[j] = i0;
+            a->count[j] = i1 - i0 + 1;
+            for (int i = i0; i <= i1; i++) {
+                long long lo = (long long)i * nd > x0 ? (long long)i * nd : x0;
+                long long hi = (long long)(i + 1) * nd < x1 ? (long long)(i + 1) * nd : x1;
+                wt[i - i0] = (double)(hi - lo) / (double)ns;
+            }
+        } else {
+            double u = ((double)j + 0.5) * (double)ns / (double)nd - 0.5;
+            if (u < 0.0) u = 0.0;
+            if (u > (double)(ns - 1)) u = (double)(ns - 1);
+            int i0 = (int)floor(u);
+            double t = u - (double)i0;
+            a->first[j] = i0;
+            if (i0 + 1 < ns && t > 0.0) {
+                a->count[j] = 2;
+                wt[0] = 1.0 - t;
+                wt[1] = t;
+            } else {
+                a->count[j] = 1;
+                wt[0] = 1.0;
+            }
+        }
+    }
+    return 0;
+}
+
+Image *image_resample(const Image *src, int w, int h)
+{
+    if (!src || !src->px || !image_size_ok(src->w, src->h) || !image_size_ok(w, h) ||
+        src->channels < 1 || src->channels > 4)
+        return NULL;
+    int sw = src->w, sh = src->h, nc = src->channels;
+    Image *dst = image_create(w, h, nc);
+    if (!dst) return NULL;
+    AxisWeights ax, ay;
+    double *tmp = NULL;
+    if (axis_init(&ax, sw, w) < 0) goto free_dst;
+    if (axis_init(&ay, sh, h) < 0) goto free_ax;
+    /* tmp: sh rows of w pixels (x resampled, y not yet) */
+    tmp = malloc(sizeof *tmp * (size_t)sh * (size_t)w * (size_t)nc);
+    if (!tmp) goto free_ay;
+
+    for (int y = 0; y < sh; y++) {
+        const float *s = src->px + (size_t)y * sw * nc;
+        double *t = tmp + (size_t)y * w * nc;
+        for (int j = 0; j < w; j++) {
+            const double *wt = ax.wt + (size_t)j * ax.maxn;
+            for (int c = 0; c < nc; c++) {
+                double acc = 0.0;
+                for (int k = 0; k < ax.count[j]; k++)
+                    acc += wt[k] * (double)s[(size_t)(ax.first[j] + k) * nc + c];
+                t[(size_t)j * nc + c] = acc;
+            }
+        }
+    }
+
+    double dsum[4] = {0}, ssum[4] = {0};
+    for (int j = 0; j < h; j++) {
+        const double *wt = ay.wt + (size_t)j * ay.maxn;
+        float *d = dst->px + (size_t)j * w * nc;
+        for (int x = 0; x < w * nc; x++) {
+            double acc = 0.0;
+            for (int k = 0; k < ay.count[j]; k++)
+                acc += wt[k] * tmp[(size_t)(ay.first[j] + k) * w * nc + x];
+            d[x] = (float)acc;
+            dsum[x % nc] += (double)d[x];
+        }
+    }
+
+    /* keep the mean of every channel: sum(dst)/(w*h) == sum(src)/(sw*sh) */
+    size_t ns = (size_t)sw * sh, nd = (size_t)w * h;
+    for (size_t i = 0; i < ns * nc; i++) ssum[i % nc] += (double)src->px[i];
+    for (int c = 0; c < nc; c++) {
+        double want = ssum[c] / (double)ns * (double)nd;
+        if (dsum[c] == 0.0 || !isfinite(dsum[c]) || !isfinite(want)) continue;
+        double k = want / dsum[c];
+        if (k == 1.0) continue;
+        for (size_t i = 0; i < nd; i++) {
+            float *p = &dst->px[i * nc + c];
+            *p = (float)((double)*p * k);
+        }
+    }
+
+    free(tmp);
+    axis_free(&ay);
+    axis_free(&ax);
+    return dst;
+
+free_ay:
+    axis_free(&ay);
+free_ax:
+    axis_free(&ax);
+free_dst:
+    image_free(dst);
+    return NULL;
+}
+
+/* ---- PNG writing -------------------------------------------------------- */
+
+typedef struct {
+    FILE *f;
+    png_structp png;
+    png_infop info;
+    unsigned char *row;
+    int io_errno;
+    char msg[160];
+    jmp_buf jb;
+} PngWrite;
+
+static void png_write_err_fn(png_structp png, png_const_charp msg)
+{
+    PngWrite *wr = png_get_error_ptr(png);
+    snprintf(wr->msg, sizeof wr->msg, "%s", msg ? msg : "unknown error");
+    longjmp(wr->jb, 1);
+}
+
+static void png_write_warn_fn(png_structp png, png_const_charp msg)
+{
+    (void)png;
+    (void)msg;
+}
+
+static void png_write_data_fn(png_structp png, png_bytep data, size_t n)
+{
+    PngWrite *wr = png_get_io_ptr(png);
+    if (fwrite(data, 1, n, wr->f) != n) {
+        wr->io_errno = errno ? errno : EIO;
+        png_error(png, "write failed");
+    }
+}
+
+static void png_write_flush_fn(png_structp png)
+{
+    PngWrite *wr = png_get_io_ptr(png);
+    if (fflush(wr->f) != 0) {
+        wr->io_errno = errno ? errno : EIO;
+        png_error(png, "write failed");
+    }
+}
+
+static unsigned quantise(float v, unsigned max)
+{
+    if (!(v > 0.0f)) return 0; /* also NaN */
+    if (v >= 1.0f) return max;
+    return (unsigned)((double)v * max + 0.5);
+}
+
+static int png_write_body(PngWrite *wr, const Image *im, int bits)
+{
+    if (setjmp(wr->jb)) return -1;
+    png_set_write_fn(wr->png, wr, png_write_data_fn, png_write_flush_fn);
+    png_set_IHDR(wr->png, wr->info, (png_uint_32)im->w, (png_uint_32)im->h, bits,
+                 im->channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+                 PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(wr->png, wr->info);
+    size_t n = (size_t)im->w * (size_t)im->channels;
+    unsigned max = bits == 16 ? 65535u : 255u;
+    for (int y = 0; y < im->h; y++) {
+        const float *p = im->px + (size_t)y * n;
+        for (size_t i = 0; i < n; i++) {
+            unsigned q = quantise(p[i], max);
+            if (bits == 16) {
+                wr->row[2 * i] = (unsigned char)(q >> 8);
+                wr->row[2 * i + 1] = (unsigned char)(q & 0xff);
+            } else {
+                wr->row[i] = (unsigned char)q;
+            }
+        }
+        png_write_row(wr->png, wr->row);
+    }
+    png_write_end(wr->png, NULL);
+    return 0;
+}
+
+/* Create "path.tmp.<pid>.<n>" exclusively; returns the fd or -1 (errno set). */
+static int open_temp(const char *path, char *tmp, size_t tmplen)
+{
+    static unsigned counter;
+    for (int tries = 0; tries < 100; tries++) {
+        snprintf(tmp, tmplen, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST) return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+int image_save_png(const char *path, const Image *im, int bits, char *err, size_t errlen)
+{
+    char why[128];
+    int rc = -1;
+    if (!path) {
+        set_err(err, errlen, "cannot write image: no file name");
+        return -1;
+    }
+    if (!im || !im->px || !image_size_ok(im->w, im->h)) {
+        set_err(err, errlen, "cannot write %s: no image or bad image size", path);
+        return -1;
+    }
+    if (im->channels != 1 && im->channels != 4) {
+        set_err(err, errlen, "cannot write %s: %d channels (PNG output takes 1 or 4)", path,
+                im->channels);
+        return -1;
+    }
+    if (bits != 8 && bits != 16) {
+        set_err(err, errlen, "cannot write %s: %d bits per sample (PNG output takes 8 or 16)", path,
+                bits);
+        return -1;
+    }
+
+    size_t tmplen = strlen(path) + 64;
+    char *tmp = malloc(tmplen);
+    PngWrite wr;
+    memset(&wr, 0, sizeof wr);
+    wr.row = malloc((size_t)im->w * (size_t)im->channels * (size_t)(bits / 8));
+    if (!tmp || !wr.row) {
+        set_err(err, errlen, "cannot write %s: out of memory", path);
+        goto free_mem;
+    }
+    int fd = open_temp(path, tmp, tmplen);
+    if (fd < 0) {
+        errno_text(errno, why, sizeof why);
+        set_err(err, errlen, "cannot write %s: %s", path, why);
+        goto free_mem;
+    }
+    wr.f = fdopen(fd, "wb");
+    if (!wr.f) {
+        errno_text(errno, why, sizeof why);
+        set_err(err, errlen, "cannot write %s: %s", path, why);
+        close(fd);
+        goto remove_tmp;
+    }
+    wr.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &wr, png_write_err_fn,
+                                     png_write_warn_fn);
+    if (!wr.png) {
+        set_err(err, errlen, "cannot write %s: out of memory", path);
+        goto close_file;
+    }
+    wr.info = png_create_info_struct(wr.png);
+    if (!wr.info) {
+        set_err(err, errlen, "cannot write %s: out of memory", path);
+        goto destroy_png;
+    }
+    errno = 0;
+    if (png_write_body(&wr, im, bits) < 0) {
+        if (wr.io_errno) {
+            errno_text(wr.io_errno, why, sizeof why);
+            set_err(err, errlen, "cannot write %s: %s", path, why);
+        } else {
+            set_err(err, errlen, "cannot write %s: %s", path, wr.msg);
+        }
+        goto destroy_png;
+    }
+    png_destroy_write_struct(&wr.png, &wr.info);
+    FILE *f = wr.f;
+    wr.f = NULL;
+    if (fclose(f) != 0) {
+        errno_text(errno, why, sizeof why);
+        set_err(err, errlen, "cannot write %s: %s", path, why);
+        goto remove_tmp;
+    }
+    if (rename(tmp, path) != 0) {
+        errno_text(errno, why, sizeof why);
+        set_err(err, errlen, "cannot write %s: %s", path, why);
+        goto remove_tmp;
+    }
+    rc = 0;
+    goto free_mem;
+
+destroy_png:
+    png_destroy_write_struct(&wr.png, wr.info ? &wr.info : NULL);
+close_file:
+    if (wr.f) fclose(wr.f);
+remove_tmp:
+    unlink(tmp);
+free_mem:
+    free(wr.row);
+    free(tmp);
+    return rc;
+}
+
+/* ---- option parsing ----------------------------------------------------- */
+
+/* A positive decimal int with nothing else; advances *s. */
+static bool parse_side(const char **s, int *out)
+{
+    const char *p = *s;
+    long v = 0;
+    if (*p < '0' || *p > '9') return false;
+    while (*p >= '0' && *p <= '9') {
+        if (v <= 100000000L) v = v * 10 + (*p - '0');
+        p++;
+    }
+    *out = v > 1000000000L ? 1000000000 : (int)v;
+    *s = p;
+    return true;
+}
+
+int image_parse_raw_spec(const char *spec, ImageLoadOpts *opts, char *err, size_t errlen)
+{
+    if (!spec || !opts) {
+        set_err(err, errlen, "--raw: missing value");
+        return -1;
+    }
+    const char *p = spec;
+    int w, h;
+    ImageRawType t = IMAGE_RAW_U8;
+    if (!parse_side(&p, &w) || (*p != 'x' && *p != 'X')) goto bad;
+    p++;
+    if (!parse_side(&p, &h)) goto bad;
+    if (*p == ':') {
+        p++;
+        if (strcmp(p, "u8") == 0) t = IMAGE_RAW_U8;
+        else if (strcmp(p, "u16") == 0) t = IMAGE_RAW_U16;
+        else if (strcmp(p, "f32") == 0) t = IMAGE_RAW_F32;
+        else goto bad;
+    } else if (*p != '\0') {
+        goto bad;
+    }
+    if (!image_size_ok(w, h)) {
+        set_err(err, errlen, "--raw: size %dx%d is out of range (1 to %d a side)", w, h,
+                IMAGE_MAX_SIDE);
+        return -1;
+    }
+    opts->raw = true;
+    opts->raw_w = w;
+    opts->raw_h = h;
+    opts->raw_type = t;
+    return 0;
+bad:
+    set_err(err, errlen, "--raw: expected WxH[:u8|u16|f32], got '%s'", spec);
+    return -1;
+}
+
+int image_parse_channel(const char *s, ImageChannel *out)
+{
+    static const struct {
+        const char *name;
+        ImageChannel ch;
+    } names[] = {
+        {"luma", IMAGE_CHANNEL_LUMA}, {"r", IMAGE_CHANNEL_R},     {"g", IMAGE_CHANNEL_G},
+        {"b", IMAGE_CHANNEL_B},       {"a", IMAGE_CHANNEL_A},     {"red", IMAGE_CHANNEL_R},
+        {"green", IMAGE_CHANNEL_G},   {"blue", IMAGE_CHANNEL_B},  {"alpha", IMAGE_CHANNEL_A},
+        {"luminance", IMAGE_CHANNEL_LUMA},
+    };
+    if (!s || !out) return -1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(s, names[i].name) == 0) {
+            *out = names[i].ch;
+            return 0;
+        }
+    }
+    return -1;
+}
