@@ -82,7 +82,9 @@ double image_sum(const Image *im);
  * removed. Returns 0 or -1 with err filled ("cannot write out/a.png: ..."). */
 int image_save_png(const char *path, const Image *im, int bits, char *err, size_t errlen);
 
-/* Parse "WxH[:u8|u16|f32]" for --raw. Returns 0 or -1 with err filled. */
+/* Parse "WxH[:u8|u16|f32]" for --raw (u8 when the type is left out). On
+ * success sets opts->raw, raw_w, raw_h, raw_type and returns 0; otherwise
+ * returns -1, leaves opts alone and fills err (the message starts "--raw:"). */
 int image_parse_raw_spec(const char *spec, ImageLoadOpts *opts, char *err, size_t errlen);
 
 /* Parse "r|g|b|a|luma" for --channel (also red|green|blue|alpha|luminance).
