@@ -202,20 +202,20 @@ typedef struct {
     jmp_buf jb;
 } PngRead;
 
-static void png_read_err_fn(png_structp png, png_const_charp msg)
+static void rd_error(png_structp png, png_const_charp msg)
 {
     PngRead *r = png_get_error_ptr(png);
     snprintf(r->msg, sizeof r->msg, "%s", msg ? msg : "unknown error");
     longjmp(r->jb, 1);
 }
 
-static void png_read_warn_fn(png_structp png, png_const_charp msg)
+static void rd_warning(png_structp png, png_const_charp msg)
 {
     PngRead *r = png_get_error_ptr(png);
     snprintf(r->warn, sizeof r->warn, "%s", msg ? msg : "");
 }
 
-static void png_read_data_fn(png_structp png, png_bytep data, size_t n)
+static void rd_data(png_structp png, png_bytep data, size_t n)
 {
     PngRead *r = png_get_io_ptr(png);
     if (fread(data, 1, n, r->f) == n) return;
@@ -230,11 +230,11 @@ static void png_read_data_fn(png_structp png, png_bytep data, size_t n)
 
 /* Every libpng call of a load; returns 0, or -1 with r->fail (and r->msg) set.
  * Owns nothing: whatever it allocates hangs off r for the caller to free. */
-static int png_read_body(PngRead *r, const ImageLoadOpts *o)
+static int rd_body(PngRead *r, const ImageLoadOpts *o)
 {
     if (setjmp(r->jb)) return -1;
 
-    png_set_read_fn(r->png, r, png_read_data_fn);
+    png_set_read_fn(r->png, r, rd_data);
     png_set_sig_bytes(r->png, 8);
     /* we check the size ourselves, with our own message */
     png_set_user_limits(r->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
@@ -327,7 +327,7 @@ static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, char *
     memset(&r, 0, sizeof r);
     r.f = f;
     Image *out = NULL;
-    r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, png_read_err_fn, png_read_warn_fn);
+    r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, rd_error, rd_warning);
     if (!r.png) {
         set_err(err, errlen, "cannot read %s: out of memory", path);
         goto out;
@@ -338,7 +338,7 @@ static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, char *
         goto destroy_png;
     }
 
-    if (png_read_body(&r, o) < 0) {
+    if (rd_body(&r, o) < 0) {
         char why[128];
         switch (r.fail) {
         case PR_EOF: set_err(err, errlen, "cannot read %s: truncated PNG file", path); break;
@@ -634,20 +634,20 @@ typedef struct {
     jmp_buf jb;
 } PngWrite;
 
-static void png_write_err_fn(png_structp png, png_const_charp msg)
+static void wr_error(png_structp png, png_const_charp msg)
 {
     PngWrite *wr = png_get_error_ptr(png);
     snprintf(wr->msg, sizeof wr->msg, "%s", msg ? msg : "unknown error");
     longjmp(wr->jb, 1);
 }
 
-static void png_write_warn_fn(png_structp png, png_const_charp msg)
+static void wr_warning(png_structp png, png_const_charp msg)
 {
     (void)png;
     (void)msg;
 }
 
-static void png_write_data_fn(png_structp png, png_bytep data, size_t n)
+static void wr_data(png_structp png, png_bytep data, size_t n)
 {
     PngWrite *wr = png_get_io_ptr(png);
     if (fwrite(data, 1, n, wr->f) != n) {
@@ -656,7 +656,7 @@ static void png_write_data_fn(png_structp png, png_bytep data, size_t n)
     }
 }
 
-static void png_write_flush_fn(png_structp png)
+static void wr_flush(png_structp png)
 {
     PngWrite *wr = png_get_io_ptr(png);
     if (fflush(wr->f) != 0) {
@@ -672,10 +672,10 @@ static unsigned quantise(float v, unsigned max)
     return (unsigned)((double)v * max + 0.5);
 }
 
-static int png_write_body(PngWrite *wr, const Image *im, int bits)
+static int wr_body(PngWrite *wr, const Image *im, int bits)
 {
     if (setjmp(wr->jb)) return -1;
-    png_set_write_fn(wr->png, wr, png_write_data_fn, png_write_flush_fn);
+    png_set_write_fn(wr->png, wr, wr_data, wr_flush);
     png_set_IHDR(wr->png, wr->info, (png_uint_32)im->w, (png_uint_32)im->h, bits,
                  im->channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -757,8 +757,8 @@ int image_save_png(const char *path, const Image *im, int bits, char *err, size_
         close(fd);
         goto remove_tmp;
     }
-    wr.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &wr, png_write_err_fn,
-                                     png_write_warn_fn);
+    wr.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &wr, wr_error,
+                                     wr_warning);
     if (!wr.png) {
         set_err(err, errlen, "cannot write %s: out of memory", path);
         goto close_file;
@@ -769,7 +769,7 @@ int image_save_png(const char *path, const Image *im, int bits, char *err, size_
         goto destroy_png;
     }
     errno = 0;
-    if (png_write_body(&wr, im, bits) < 0) {
+    if (wr_body(&wr, im, bits) < 0) {
         if (wr.io_errno) {
             errno_text(wr.io_errno, why, sizeof why);
             set_err(err, errlen, "cannot write %s: %s", path, why);
