@@ -1,0 +1,40 @@
+// sim.glsl: what every simulation pass shares. Mirrors the helpers of
+// src/refsolver.c so a pass computes the same numbers as the CPU oracle.
+//
+// Grid: u_size = (W, H) cells of size u_h (domain units). Fragment (i, j)
+// is cell (i, j); row 0 is the top row of the images.
+// Velocity texture (MAC): .r = u on the face (i-1 | i), .g = v on the face
+// (j-1 | j); faces on the walls are 0 (closed box).
+// Density texture: .r = ρ, .g = ρ* (target), .b = ρ̃* (blurred target).
+
+uniform ivec2 u_size;
+uniform float u_h;
+
+ivec2 cell() { return ivec2(gl_FragCoord.xy); }
+
+float Uf(sampler2D vel, int i, int j)
+{
+    return (i <= 0 || i >= u_size.x) ? 0.0 : texelFetch(vel, ivec2(i, j), 0).r;
+}
+
+float Vf(sampler2D vel, int i, int j)
+{
+    return (j <= 0 || j >= u_size.y) ? 0.0 : texelFetch(vel, ivec2(i, j), 0).g;
+}
+
+// Bilinear sample of a coarse field (cw x ch = csize, coarsened by factor)
+// at a position in fine cell units (fine cell centres at i + 0.5).
+float sample_coarse(sampler2D t, int factor, ivec2 csize, vec2 p)
+{
+    float f = float(factor);
+    float cx = clamp(p.x / f - 0.5, 0.0, float(csize.x - 1));
+    float cy = clamp(p.y / f - 0.5, 0.0, float(csize.y - 1));
+    int i0 = int(floor(cx)), j0 = int(floor(cy));
+    int i1 = min(i0 + 1, csize.x - 1), j1 = min(j0 + 1, csize.y - 1);
+    float tx = cx - float(i0), ty = cy - float(j0);
+    float a00 = texelFetch(t, ivec2(i0, j0), 0).r, a10 = texelFetch(t, ivec2(i1, j0), 0).r;
+    float a01 = texelFetch(t, ivec2(i0, j1), 0).r, a11 = texelFetch(t, ivec2(i1, j1), 0).r;
+    float a = a00 + tx * (a10 - a00);
+    float b = a01 + tx * (a11 - a01);
+    return a + ty * (b - a);
+}

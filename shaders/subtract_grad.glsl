@@ -1,0 +1,17 @@
+// subtract_grad: u -= ∇p on the interior faces; wall faces stay zero.
+#include "sim.glsl"
+
+uniform sampler2D u_vel;
+uniform sampler2D u_p;
+out vec4 o_out;
+
+void main()
+{
+    ivec2 c = cell();
+    int i = c.x, j = c.y;
+    vec2 vel = texelFetch(u_vel, c, 0).rg;
+    float pc = texelFetch(u_p, c, 0).r;
+    float nu = i > 0 ? vel.x - (pc - texelFetch(u_p, ivec2(i - 1, j), 0).r) / u_h : 0.0;
+    float nv = j > 0 ? vel.y - (pc - texelFetch(u_p, ivec2(i, j - 1), 0).r) / u_h : 0.0;
+    o_out = vec4(nu, nv, 0.0, 0.0);
+}

@@ -1,0 +1,214 @@
+/* export: frames, metrics and progress; see export.h. */
+#include "export.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "image.h"
+
+struct Exporter {
+    char *dir;
+    int out_w, out_h;
+    float rgb[3];
+    int count;
+};
+
+/* mkdir -p */
+static int make_dirs(const char *path, char *err, size_t errlen)
+{
+    char buf[4096];
+    if (strlen(path) >= sizeof buf) {
+        snprintf(err, errlen, "cannot create %s: path too long", path);
+        return -1;
+    }
+    strcpy(buf, path);
+    for (char *p = buf + 1; ; p++) {
+        if (*p == '/' || *p == '\0') {
+            char c = *p;
+            *p = '\0';
+            if (mkdir(buf, 0777) < 0 && errno != EEXIST) {
+                snprintf(err, errlen, "cannot create %s: %s", buf, strerror(errno));
+                return -1;
+            }
+            *p = c;
+            if (c == '\0') break;
+        }
+    }
+    struct stat st;
+    if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot write frames to %s: not a directory", path);
+        return -1;
+    }
+    if (access(path, W_OK) < 0) {
+        snprintf(err, errlen, "cannot write frames to %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+Exporter *export_open(const char *dir, int out_w, int out_h, const float rgb[3], char *err,
+                      size_t errlen)
+{
+    if (make_dirs(dir, err, errlen) < 0) return NULL;
+    Exporter *x = calloc(1, sizeof *x);
+    if (!x || !(x->dir = strdup(dir))) {
+        free(x);
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    x->out_w = out_w;
+    x->out_h = out_h;
+    memcpy(x->rgb, rgb, sizeof x->rgb);
+    return x;
+}
+
+int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen)
+{
+    int ow = x->out_w ? x->out_w : w, oh = x->out_h ? x->out_h : h;
+    Image src = {w, h, 1, (float *)rho};
+    Image *scaled = NULL;
+    const Image *a = &src;
+    if (ow != w || oh != h) {
+        if (!(scaled = image_resample(&src, ow, oh))) {
+            snprintf(err, errlen, "cannot resample a frame to %dx%d", ow, oh);
+            return -1;
+        }
+        a = scaled;
+    }
+    Image *out = image_create(ow, oh, 4);
+    if (!out) {
+        image_free(scaled);
+        snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
+        return -1;
+    }
+    size_t n = (size_t)ow * oh;
+    for (size_t k = 0; k < n; k++) {
+        float al = a->px[k];
+        out->px[4 * k + 0] = x->rgb[0];
+        out->px[4 * k + 1] = x->rgb[1];
+        out->px[4 * k + 2] = x->rgb[2];
+        out->px[4 * k + 3] = al < 0.0f ? 0.0f : (al > 1.0f ? 1.0f : al);
+    }
+    char path[4200];
+    snprintf(path, sizeof path, "%s/frame_%05d.png", x->dir, x->count + 1);
+    int rc = image_save_png(path, out, 8, err, errlen);
+    image_free(out);
+    image_free(scaled);
+    if (rc == 0) x->count++;
+    return rc;
+}
+
+int export_count(const Exporter *x) { return x->count; }
+const char *export_dir(const Exporter *x) { return x->dir; }
+
+void export_close(Exporter *x)
+{
+    if (!x) return;
+    free(x->dir);
+    free(x);
+}
+
+/* ---- metrics ---------------------------------------------------------------- */
+
+struct Metrics {
+    char *path, *tmp;
+    FILE *f;
+};
+
+Metrics *metrics_open(const char *path, char *err, size_t errlen)
+{
+    Metrics *m = calloc(1, sizeof *m);
+    size_t n = strlen(path) + 16;
+    if (!m || !(m->path = strdup(path)) || !(m->tmp = malloc(n))) goto oom;
+    snprintf(m->tmp, n, "%s.tmp%ld", path, (long)getpid());
+    if (!(m->f = fopen(m->tmp, "w"))) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        goto fail;
+    }
+    fprintf(m->f, "step,time,error,mass,max_div\n");
+    return m;
+oom:
+    snprintf(err, errlen, "out of memory");
+fail:
+    if (m) {
+        free(m->path);
+        free(m->tmp);
+        free(m);
+    }
+    return NULL;
+}
+
+int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div)
+{
+    return fprintf(m->f, "%ld,%.6g,%.8g,%.8g,%.6g\n", step, time, error, mass, max_div) < 0 ? -1 : 0;
+}
+
+int metrics_close(Metrics *m, int keep, char *err, size_t errlen)
+{
+    if (!m) return 0;
+    int rc = 0;
+    if (ferror(m->f)) rc = -1;
+    if (fclose(m->f) != 0) rc = -1;
+    if (rc < 0) snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
+    if (keep && rc == 0) {
+        if (rename(m->tmp, m->path) < 0) {
+            snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
+            rc = -1;
+        }
+    }
+    if (!keep || rc < 0) unlink(m->tmp);
+    free(m->path);
+    free(m->tmp);
+    free(m);
+    return rc;
+}
+
+/* ---- progress ---------------------------------------------------------------- */
+
+double export_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void progress_begin(Progress *p, long total, int enabled)
+{
+    p->total = total;
+    p->start = export_now();
+    p->last_print = 0.0;
+    p->tty = isatty(STDERR_FILENO);
+    p->enabled = enabled && total > 0;
+}
+
+void progress_update(Progress *p, long done, double error)
+{
+    if (!p->enabled) return;
+    double now = export_now();
+    double every = p->tty ? 0.1 : 5.0;
+    if (done < p->total && now - p->last_print < every) return;
+    p->last_print = now;
+    double el = now - p->start;
+    double eta = done > 0 ? el * (double)(p->total - done) / (double)done : 0.0;
+    double rate = el > 0.0 ? (double)done / el : 0.0;
+    if (p->tty) {
+        int width = 30, fill = (int)((double)width * (double)done / (double)p->total);
+        char bar[64];
+        for (int k = 0; k < width; k++) bar[k] = k < fill ? '#' : '.';
+        bar[width] = '\0';
+        fprintf(stderr, "\r[%s] %ld/%ld steps  %.0f steps/s  error %.3f  ETA %.0fs ", bar, done,
+                p->total, rate, error, eta);
+    } else {
+        fprintf(stderr, "smokemorph: step %ld/%ld (%.0f%%), %.0f steps/s, error %.3f, ETA %.0fs\n",
+                done, p->total, 100.0 * (double)done / (double)p->total, rate, error, eta);
+    }
+}
+
+void progress_end(Progress *p)
+{
+    if (p->enabled && p->tty) fputc('\n', stderr);
+}

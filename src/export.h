@@ -1,0 +1,50 @@
+/* export: what a headless run leaves behind — numbered RGBA frames, a
+ * metrics CSV, and a progress line. Never touches GL (the caller reads the
+ * density back).
+ *
+ *   Exporter *x = export_open("out", 512, 512, rgb, err, sizeof err); // mkdir -p
+ *   export_frame(x, rho, 256, 256, err, sizeof err);  // out/frame_00001.png
+ *   export_close(x);
+ *
+ * A frame is RGBA, 8-bit: colour = the smoke colour, alpha = density clamped
+ * to [0, 1], straight (not premultiplied) alpha. Each file is written under a
+ * temporary name and renamed, so a half frame never exists.
+ */
+#ifndef SMOKEMORPH_EXPORT_H
+#define SMOKEMORPH_EXPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+typedef struct Exporter Exporter;
+
+/* out_w/out_h 0: the grid size of each frame. */
+Exporter *export_open(const char *dir, int out_w, int out_h, const float rgb[3], char *err,
+                      size_t errlen);
+int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen);
+int export_count(const Exporter *x);
+const char *export_dir(const Exporter *x);
+void export_close(Exporter *x);
+
+/* Metrics CSV "step,time,error,mass,max_div", written to a temporary file
+ * and renamed into place by metrics_close (so a failed run leaves none). */
+typedef struct Metrics Metrics;
+Metrics *metrics_open(const char *path, char *err, size_t errlen);
+int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div);
+/* keep: 1 renames the file into place, 0 discards it. Returns 0 or -1. */
+int metrics_close(Metrics *m, int keep, char *err, size_t errlen);
+
+/* Progress on stderr: a bar with ETA on a terminal, a plain line every few
+ * seconds otherwise. */
+typedef struct {
+    long total;
+    double start, last_print;
+    int tty;
+    int enabled;
+} Progress;
+void progress_begin(Progress *p, long total, int enabled);
+void progress_update(Progress *p, long done, double error);
+void progress_end(Progress *p);
+double export_now(void); /* monotonic seconds */
+
+#endif

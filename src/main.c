@@ -1,0 +1,250 @@
+/* smokemorph: wiring. config -> images -> context -> morph -> window or
+ * headless loop (frames, metrics, progress). */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "export.h"
+#include "glctx.h"
+#include "image.h"
+#include "log.h"
+#include "morph.h"
+#include "shader.h"
+#include "view.h"
+
+/* The bundled targets: next to the executable (source tree: ./targets or
+ * ../targets from build/), else the install prefix. */
+static int find_data_dir(const char *argv0, const char *sub, const char *probe, char *out,
+                         size_t outlen)
+{
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+    } else {
+        snprintf(exe, sizeof exe, "%s", argv0);
+    }
+    char *slash = strrchr(exe, '/');
+    if (slash) *slash = '\0';
+    else snprintf(exe, sizeof exe, ".");
+    const char *fmt[3] = {"%s/%s", "%s/../%s", "%s/%s"};
+    const char *base[3] = {exe, exe, SMOKEMORPH_DATADIR};
+    for (int k = 0; k < 3; k++) {
+        char dir[PATH_MAX], p[PATH_MAX];
+        int l1 = snprintf(dir, sizeof dir, fmt[k], base[k], sub);
+        if (l1 < 0 || (size_t)l1 >= sizeof dir || (size_t)l1 >= outlen) continue;
+        int l2 = snprintf(p, sizeof p, "%s/%s", dir, probe);
+        if (l2 < 0 || (size_t)l2 >= sizeof p) continue;
+        if (access(p, R_OK) == 0) {
+            memcpy(out, dir, (size_t)l1 + 1);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+#define DEFAULT_START "blob.png"
+#define DEFAULT_TARGET "star.png"
+
+/* Load one density image and resample it to the grid. */
+static Image *load_grid_image(const char *path, const Config *c)
+{
+    char err[512];
+    Image *im = image_load(path, &c->load, err, sizeof err);
+    if (!im) die("image", "%s", err);
+    Image *g = image_resample(im, c->grid_w, c->grid_h);
+    image_free(im);
+    if (!g) die("image", "not enough memory to resample %s to %dx%d", path, c->grid_w, c->grid_h);
+    return g;
+}
+
+typedef struct {
+    Exporter *frames;
+    Metrics *metrics;
+    float *rho;
+} Outputs;
+
+/* Write what is due at this step: a frame every K steps (and step 0), a
+ * metrics row at the same times. */
+static int write_outputs(Outputs *o, Morph *m, const Config *c, double *err_out)
+{
+    char err[512];
+    int w = morph_width(m), h = morph_height(m);
+    if (o->frames) {
+        if (morph_read_density(m, o->rho) < 0) {
+            log_error("export", "cannot read the density back from the GPU");
+            return -1;
+        }
+        if (export_frame(o->frames, o->rho, w, h, err, sizeof err) < 0) {
+            log_error("export", "%s", err);
+            return -1;
+        }
+    }
+    double mass, error, max_div;
+    if (o->metrics || err_out) {
+        if (morph_metrics(m, &mass, &error, &max_div) < 0) {
+            log_error("export", "cannot read the fields back for metrics");
+            return -1;
+        }
+        if (err_out) *err_out = error;
+        if (o->metrics && metrics_row(o->metrics, morph_step_count(m), morph_time(m), error, mass,
+                                      max_div) < 0) {
+            log_error("export", "cannot write %s", c->metrics_path);
+            return -1;
+        }
+    }
+    (void)c;
+    return 0;
+}
+
+static int run_headless(Morph *m, const Config *c)
+{
+    char err[512];
+    Outputs o = {0};
+    int rc = 1;
+    long steps = c->steps > 0 ? c->steps : CONFIG_HEADLESS_STEPS;
+    const char *dir = c->frames_dir;
+    if (!dir && !c->metrics_path) dir = CONFIG_DEFAULT_OUT_DIR;
+    if (!(o.rho = malloc((size_t)morph_width(m) * morph_height(m) * sizeof(float)))) {
+        log_error("smokemorph", "out of memory");
+        return 1;
+    }
+    if (dir && !(o.frames = export_open(dir, c->out_w, c->out_h, c->color, err, sizeof err))) {
+        log_error("export", "%s", err);
+        goto done;
+    }
+    if (c->metrics_path && !(o.metrics = metrics_open(c->metrics_path, err, sizeof err))) {
+        log_error("export", "%s", err);
+        goto done;
+    }
+    log_info("smokemorph", "%s, %dx%d grid, %ld steps%s%s", morph_gpu(m) ? "GPU" : "CPU",
+             morph_width(m), morph_height(m), steps, dir ? ", frames to " : "", dir ? dir : "");
+
+    Progress prog;
+    progress_begin(&prog, steps, c->progress && c->verbosity > 0);
+    double error = 0.0;
+    if (write_outputs(&o, m, c, &error) < 0) goto done;
+    for (long k = 1; k <= steps; k++) {
+        if (morph_step(m) < 0) {
+            log_error("solver", "a GL error at step %ld", k);
+            goto done;
+        }
+        if (k % c->every == 0 || k == steps) {
+            if (write_outputs(&o, m, c, &error) < 0) goto done;
+            if (!isfinite(error)) {
+                log_error("solver", "the simulation diverged (NaN) at step %ld; try a smaller --dt", k);
+                goto done;
+            }
+        }
+        progress_update(&prog, k, error);
+    }
+    progress_end(&prog);
+    rc = 0;
+    if (o.frames && c->verbosity > 0) {
+        int nf = export_count(o.frames);
+        fprintf(stderr,
+                "smokemorph: wrote %d frames to %s/frame_00001.png ... frame_%05d.png\n"
+                "  make a video: ffmpeg -framerate 30 -i %s/frame_%%05d.png -c:v libx264 "
+                "-pix_fmt yuv420p smokemorph.mp4\n",
+                nf, dir, nf, dir);
+    }
+done:
+    if (o.metrics) {
+        if (metrics_close(o.metrics, rc == 0, err, sizeof err) < 0) {
+            log_error("export", "%s", err);
+            rc = 1;
+        } else if (rc == 0 && c->verbosity > 0) {
+            fprintf(stderr, "smokemorph: metrics in %s\n", c->metrics_path);
+        }
+    }
+    export_close(o.frames);
+    free(o.rho);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    Config c;
+    char err[1024];
+    int r = config_parse(&c, argc, argv, err, sizeof err);
+    if (r < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    if (r > 0) return 0;
+    log_set_level(c.verbosity == 0 ? LOG_ERROR : (c.verbosity >= 2 ? LOG_DEBUG : LOG_INFO));
+
+    /* GL first when asked for information only */
+    bool window = !c.cpu && !c.headless && !c.gl_info && glctx_display_available();
+    GlCtx *ctx = NULL;
+    if (c.gl_info || !c.cpu) {
+        ctx = window ? glctx_create_window(&argc, argv, 800, 800, "smokemorph", err, sizeof err)
+                     : glctx_create_headless(err, sizeof err);
+        if (!ctx) {
+            fprintf(stderr, "%s\n", err);
+            if (!c.gl_info) fprintf(stderr, "smokemorph: no usable OpenGL; --cpu runs the morph without a GPU\n");
+            return 1;
+        }
+        if (c.gl_info) {
+            printf("path:     %s\nrenderer: %s\nversion:  %s\nmax texture size: %d\n",
+                   glctx_path(ctx), glctx_renderer(ctx), glctx_version(ctx),
+                   glctx_max_texture_size(ctx));
+            glctx_destroy(ctx);
+            return 0;
+        }
+    }
+
+    /* images */
+    char data[PATH_MAX], p0[PATH_MAX + 32], p1[PATH_MAX + 32];
+    const char *start_path = c.current_path, *target_path = c.target_path;
+    if (!start_path) {
+        if (find_data_dir(argv[0], "targets", DEFAULT_START, data, sizeof data) < 0)
+            die("smokemorph", "cannot find the bundled targets (%s); give two images: "
+                "smokemorph CURRENT TARGET", DEFAULT_START);
+        snprintf(p0, sizeof p0, "%s/%s", data, DEFAULT_START);
+        snprintf(p1, sizeof p1, "%s/%s", data, DEFAULT_TARGET);
+        start_path = p0;
+        target_path = p1;
+        ImageLoadOpts plain = {0};
+        c.load = plain; /* the bundled targets are plain PNGs */
+    }
+    Image *start = load_grid_image(start_path, &c);
+    Image *target = load_grid_image(target_path, &c);
+    if (image_sum(target) <= 0.0)
+        die("image", "%s is empty (all zero after --channel/--invert): nothing to morph to", target_path);
+
+    char shader_dir[PATH_MAX];
+    if (ctx && shader_find_dir(c.shader_dir, argv[0], shader_dir, sizeof shader_dir, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    Morph *m = morph_create(c.grid_w, c.grid_h, &c.params, start->px, target->px, c.mass_match,
+                            ctx ? shader_dir : NULL, err, sizeof err);
+    image_free(start);
+    image_free(target);
+    if (!m) {
+        log_error(ctx ? "solver" : "refsolver", "%s", err);
+        glctx_destroy(ctx);
+        return 1;
+    }
+
+    int rc;
+    if (window) {
+        ViewOptions vo = {.steps_per_frame = c.steps_per_frame,
+                          .max_steps = c.steps,
+                          .shader_dir = shader_dir,
+                          .color = {c.color[0], c.color[1], c.color[2]}};
+        rc = view_run(ctx, m, &vo);
+    } else {
+        rc = run_headless(m, &c);
+    }
+    morph_free(m);
+    glctx_destroy(ctx);
+    return rc;
+}

@@ -1,0 +1,490 @@
+/* solver: the morph step as GLSL fragment passes; see solver.h.
+ * Each pass is one small function: bind its inputs, set its uniforms, draw
+ * into its output, swap. solver_step() is the list of passes in the order of
+ * seed 003 §3.5, exactly as ref_step() on the CPU. */
+#include "solver.h"
+
+#include <GL/glew.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "field.h"
+#include "log.h"
+#include "shader.h"
+
+enum {
+    SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
+    SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
+    SH_GATHER_APPLY, SH_SPLAT, SH_COUNT
+};
+static const char *const shader_files[SH_COUNT] = {
+    "downsample.glsl", "blur.glsl", "target_blur.glsl", "set_target.glsl", "force.glsl",
+    "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
+    "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl",
+};
+
+/* timestamp marks within one step, for solver_times() */
+enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_ADVECT_DENS,
+       T_GATHER, T_COUNT };
+
+struct Solver {
+    int w, h;
+    float cell;                 /* h: cell size in domain units */
+    SolverParams p;
+    BlurSpec blur;
+    Shader *sh[SH_COUNT];
+    FieldPair vel, dens, pres, gerr, coarse;
+    Field *div, *scratch;       /* scratch: a W x H R32F for uploads */
+    bool timing;
+    GLuint queries[T_COUNT];
+    SolverTimes times;
+};
+
+static float cell_size(int w, int h) { return 1.0f / (float)(w < h ? w : h); }
+
+/* ---- the common uniforms and the one draw primitive ---------------------- */
+
+static Shader *use(Solver *s, int which)
+{
+    Shader *sh = s->sh[which];
+    shader_use(sh);
+    shader_set_ivec2(sh, "u_size", s->w, s->h);
+    shader_set_float(sh, "u_h", s->cell);
+    return sh;
+}
+
+static void mark(Solver *s, int t)
+{
+    if (s->timing) glQueryCounter(s->queries[t], GL_TIMESTAMP);
+}
+
+/* ---- passes --------------------------------------------------------------- */
+
+/* coarse.read <- blurred channel chan of the density (ρ: 0, ρ*: 1) */
+static void pass_blur(Solver *s, int chan)
+{
+    Shader *sh = use(s, SH_DOWNSAMPLE);
+    shader_set_texture(sh, "u_src", 0, field_texture(s->dens.read));
+    shader_set_int(sh, "u_chan", chan);
+    shader_set_int(sh, "u_factor", s->blur.factor);
+    pass_draw(s->coarse.write);
+    field_pair_swap(&s->coarse);
+
+    sh = use(s, SH_BLUR);
+    shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
+    shader_set_int(sh, "u_radius", s->blur.radius);
+    shader_set_float_array(sh, "u_weights", s->blur.weights, s->blur.radius + 1);
+    for (int axis = 0; axis < 2; axis++) {
+        shader_set_int(sh, "u_axis", axis);
+        shader_set_texture(sh, "u_src", 0, field_texture(s->coarse.read));
+        pass_draw(s->coarse.write);
+        field_pair_swap(&s->coarse);
+    }
+}
+
+static void pass_force(Solver *s)
+{
+    Shader *sh = use(s, SH_FORCE);
+    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+    shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_rblur", 2, field_texture(s->coarse.read));
+    shader_set_int(sh, "u_factor", s->blur.factor);
+    shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
+    shader_set_float(sh, "u_k", s->p.dt * s->p.vf / s->cell);
+    shader_set_float(sh, "u_damp", 1.0f / (1.0f + s->p.dt * s->p.vd));
+    shader_set_float(sh, "u_umax", s->p.umax);
+    shader_set_float(sh, "u_eps", s->p.eps);
+    pass_draw(s->vel.write);
+    field_pair_swap(&s->vel);
+}
+
+static void pass_advect_vel(Solver *s)
+{
+    Shader *sh = use(s, SH_ADVECT_VEL);
+    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+    shader_set_float(sh, "u_s", s->p.dt / s->cell);
+    pass_draw(s->vel.write);
+    field_pair_swap(&s->vel);
+}
+
+static void pass_divergence(Solver *s)
+{
+    Shader *sh = use(s, SH_DIVERGENCE);
+    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+    pass_draw(s->div);
+}
+
+static void pass_jacobi(Solver *s)
+{
+    Shader *sh = use(s, SH_JACOBI);
+    shader_set_texture(sh, "u_p", 0, field_texture(s->pres.read));
+    shader_set_texture(sh, "u_div", 1, field_texture(s->div));
+    pass_draw(s->pres.write);
+    field_pair_swap(&s->pres);
+}
+
+static void pass_subtract_grad(Solver *s)
+{
+    Shader *sh = use(s, SH_SUBTRACT_GRAD);
+    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+    shader_set_texture(sh, "u_p", 1, field_texture(s->pres.read));
+    pass_draw(s->vel.write);
+    field_pair_swap(&s->vel);
+}
+
+static void pass_advect_density(Solver *s, float dt_sub)
+{
+    Shader *sh = use(s, SH_ADVECT_DENSITY);
+    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+    shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
+    shader_set_float(sh, "u_k", dt_sub / s->cell);
+    shader_set_float(sh, "u_umax", s->p.umax);
+    pass_draw(s->dens.write);
+    field_pair_swap(&s->dens);
+}
+
+static float gather_a(const Solver *s) { return s->p.dt * s->p.vg / (s->cell * s->cell); }
+
+static void pass_gather_jacobi(Solver *s, bool first)
+{
+    Shader *sh = use(s, SH_GATHER_JACOBI);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
+    shader_set_int(sh, "u_first", first ? 1 : 0);
+    shader_set_float(sh, "u_a", gather_a(s));
+    pass_draw(s->gerr.write);
+    field_pair_swap(&s->gerr);
+}
+
+static void pass_gather_apply(Solver *s)
+{
+    Shader *sh = use(s, SH_GATHER_APPLY);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
+    shader_set_float(sh, "u_a", gather_a(s));
+    pass_draw(s->dens.write);
+    field_pair_swap(&s->dens);
+}
+
+/* ρ̃* into density.b from density.g */
+static void pass_blur_target(Solver *s)
+{
+    pass_blur(s, 1);
+    Shader *sh = use(s, SH_TARGET_BLUR);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_coarse", 1, field_texture(s->coarse.read));
+    shader_set_int(sh, "u_factor", s->blur.factor);
+    shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
+    pass_draw(s->dens.write);
+    field_pair_swap(&s->dens);
+}
+
+/* ---- the step --------------------------------------------------------------- */
+
+int solver_step(Solver *s)
+{
+    mark(s, T_START);
+    pass_blur(s, 0);                         /* ρ̃ */
+    mark(s, T_BLUR);
+    pass_force(s);                           /* driving force + damping */
+    mark(s, T_FORCE);
+    pass_advect_vel(s);                      /* velocity self-advection */
+    mark(s, T_ADVECT_VEL);
+    pass_divergence(s);                      /* projection */
+    mark(s, T_DIV);
+    for (int k = 0; k < s->p.jacobi; k++) pass_jacobi(s);
+    mark(s, T_JACOBI);
+    pass_subtract_grad(s);
+    mark(s, T_SUBTRACT);
+    int ns = ref_advect_substeps(s->w, s->h, &s->p);
+    for (int k = 0; k < ns; k++) pass_advect_density(s, s->p.dt / (float)ns);
+    mark(s, T_ADVECT_DENS);
+    if (s->p.gather && s->p.vg > 0.0f) {     /* gathering */
+        for (int k = 0; k < s->p.gather_iters; k++) pass_gather_jacobi(s, k == 0);
+        pass_gather_apply(s);
+    }
+    mark(s, T_GATHER);
+    if (s->timing) {
+        GLuint64 t[T_COUNT];
+        for (int k = 0; k < T_COUNT; k++) glGetQueryObjectui64v(s->queries[k], GL_QUERY_RESULT, &t[k]);
+        double *dst[T_COUNT - 1] = {&s->times.blur, &s->times.force, &s->times.advect_vel,
+                                    &s->times.divergence, &s->times.jacobi, &s->times.subtract,
+                                    &s->times.advect_density, &s->times.gather};
+        for (int k = 1; k < T_COUNT; k++) *dst[k - 1] += (double)(t[k] - t[k - 1]) * 1e-6;
+        s->times.steps++;
+    }
+    return gl_check("solver", "a step");
+}
+
+/* ---- create / free ---------------------------------------------------------- */
+
+static int create_fields(Solver *s, char *err, size_t errlen)
+{
+    if (field_pair_create(&s->vel, s->w, s->h, 4, err, errlen) < 0) return -1;
+    if (field_pair_create(&s->dens, s->w, s->h, 4, err, errlen) < 0) return -1;
+    if (field_pair_create(&s->pres, s->w, s->h, 1, err, errlen) < 0) return -1;
+    if (field_pair_create(&s->gerr, s->w, s->h, 1, err, errlen) < 0) return -1;
+    if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
+    if (!(s->div = field_create(s->w, s->h, 1, err, errlen))) return -1;
+    if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
+    return 0;
+}
+
+Solver *solver_create(int w, int h, const SolverParams *p, const char *shader_dir, char *err,
+                      size_t errlen)
+{
+    Solver *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errlen, "out of memory");
+        return NULL;
+    }
+    s->w = w;
+    s->h = h;
+    s->cell = cell_size(w, h);
+    s->p = *p;
+    ref_blur_spec(w, h, p->sigma, &s->blur);
+    for (int k = 0; k < SH_COUNT; k++)
+        if (!(s->sh[k] = shader_load(shader_dir, shader_files[k], err, errlen))) goto fail;
+    if (create_fields(s, err, errlen) < 0) goto fail;
+    glGenQueries(T_COUNT, s->queries);
+    if (gl_check("solver", "creating the fields") < 0) {
+        snprintf(err, errlen, "a GL error while creating the %dx%d fields (out of GPU memory?)", w, h);
+        goto fail;
+    }
+    return s;
+fail:
+    solver_free(s);
+    return NULL;
+}
+
+void solver_free(Solver *s)
+{
+    if (!s) return;
+    for (int k = 0; k < SH_COUNT; k++) shader_free(s->sh[k]);
+    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->gerr, &s->coarse};
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
+    field_free(s->div);
+    field_free(s->scratch);
+    if (s->queries[0]) glDeleteQueries(T_COUNT, s->queries);
+    free(s);
+}
+
+int solver_width(const Solver *s) { return s->w; }
+int solver_height(const Solver *s) { return s->h; }
+const SolverParams *solver_params(const Solver *s) { return &s->p; }
+unsigned solver_density_texture(const Solver *s) { return field_texture(s->dens.read); }
+unsigned solver_velocity_texture(const Solver *s) { return field_texture(s->vel.read); }
+
+int solver_set_params(Solver *s, const SolverParams *p)
+{
+    bool reblur = p->sigma != s->p.sigma;
+    s->p = *p;
+    if (!reblur) return 0;
+    BlurSpec nb;
+    ref_blur_spec(s->w, s->h, p->sigma, &nb);
+    if (nb.cw != s->blur.cw || nb.ch != s->blur.ch) {
+        char err[256];
+        FieldPair c = {0};
+        if (field_pair_create(&c, nb.cw, nb.ch, 1, err, sizeof err) < 0) {
+            log_error("solver", "%s", err);
+            return -1;
+        }
+        field_pair_free(&s->coarse);
+        s->coarse = c;
+    }
+    s->blur = nb;
+    pass_blur_target(s);
+    return gl_check("solver", "re-blurring the target");
+}
+
+/* ---- state in and out ------------------------------------------------------- */
+
+static float *alloc_cells(const Solver *s, int channels)
+{
+    return malloc((size_t)s->w * s->h * channels * sizeof(float));
+}
+
+int solver_set_density(Solver *s, const float *rho)
+{
+    size_t n = (size_t)s->w * s->h;
+    float *buf = alloc_cells(s, 4);
+    if (!buf) return -1;
+    /* keep the target channels: read them back first */
+    if (field_read(s->dens.read, buf) < 0) goto fail;
+    for (size_t k = 0; k < n; k++) buf[4 * k] = rho[k];
+    if (field_upload(s->dens.read, buf) < 0) goto fail;
+    memset(buf, 0, n * 4 * sizeof(float));
+    if (field_upload(s->vel.read, buf) < 0 || field_upload(s->pres.read, buf) < 0) goto fail;
+    free(buf);
+    return 0;
+fail:
+    free(buf);
+    return -1;
+}
+
+int solver_set_target(Solver *s, const float *tgt, bool mass_match)
+{
+    size_t n = (size_t)s->w * s->h;
+    double mt = 0.0, mr = 0.0;
+    for (size_t k = 0; k < n; k++) mt += tgt[k];
+    if (!(mt > 0.0)) return -1;
+    float *rho = alloc_cells(s, 1);
+    if (!rho) return -1;
+    if (solver_read_density(s, rho) < 0) {
+        free(rho);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) mr += rho[k];
+    free(rho);
+    float scale = (mass_match && mr > 0.0) ? (float)(mr / mt) : 1.0f;
+    if (field_upload(s->scratch, tgt) < 0) return -1;
+    Shader *sh = use(s, SH_SET_TARGET);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_tgt", 1, field_texture(s->scratch));
+    shader_set_float(sh, "u_scale", scale);
+    pass_draw(s->dens.write);
+    field_pair_swap(&s->dens);
+    pass_blur_target(s);
+    return gl_check("solver", "setting the target");
+}
+
+int solver_read_fields(Solver *s, float *rho, float *tgt, float *tgt_blur)
+{
+    size_t n = (size_t)s->w * s->h;
+    float *buf = alloc_cells(s, 4);
+    if (!buf) return -1;
+    if (field_read(s->dens.read, buf) < 0) {
+        free(buf);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (rho) rho[k] = buf[4 * k];
+        if (tgt) tgt[k] = buf[4 * k + 1];
+        if (tgt_blur) tgt_blur[k] = buf[4 * k + 2];
+    }
+    free(buf);
+    return 0;
+}
+
+int solver_read_density(Solver *s, float *rho) { return solver_read_fields(s, rho, NULL, NULL); }
+
+int solver_read_velocity(Solver *s, float *u, float *v)
+{
+    size_t n = (size_t)s->w * s->h;
+    float *buf = alloc_cells(s, 4);
+    if (!buf) return -1;
+    if (field_read(s->vel.read, buf) < 0) {
+        free(buf);
+        return -1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (u) u[k] = buf[4 * k];
+        if (v) v[k] = buf[4 * k + 1];
+    }
+    free(buf);
+    return 0;
+}
+
+int solver_metrics(Solver *s, double *mass, double *error, double *max_div)
+{
+    int w = s->w, h = s->h;
+    size_t n = (size_t)w * h;
+    float *d = alloc_cells(s, 4), *v = alloc_cells(s, 4);
+    int rc = -1;
+    if (!d || !v || field_read(s->dens.read, d) < 0 || field_read(s->vel.read, v) < 0) goto done;
+    double m = 0.0, e = 0.0, t = 0.0, md = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        m += d[4 * k];
+        e += fabs((double)d[4 * k] - d[4 * k + 1]);
+        t += d[4 * k + 1];
+    }
+    float inv_h = 1.0f / s->cell;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            size_t k = (size_t)j * w + i;
+            float ul = i > 0 ? v[4 * k] : 0.0f, ur = i + 1 < w ? v[4 * (k + 1)] : 0.0f;
+            float vb = j > 0 ? v[4 * k + 1] : 0.0f, vt = j + 1 < h ? v[4 * (k + w) + 1] : 0.0f;
+            double dv = fabs((ur - ul + vt - vb) * inv_h);
+            if (dv > md) md = dv;
+        }
+    if (mass) *mass = m;
+    if (error) *error = t > 0.0 ? e / t : 0.0;
+    if (max_div) *max_div = md;
+    rc = 0;
+done:
+    free(d);
+    free(v);
+    return rc;
+}
+
+int solver_stir(Solver *s, float x, float y, float fx, float fy, float radius)
+{
+    Shader *sh = use(s, SH_SPLAT);
+    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+    shader_set_vec2(sh, "u_point", x, y);
+    shader_set_vec2(sh, "u_force", fx, fy);
+    shader_set_float(sh, "u_radius", radius);
+    shader_set_float(sh, "u_umax", s->p.umax);
+    pass_draw(s->vel.write);
+    field_pair_swap(&s->vel);
+    return gl_check("solver", "stirring");
+}
+
+/* ---- single passes for tests ------------------------------------------------- */
+
+static Field *field_of(Solver *s, SolverField f)
+{
+    switch (f) {
+    case SOLVER_FIELD_DENSITY: return s->dens.read;
+    case SOLVER_FIELD_VELOCITY: return s->vel.read;
+    case SOLVER_FIELD_PRESSURE: return s->pres.read;
+    case SOLVER_FIELD_DIVERGENCE: return s->div;
+    case SOLVER_FIELD_GATHER_E: return s->gerr.read;
+    case SOLVER_FIELD_RHO_BLUR: return s->coarse.read;
+    }
+    return NULL;
+}
+
+int solver_debug_upload(Solver *s, SolverField f, const float *data)
+{
+    return field_upload(field_of(s, f), data);
+}
+
+int solver_debug_read(Solver *s, SolverField f, float *out)
+{
+    return field_read(field_of(s, f), out);
+}
+
+int solver_debug_pass(Solver *s, SolverPass pass, bool first)
+{
+    switch (pass) {
+    case SOLVER_PASS_BLUR_DENSITY: pass_blur(s, 0); break;
+    case SOLVER_PASS_FORCE: pass_blur(s, 0); pass_force(s); break;
+    case SOLVER_PASS_ADVECT_VEL: pass_advect_vel(s); break;
+    case SOLVER_PASS_DIVERGENCE: pass_divergence(s); break;
+    case SOLVER_PASS_JACOBI: pass_jacobi(s); break;
+    case SOLVER_PASS_SUBTRACT_GRAD: pass_subtract_grad(s); break;
+    case SOLVER_PASS_ADVECT_DENSITY:
+        pass_advect_density(s, s->p.dt / (float)ref_advect_substeps(s->w, s->h, &s->p));
+        break;
+    case SOLVER_PASS_GATHER_JACOBI: pass_gather_jacobi(s, first); break;
+    case SOLVER_PASS_GATHER_APPLY: pass_gather_apply(s); break;
+    }
+    return gl_check("solver", "a single pass");
+}
+
+/* ---- timing ------------------------------------------------------------------ */
+
+void solver_enable_timing(Solver *s, bool on)
+{
+    s->timing = on;
+    memset(&s->times, 0, sizeof s->times);
+}
+
+int solver_times(Solver *s, SolverTimes *out)
+{
+    *out = s->times;
+    return s->timing ? 0 : -1;
+}

@@ -1,0 +1,95 @@
+/* solver: the morph step on the GPU, one GLSL fragment pass per stage of the
+ * reference solver (refsolver.h has the discrete equations; the passes
+ * compute the same numbers). Needs a current GL 3.3 context.
+ *
+ *   Solver *s = solver_create(256, 256, &params, shader_dir, err, sizeof err);
+ *   solver_set_density(s, rho);            // W*H floats; velocity reset
+ *   solver_set_target(s, tgt, true);       // mass-matched to the density
+ *   for (...) solver_step(s);              // nothing comes back to the CPU
+ *   solver_read_density(s, out);           // for export / metrics
+ *
+ * Fields: velocity RGBA32F ping-pong (.r = u, .g = v on MAC faces), density
+ * RGBA32F ping-pong (.r = ρ, .g = ρ*, .b = ρ̃*), pressure, divergence, the
+ * gathering error e and the coarse blur grids R32F.
+ */
+#ifndef SMOKEMORPH_SOLVER_H
+#define SMOKEMORPH_SOLVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "refsolver.h"
+
+typedef struct Solver Solver;
+
+Solver *solver_create(int w, int h, const SolverParams *p, const char *shader_dir, char *err,
+                      size_t errlen);
+void solver_free(Solver *s);
+int solver_width(const Solver *s);
+int solver_height(const Solver *s);
+const SolverParams *solver_params(const Solver *s);
+/* Change parameters; a new sigma re-blurs the target. */
+int solver_set_params(Solver *s, const SolverParams *p);
+
+/* Upload W*H densities; velocity and pressure are reset. */
+int solver_set_density(Solver *s, const float *rho);
+/* Upload a target; with mass_match it is scaled to the density's mass (read
+ * back once). Returns -1 for an all-zero target. Blurs it on the GPU. */
+int solver_set_target(Solver *s, const float *tgt, bool mass_match);
+
+/* One step, every pass on the GPU. Returns 0, or -1 on a GL error. */
+int solver_step(Solver *s);
+
+/* Stir: add a velocity (fx, fy) (domain units/time) in a Gaussian of the
+ * given radius (cells) around (x, y) (cell units, row 0 at the top). */
+int solver_stir(Solver *s, float x, float y, float fx, float fy, float radius);
+
+/* Read-backs (W*H floats each). */
+int solver_read_density(Solver *s, float *rho);
+int solver_read_fields(Solver *s, float *rho, float *tgt, float *tgt_blur);
+int solver_read_velocity(Solver *s, float *u, float *v);
+
+/* Metrics from one read-back of density and velocity. */
+int solver_metrics(Solver *s, double *mass, double *error, double *max_div);
+
+/* GL texture names for drawing (density RGBA: ρ, ρ*, ρ̃*; velocity RG). */
+unsigned solver_density_texture(const Solver *s);
+unsigned solver_velocity_texture(const Solver *s);
+
+/* ---- single passes, for tests against the reference solver ---- */
+typedef enum {
+    SOLVER_PASS_FORCE,          /* blur ρ (downsample, blur x, blur y) then force */
+    SOLVER_PASS_ADVECT_VEL,
+    SOLVER_PASS_DIVERGENCE,
+    SOLVER_PASS_JACOBI,         /* one iteration */
+    SOLVER_PASS_SUBTRACT_GRAD,
+    SOLVER_PASS_ADVECT_DENSITY, /* one substep of dt/substeps */
+    SOLVER_PASS_GATHER_JACOBI,  /* one iteration; first = from ρ − ρ* */
+    SOLVER_PASS_GATHER_APPLY,
+    SOLVER_PASS_BLUR_DENSITY    /* ρ̃ on the coarse grid only */
+} SolverPass;
+
+typedef enum {
+    SOLVER_FIELD_DENSITY,   /* 4 floats per cell: ρ, ρ*, ρ̃*, 0 */
+    SOLVER_FIELD_VELOCITY,  /* 4 floats per cell: u, v, 0, 0 */
+    SOLVER_FIELD_PRESSURE,  /* 1 float */
+    SOLVER_FIELD_DIVERGENCE,/* 1 float */
+    SOLVER_FIELD_GATHER_E,  /* 1 float */
+    SOLVER_FIELD_RHO_BLUR   /* 1 float per coarse cell */
+} SolverField;
+
+int solver_debug_upload(Solver *s, SolverField f, const float *data);
+int solver_debug_read(Solver *s, SolverField f, float *out);
+/* Runs one pass on the current fields; first selects the first gathering
+ * iteration. */
+int solver_debug_pass(Solver *s, SolverPass pass, bool first);
+
+/* GPU time per pass group (ms, summed since enabled), with timer queries. */
+typedef struct {
+    double blur, force, advect_vel, divergence, jacobi, subtract, advect_density, gather;
+    long steps;
+} SolverTimes;
+void solver_enable_timing(Solver *s, bool on);
+int solver_times(Solver *s, SolverTimes *out);
+
+#endif
