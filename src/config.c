@@ -53,6 +53,8 @@ enum {
     OPT_SIZE,
     OPT_STEPS_PER_FRAME,
     OPT_NO_PROGRESS,
+    OPT_SCREENSHOT,
+    OPT_KEYS,
     OPT_VERSION,
 };
 
@@ -70,6 +72,8 @@ static const struct option long_options[] = {
     {"jacobi", required_argument, NULL, OPT_JACOBI},
     {"gather-iters", required_argument, NULL, OPT_GATHER_ITERS},
     {"umax", required_argument, NULL, OPT_UMAX},
+    {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
+    {"keys", required_argument, NULL, OPT_KEYS},
     {"no-gather", no_argument, NULL, OPT_NO_GATHER},
     {"steps", required_argument, NULL, OPT_STEPS},
     {"frames", required_argument, NULL, OPT_FRAMES},
@@ -285,7 +289,10 @@ void config_usage(FILE *out, const char *prog)
         "  --headless            no window: run --steps steps and write frames\n"
         "  --gl-info             print the OpenGL renderer and version\n"
         "  --shader-dir DIR      load shaders from DIR (default: built-in search path)\n"
-        "  --steps-per-frame N   simulation steps per displayed frame, 1..%d (default %d)\n",
+        "  --steps-per-frame N   simulation steps per displayed frame, 1..%d (default %d)\n"
+        "  --keys STR            window: press these keys, one per frame, at the start\n"
+        "                        (e.g. 'v' to start in the target view; default none)\n"
+        "  --screenshot FILE     window: after --steps steps, save the window as PNG and quit\n",
         SPF_MAX, d.steps_per_frame);
 
     fprintf(out,
@@ -550,6 +557,11 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_STEPS_PER_FRAME:
         if (int_opt("steps-per-frame", arg, 1, SPF_MAX, &v, err, errlen) < 0) return -1;
         c->steps_per_frame = (int)v;
+        return 0;
+    case OPT_SCREENSHOT:
+        return path_opt("screenshot", arg, &c->screenshot, err, errlen);
+    case OPT_KEYS:
+        c->keys = arg;
         return 0;
     }
     set_err(err, errlen, "internal error: unhandled option %d", opt);

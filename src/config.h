@@ -56,6 +56,8 @@ typedef struct {
     bool gl_info;              /* --gl-info */
     const char *shader_dir;    /* --shader-dir DIR */
     int steps_per_frame;       /* --steps-per-frame N (window), default 2 */
+    const char *screenshot;    /* --screenshot FILE (window: save after --steps, quit) */
+    const char *keys;          /* --keys STR (window: keys pressed at start) */
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
     bool progress;             /* progress line on stderr (default on; off with --quiet) */
 } Config;

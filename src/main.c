@@ -239,6 +239,8 @@ int main(int argc, char **argv)
         ViewOptions vo = {.steps_per_frame = c.steps_per_frame,
                           .max_steps = c.steps,
                           .shader_dir = shader_dir,
+                          .screenshot = c.screenshot,
+                          .keys = c.keys,
                           .color = {c.color[0], c.color[1], c.color[2]}};
         rc = view_run(ctx, m, &vo);
     } else {
