@@ -1,0 +1,315 @@
+/* field: float texture + FBO, ping-pong pairs, the draw primitive; see field.h. */
+#include "field.h"
+
+#include "log.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct Field {
+    int w, h, channels;
+    GLuint tex, fbo;
+};
+
+static GLuint g_vao;      /* the shared empty VAO of pass_draw */
+static int g_debug = -1;  /* -1: not yet read from the environment */
+
+void field_set_debug(bool on) { g_debug = on; }
+
+bool field_debug(void)
+{
+    if (g_debug < 0) {
+        const char *s = getenv("SMOKEMORPH_GL_DEBUG");
+        g_debug = s && *s && strcmp(s, "0") != 0;
+    }
+    return g_debug != 0;
+}
+
+static const char *gl_error_name(GLenum e)
+{
+    switch (e) {
+    case GL_INVALID_ENUM: return "GL_INVALID_ENUM";
+    case GL_INVALID_VALUE: return "GL_INVALID_VALUE";
+    case GL_INVALID_OPERATION: return "GL_INVALID_OPERATION";
+    case GL_INVALID_FRAMEBUFFER_OPERATION: return "GL_INVALID_FRAMEBUFFER_OPERATION";
+    case GL_OUT_OF_MEMORY: return "GL_OUT_OF_MEMORY";
+    default: return "unknown GL error";
+    }
+}
+
+static const char *fb_status_name(GLenum s)
+{
+    switch (s) {
+    case GL_FRAMEBUFFER_UNSUPPORTED: return "GL_FRAMEBUFFER_UNSUPPORTED";
+    case GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT: return "GL_FRAMEBUFFER_INCOMPLETE_ATTACHMENT";
+    case GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT: return "GL_FRAMEBUFFER_INCOMPLETE_MISSING_ATTACHMENT";
+    case GL_FRAMEBUFFER_INCOMPLETE_DRAW_BUFFER: return "GL_FRAMEBUFFER_INCOMPLETE_DRAW_BUFFER";
+    case GL_FRAMEBUFFER_INCOMPLETE_READ_BUFFER: return "GL_FRAMEBUFFER_INCOMPLETE_READ_BUFFER";
+    default: return "incomplete";
+    }
+}
+
+int gl_check(const char *tag, const char *what)
+{
+    int rc = 0;
+    for (int i = 0; i < 16; i++) { /* a lost context can report errors forever */
+        GLenum e = glGetError();
+        if (e == GL_NO_ERROR) break;
+        log_error(tag, "%s after %s", gl_error_name(e), what);
+        rc = -1;
+    }
+    return rc;
+}
+
+/* The first pending GL error (the rest drained), or GL_NO_ERROR. */
+static GLenum take_error(void)
+{
+    GLenum first = glGetError();
+    if (first != GL_NO_ERROR)
+        for (int i = 0; i < 16 && glGetError() != GL_NO_ERROR; i++) {}
+    return first;
+}
+
+static GLenum internal_format(int channels)
+{
+    return channels == 1 ? GL_R32F : channels == 2 ? GL_RG32F : GL_RGBA32F;
+}
+
+static GLenum pixel_format(int channels)
+{
+    return channels == 1 ? GL_RED : channels == 2 ? GL_RG : GL_RGBA;
+}
+
+static const char *format_name(int channels)
+{
+    return channels == 1 ? "R32F" : channels == 2 ? "RG32F" : "RGBA32F";
+}
+
+Field *field_create(int w, int h, int channels, char *err, size_t errlen)
+{
+    if (channels != 1 && channels != 2 && channels != 4) {
+        snprintf(err, errlen, "field: %d channels asked for, 1, 2 or 4 are possible", channels);
+        return NULL;
+    }
+    if (w <= 0 || h <= 0) {
+        snprintf(err, errlen, "field: bad size %dx%d", w, h);
+        return NULL;
+    }
+    GLint max_tex = 0, vp[2] = {0, 0};
+    glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_tex);
+    glGetIntegerv(GL_MAX_VIEWPORT_DIMS, vp);
+    if (max_tex <= 0) {
+        snprintf(err, errlen, "field: no OpenGL context is current");
+        return NULL;
+    }
+    if (w > max_tex || h > max_tex) {
+        snprintf(err, errlen, "field: %dx%d exceeds this GPU's texture limit %d", w, h, (int)max_tex);
+        return NULL;
+    }
+    if ((vp[0] > 0 && w > vp[0]) || (vp[1] > 0 && h > vp[1])) {
+        snprintf(err, errlen, "field: %dx%d exceeds this GPU's viewport limit %dx%d", w, h,
+                 (int)vp[0], (int)vp[1]);
+        return NULL;
+    }
+    if (gl_check("field", "earlier GL calls (before field_create)") != 0)
+        log_error("field", "a GL error was pending before field_create; carrying on");
+
+    Field *f = calloc(1, sizeof *f);
+    if (!f) {
+        snprintf(err, errlen, "field: out of memory");
+        return NULL;
+    }
+    f->w = w;
+    f->h = h;
+    f->channels = channels;
+    double mib = (double)w * h * channels * 4.0 / (1024.0 * 1024.0);
+
+    glGenTextures(1, &f->tex);
+    glBindTexture(GL_TEXTURE_2D, f->tex);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_BASE_LEVEL, 0);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAX_LEVEL, 0);
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal_format(channels), w, h, 0, pixel_format(channels),
+                 GL_FLOAT, NULL);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    GLenum e = take_error();
+    if (e == GL_OUT_OF_MEMORY) {
+        snprintf(err, errlen, "field: out of GPU memory for a %dx%d %s field (%.1f MiB)", w, h,
+                 format_name(channels), mib);
+        goto undo_tex;
+    }
+    if (e != GL_NO_ERROR) {
+        snprintf(err, errlen, "field: cannot create a %dx%d %s texture (%s)", w, h,
+                 format_name(channels), gl_error_name(e));
+        goto undo_tex;
+    }
+
+    glGenFramebuffers(1, &f->fbo);
+    glBindFramebuffer(GL_FRAMEBUFFER, f->fbo);
+    glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, f->tex, 0);
+    GLenum st = glCheckFramebufferStatus(GL_FRAMEBUFFER);
+    if (st != GL_FRAMEBUFFER_COMPLETE) {
+        snprintf(err, errlen, "field: a %dx%d %s framebuffer is not usable (0x%04x: %s)", w, h,
+                 format_name(channels), (unsigned)st, fb_status_name(st));
+        goto undo_fbo;
+    }
+    /* Texture memory is undefined until written; drivers may allocate lazily,
+     * so the clear is also where an out-of-memory shows up. */
+    static const GLfloat zero[4] = {0, 0, 0, 0};
+    glClearBufferfv(GL_COLOR, 0, zero);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    e = take_error();
+    if (e != GL_NO_ERROR) {
+        if (e == GL_OUT_OF_MEMORY)
+            snprintf(err, errlen, "field: out of GPU memory for a %dx%d %s field (%.1f MiB)", w, h,
+                     format_name(channels), mib);
+        else
+            snprintf(err, errlen, "field: cannot set up a %dx%d %s framebuffer (%s)", w, h,
+                     format_name(channels), gl_error_name(e));
+        goto undo_fbo;
+    }
+    return f;
+
+undo_fbo:
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glDeleteFramebuffers(1, &f->fbo);
+undo_tex:
+    glDeleteTextures(1, &f->tex);
+    take_error();
+    free(f);
+    return NULL;
+}
+
+void field_free(Field *f)
+{
+    if (!f) return;
+    glDeleteFramebuffers(1, &f->fbo);
+    glDeleteTextures(1, &f->tex);
+    free(f);
+}
+
+int field_width(const Field *f) { return f->w; }
+int field_height(const Field *f) { return f->h; }
+int field_channels(const Field *f) { return f->channels; }
+GLuint field_texture(const Field *f) { return f->tex; }
+GLuint field_framebuffer(const Field *f) { return f->fbo; }
+
+int field_upload(Field *f, const float *data)
+{
+    gl_check("field", "earlier GL calls (before field_upload)");
+    glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_UNPACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_UNPACK_SKIP_PIXELS, 0);
+    glBindTexture(GL_TEXTURE_2D, f->tex);
+    glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, f->w, f->h, pixel_format(f->channels), GL_FLOAT, data);
+    glBindTexture(GL_TEXTURE_2D, 0);
+    char what[96];
+    snprintf(what, sizeof what, "uploading a %dx%d %s field", f->w, f->h, format_name(f->channels));
+    return gl_check("field", what);
+}
+
+int field_read(const Field *f, float *out)
+{
+    gl_check("field", "earlier GL calls (before field_read)");
+    GLint prev_read = 0;
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev_read);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_PACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, f->fbo);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    glReadPixels(0, 0, f->w, f->h, pixel_format(f->channels), GL_FLOAT, out);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev_read);
+    char what[96];
+    snprintf(what, sizeof what, "reading back a %dx%d %s field", f->w, f->h, format_name(f->channels));
+    return gl_check("field", what);
+}
+
+int field_clear(Field *f, float r, float g, float b, float a)
+{
+    const GLfloat v[4] = {r, g, b, a};
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, f->fbo);
+    glClearBufferfv(GL_COLOR, 0, v);
+    char what[96];
+    snprintf(what, sizeof what, "clearing a %dx%d %s field", f->w, f->h, format_name(f->channels));
+    return gl_check("field", what);
+}
+
+int field_pair_create(FieldPair *p, int w, int h, int channels, char *err, size_t errlen)
+{
+    p->read = field_create(w, h, channels, err, errlen);
+    if (!p->read) goto fail;
+    p->write = field_create(w, h, channels, err, errlen);
+    if (!p->write) goto undo_read;
+    return 0;
+
+undo_read:
+    field_free(p->read);
+fail:
+    p->read = p->write = NULL;
+    return -1;
+}
+
+void field_pair_free(FieldPair *p)
+{
+    if (!p) return;
+    field_free(p->read);
+    field_free(p->write);
+    p->read = p->write = NULL;
+}
+
+void field_pair_swap(FieldPair *p)
+{
+    Field *t = p->read;
+    p->read = p->write;
+    p->write = t;
+}
+
+/* A core profile needs a bound VAO even with no attributes. glIsVertexArray
+ * is false for a name of another (destroyed) context, so a new context gets
+ * its own. */
+static void draw_triangle(void)
+{
+    if (!g_vao || !glIsVertexArray(g_vao)) glGenVertexArrays(1, &g_vao);
+    glBindVertexArray(g_vao);
+    glDrawArrays(GL_TRIANGLES, 0, 3);
+}
+
+void pass_draw_screen(int x, int y, int w, int h)
+{
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, 0);
+    glViewport(x, y, w, h);
+    draw_triangle();
+    if (field_debug()) gl_check("field", "a pass into the window");
+}
+
+void pass_draw(Field *target)
+{
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target->fbo);
+    glViewport(0, 0, target->w, target->h);
+    draw_triangle();
+    if (field_debug()) {
+        GLint prog = 0;
+        glGetIntegerv(GL_CURRENT_PROGRAM, &prog);
+        char what[96];
+        snprintf(what, sizeof what, "a pass into a %dx%d %s field (program %d)", target->w, target->h,
+                 format_name(target->channels), (int)prog);
+        gl_check("field", what);
+    }
+}
+
+void pass_release(void)
+{
+    if (g_vao) glDeleteVertexArrays(1, &g_vao);
+    g_vao = 0;
+}

@@ -1,0 +1,85 @@
+/* field: a float texture with its framebuffer, the unit every pass reads and
+ * writes; ping-pong pairs; upload and read-back; the one draw primitive.
+ *
+ *   char err[256];
+ *   FieldPair vel;
+ *   if (field_pair_create(&vel, 256, 256, 2, err, sizeof err) != 0) die("main", "%s", err);
+ *   field_upload(vel.read, data);                 // w*h*2 floats, row y = 0 first
+ *   shader_use(advect);
+ *   shader_set_texture(advect, "u_vel", 0, field_texture(vel.read));
+ *   pass_draw(vel.write);                         // full-screen triangle into vel.write
+ *   field_pair_swap(&vel);                        // the result is vel.read now
+ *   field_read(vel.read, out);
+ *   field_pair_free(&vel);
+ *
+ * Layout on the CPU (upload and read): value c of texel (x, y) is
+ * data[(y * w + x) * channels + c], tightly packed; y = 0 is the first row in
+ * memory and texelFetch(t, ivec2(x, 0)) in a shader (OpenGL's bottom row).
+ * Turning that into an image with row 0 at the top is the caller's choice.
+ *
+ * Textures are GL_R32F / GL_RG32F / GL_RGBA32F, GL_NEAREST, CLAMP_TO_EDGE,
+ * cleared to zero on creation. Passes assume blending, scissor and depth test
+ * are off (the GL defaults). Errors in err carry the "field: " tag.
+ *
+ * Debug: with SMOKEMORPH_GL_DEBUG=1 (or field_set_debug(true)) pass_draw()
+ * checks glGetError after every draw; creation, upload, read and clear always
+ * check.
+ */
+#ifndef SMOKEMORPH_FIELD_H
+#define SMOKEMORPH_FIELD_H
+
+#include <GL/glew.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct Field Field;
+
+/* channels is 1, 2 or 4. NULL with err filled on a bad size, a size beyond
+ * GL_MAX_TEXTURE_SIZE, an incomplete framebuffer or GL_OUT_OF_MEMORY. */
+Field *field_create(int w, int h, int channels, char *err, size_t errlen);
+void field_free(Field *f);
+
+int field_width(const Field *f);
+int field_height(const Field *f);
+int field_channels(const Field *f);
+GLuint field_texture(const Field *f);
+GLuint field_framebuffer(const Field *f);
+
+/* w*h*channels floats in, or out; 0 or -1 (logged with the GL error). */
+int field_upload(Field *f, const float *data);
+int field_read(const Field *f, float *out);
+
+/* Every texel to (r, g, b, a), truncated to the field's channels. 0 or -1. */
+int field_clear(Field *f, float r, float g, float b, float a);
+
+/* Ping-pong: passes read `read` and write `write`, then swap. */
+typedef struct {
+    Field *read, *write;
+} FieldPair;
+
+int field_pair_create(FieldPair *p, int w, int h, int channels, char *err, size_t errlen);
+void field_pair_free(FieldPair *p); /* both fields, pointers set to NULL */
+void field_pair_swap(FieldPair *p);
+
+/* Draw a full-screen triangle into target with the current program: binds its
+ * framebuffer, sets the viewport to its size, binds the shared empty VAO. */
+void pass_draw(Field *target);
+
+/* The same triangle into the default framebuffer (the window), viewport
+ * (x, y, w, h) in window pixels, origin bottom-left. */
+void pass_draw_screen(int x, int y, int w, int h);
+
+/* Delete the shared VAO; call before destroying the GL context if another
+ * context will be made in this process. pass_draw() makes a new one as needed. */
+void pass_release(void);
+
+/* glGetError until clear; each error logged as "tag: GL_INVALID_OPERATION after
+ * what". Returns 0, or -1 when there was an error. */
+int gl_check(const char *tag, const char *what);
+
+/* Checks at every pass boundary (pass_draw) on or off; initially on when
+ * SMOKEMORPH_GL_DEBUG is set to something other than 0. */
+void field_set_debug(bool on);
+bool field_debug(void);
+
+#endif

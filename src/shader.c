@@ -1,0 +1,519 @@
+/* shader: GLSL loading with #include/#line, compile/link logs that name files,
+ * uniform cache; see shader.h. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "shader.h"
+
+#include "log.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_FILES 64        /* distinct files in one shader */
+#define MAX_DEPTH 16        /* #include nesting */
+#define CACHE_SIZE 32       /* cached uniform locations per shader */
+#define CACHE_NAME 48
+
+typedef struct {
+    char name[CACHE_NAME];
+    GLint loc;
+} UniformSlot;
+
+struct Shader {
+    GLuint prog;
+    char *name;
+    int ncache;
+    UniformSlot cache[CACHE_SIZE];
+};
+
+/* One full-screen triangle: vertices (-1,-1), (3,-1), (-1,3); v_uv is 0..1
+ * over the viewport. */
+static const char *const vertex_src =
+    "#version 330 core\n"
+    "out vec2 v_uv;\n"
+    "void main()\n"
+    "{\n"
+    "    vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));\n"
+    "    v_uv = p;\n"
+    "    gl_Position = vec4(p * 2.0 - 1.0, 0.0, 1.0);\n"
+    "}\n";
+
+/* ---- small helpers ------------------------------------------------------- */
+
+typedef struct {
+    char *p;
+    size_t len, cap;
+    bool oom;
+} Buf;
+
+static void buf_add(Buf *b, const char *s, size_t n)
+{
+    if (b->oom) return;
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (b->len + n + 1 > cap) cap *= 2;
+        char *p = realloc(b->p, cap);
+        if (!p) {
+            b->oom = true;
+            return;
+        }
+        b->p = p;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void buf_printf(Buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void buf_printf(Buf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0) buf_add(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+/* A whole file as a NUL-terminated string, or NULL with errno set. */
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    Buf b = {0};
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) buf_add(&b, chunk, n);
+    int rd_err = ferror(f);
+    fclose(f);
+    if (rd_err || b.oom) {
+        free(b.p);
+        errno = rd_err ? EIO : ENOMEM;
+        return NULL;
+    }
+    if (!b.p) buf_add(&b, "", 0);
+    return b.p;
+}
+
+static bool file_readable(const char *dir, const char *name)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path) return false;
+    return access(path, R_OK) == 0;
+}
+
+/* ---- finding the shader directory ---------------------------------------- */
+
+/* Append a candidate, normalised when it exists, to the list of places looked. */
+static bool try_dir(const char *cand, char *out, size_t outlen, char *looked, size_t lookedlen)
+{
+    char real[PATH_MAX];
+    const char *shown = realpath(cand, real) ? real : cand;
+    size_t used = strlen(looked), add = strlen(shown) + (used ? 2 : 0);
+    if (used + add + 1 <= lookedlen) {
+        if (used) memcpy(looked + used, ", ", 2);
+        memcpy(looked + used + (used ? 2 : 0), shown, strlen(shown) + 1);
+    }
+    if (!file_readable(shown, "common.glsl")) return false;
+    if (strlen(shown) + 1 > outlen) return false;
+    memcpy(out, shown, strlen(shown) + 1);
+    return true;
+}
+
+int shader_find_dir(const char *override, const char *argv0, char *out, size_t outlen,
+                    char *err, size_t errlen)
+{
+    if (override && *override) {
+        if (!file_readable(override, "common.glsl")) {
+            snprintf(err, errlen, "shader: --shader-dir %s holds no readable common.glsl", override);
+            return -1;
+        }
+        if (strlen(override) + 1 > outlen) {
+            snprintf(err, errlen, "shader: --shader-dir %s: path too long", override);
+            return -1;
+        }
+        memcpy(out, override, strlen(override) + 1);
+        return 0;
+    }
+
+    char looked[2048] = "";
+    char exe[PATH_MAX] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+    } else if (argv0 && strchr(argv0, '/')) {
+        if (!realpath(argv0, exe)) snprintf(exe, sizeof exe, "%s", argv0);
+    }
+    char *slash = strrchr(exe, '/');
+    if (slash) {
+        *slash = '\0'; /* exe is now the executable's directory */
+        char cand[PATH_MAX + 16];
+        snprintf(cand, sizeof cand, "%s/shaders", exe[0] ? exe : "/");
+        if (try_dir(cand, out, outlen, looked, sizeof looked)) return 0;
+        snprintf(cand, sizeof cand, "%s/../shaders", exe);
+        if (try_dir(cand, out, outlen, looked, sizeof looked)) return 0;
+    }
+#ifdef SMOKEMORPH_DATADIR
+    if (try_dir(SMOKEMORPH_DATADIR "/shaders", out, outlen, looked, sizeof looked)) return 0;
+#endif
+    if (try_dir("shaders", out, outlen, looked, sizeof looked)) return 0;
+    snprintf(err, errlen, "shader: cannot find the shaders (a directory with common.glsl); looked in %s; "
+             "use --shader-dir", looked);
+    return -1;
+}
+
+/* ---- #include expansion ---------------------------------------------------- */
+
+typedef struct {
+    const char *dir;
+    char *files[MAX_FILES]; /* source-string number -> file name */
+    int nfiles;
+    Buf out;
+    char *err;
+    size_t errlen;
+} Pre;
+
+/* "./a.glsl" and "a.glsl" are the same include. */
+static const char *canon(const char *name)
+{
+    while (name[0] == '.' && name[1] == '/') name += 2;
+    return name;
+}
+
+/* If line (NUL-terminated, no newline) is a `#word` directive, return what
+ * follows the word; else NULL. */
+static const char *directive(const char *line, const char *word)
+{
+    const char *p = line;
+    while (*p == ' ' || *p == '\t') p++;
+    if (*p != '#') return NULL;
+    p++;
+    while (*p == ' ' || *p == '\t') p++;
+    size_t n = strlen(word);
+    if (strncmp(p, word, n) != 0) return NULL;
+    if (p[n] != '\0' && p[n] != ' ' && p[n] != '\t' && p[n] != '"') return NULL;
+    return p + n;
+}
+
+static int expand(Pre *pp, const char *name, int depth, const char *from, int from_line)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", pp->dir, name) >= (int)sizeof path) {
+        snprintf(pp->err, pp->errlen, "shader: path too long: %s/%s", pp->dir, name);
+        return -1;
+    }
+    if (pp->nfiles >= MAX_FILES) {
+        snprintf(pp->err, pp->errlen, "shader: %s:%d: more than %d files included", from, from_line,
+                 MAX_FILES);
+        return -1;
+    }
+    char *text = slurp(path);
+    if (!text) {
+        if (from)
+            snprintf(pp->err, pp->errlen, "shader: %s:%d: cannot read %s: %s", from, from_line, path,
+                     strerror(errno));
+        else
+            snprintf(pp->err, pp->errlen, "shader: cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    int idx = pp->nfiles;
+    pp->files[idx] = strdup(canon(name));
+    if (!pp->files[idx]) {
+        free(text);
+        snprintf(pp->err, pp->errlen, "shader: out of memory");
+        return -1;
+    }
+    pp->nfiles++;
+    buf_printf(&pp->out, "#line 1 %d\n", idx);
+
+    int rc = 0, ln = 0;
+    for (char *line = text; line && rc == 0; ) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        else if (!*line) break; /* file ended with a newline */
+        size_t len = strlen(line);
+        if (len && line[len - 1] == '\r') line[--len] = '\0';
+        ln++;
+        const char *arg;
+        if ((arg = directive(line, "include")) != NULL) {
+            const char *q0 = strchr(arg, '"');
+            const char *q1 = q0 ? strchr(q0 + 1, '"') : NULL;
+            if (!q0 || !q1 || q1 == q0 + 1) {
+                snprintf(pp->err, pp->errlen, "shader: %s:%d: malformed #include, expected #include \"file.glsl\"",
+                         pp->files[idx], ln);
+                rc = -1;
+                break;
+            }
+            char inc[256];
+            snprintf(inc, sizeof inc, "%.*s", (int)(q1 - q0 - 1), q0 + 1);
+            bool seen = false;
+            for (int k = 0; k < pp->nfiles; k++)
+                if (strcmp(pp->files[k], canon(inc)) == 0) seen = true;
+            if (seen) {
+                buf_add(&pp->out, "\n", 1); /* each file once: keep the line count */
+            } else if (depth + 1 > MAX_DEPTH) {
+                snprintf(pp->err, pp->errlen, "shader: %s:%d: #include nested deeper than %d",
+                         pp->files[idx], ln, MAX_DEPTH);
+                rc = -1;
+            } else {
+                rc = expand(pp, inc, depth + 1, pp->files[idx], ln);
+                buf_printf(&pp->out, "#line %d %d\n", ln + 1, idx);
+            }
+        } else if (directive(line, "version")) {
+            buf_add(&pp->out, "\n", 1); /* the loader writes #version itself */
+        } else {
+            buf_add(&pp->out, line, len);
+            buf_add(&pp->out, "\n", 1);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    free(text);
+    if (rc == 0 && pp->out.oom) {
+        snprintf(pp->err, pp->errlen, "shader: out of memory");
+        rc = -1;
+    }
+    return rc;
+}
+
+/* ---- compile and link logs ---------------------------------------------------- */
+
+/* Rewrite one log line "0:12(3): error: x" (Mesa) or "0(12) : error C0000: x"
+ * (NVIDIA) as "shader: file:12: error: x". False when it has neither form. */
+static bool rewrite_line(const char *line, char *const *files, int nfiles, Buf *out)
+{
+    const char *p = line;
+    char *end;
+    long s = strtol(p, &end, 10);
+    if (end == p) return false;
+    p = end;
+    long ln;
+    if (*p == ':') { /* Mesa: S:L(C): */
+        const char *q = p + 1;
+        ln = strtol(q, &end, 10);
+        if (end == q) return false;
+        p = end;
+        if (*p == '(') {
+            p = strchr(p, ')');
+            if (!p) return false;
+            p++;
+        }
+        if (*p != ':') return false;
+        p++;
+    } else if (*p == '(') { /* NVIDIA: S(L) : */
+        const char *q = p + 1;
+        ln = strtol(q, &end, 10);
+        if (end == q || *end != ')') return false;
+        p = end + 1;
+        while (*p == ' ') p++;
+        if (*p != ':') return false;
+        p++;
+    } else {
+        return false;
+    }
+    while (*p == ' ') p++;
+    if (s < 0 || s >= nfiles) return false;
+    buf_printf(out, "shader: %s:%ld: ", files[s], ln);
+    buf_add(out, p, strlen(p));
+    return true;
+}
+
+/* The info log rewritten line by line into err; label names the program or
+ * file when a line carries no location. */
+static void report_log(const char *what, const char *label, const char *log, char *const *files,
+                       int nfiles, char *err, size_t errlen)
+{
+    Buf out = {0};
+    char *copy = strdup(log ? log : "");
+    int lines = 0;
+    for (char *line = copy; line && *line; ) {
+        char *nl = strchr(line, '\n');
+        if (nl) *nl = '\0';
+        size_t len = strlen(line);
+        while (len && (line[len - 1] == '\r' || line[len - 1] == ' ')) line[--len] = '\0';
+        if (len) {
+            if (lines++) buf_add(&out, "\n", 1);
+            if (!rewrite_line(line, files, nfiles, &out))
+                buf_printf(&out, "shader: %s %s: %s", what, label, line);
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    if (!lines) buf_printf(&out, "shader: %s %s failed with no log", what, label);
+    snprintf(err, errlen, "%s", out.oom || !out.p ? "shader: out of memory" : out.p);
+    free(out.p);
+    free(copy);
+}
+
+static char *info_log(GLuint obj, bool program)
+{
+    GLint n = 0;
+    if (program) glGetProgramiv(obj, GL_INFO_LOG_LENGTH, &n);
+    else glGetShaderiv(obj, GL_INFO_LOG_LENGTH, &n);
+    char *s = calloc((size_t)(n > 0 ? n : 0) + 1, 1);
+    if (s && n > 0) {
+        if (program) glGetProgramInfoLog(obj, n, NULL, s);
+        else glGetShaderInfoLog(obj, n, NULL, s);
+    }
+    return s;
+}
+
+static GLuint compile(GLenum type, const char *src, const char *label, char *const *files, int nfiles,
+                      char *err, size_t errlen)
+{
+    GLuint sh = glCreateShader(type);
+    if (!sh) {
+        snprintf(err, errlen, "shader: cannot create a shader object for %s (no GL context?)", label);
+        return 0;
+    }
+    glShaderSource(sh, 1, &src, NULL);
+    glCompileShader(sh);
+    GLint ok = GL_FALSE;
+    glGetShaderiv(sh, GL_COMPILE_STATUS, &ok);
+    char *log = info_log(sh, false);
+    if (!ok) {
+        report_log("cannot compile", label, log, files, nfiles, err, errlen);
+        free(log);
+        glDeleteShader(sh);
+        return 0;
+    }
+    if (log && *log) log_debug("shader", "%s: compiler says: %s", label, log);
+    free(log);
+    return sh;
+}
+
+/* ---- load ---------------------------------------------------------------- */
+
+Shader *shader_load(const char *dir, const char *name, char *err, size_t errlen)
+{
+    Pre pp = {.dir = dir, .err = err, .errlen = errlen};
+    Shader *s = NULL;
+    GLuint vs = 0, fs = 0, prog = 0;
+    buf_add(&pp.out, "#version 330 core\n", 18);
+    if (expand(&pp, name, 0, NULL, 0) != 0) goto undo_pre;
+
+    static char *const builtin[] = {"built-in vertex shader"};
+    vs = compile(GL_VERTEX_SHADER, vertex_src, "the built-in vertex shader", builtin, 1, err, errlen);
+    if (!vs) goto undo_pre;
+    fs = compile(GL_FRAGMENT_SHADER, pp.out.p, name, pp.files, pp.nfiles, err, errlen);
+    if (!fs) goto undo_vs;
+
+    prog = glCreateProgram();
+    glAttachShader(prog, vs);
+    glAttachShader(prog, fs);
+    glLinkProgram(prog);
+    GLint ok = GL_FALSE;
+    glGetProgramiv(prog, GL_LINK_STATUS, &ok);
+    if (!ok) {
+        char *log = info_log(prog, true);
+        char label[300];
+        snprintf(label, sizeof label, "%s", name);
+        report_log("cannot link", label, log, pp.files, pp.nfiles, err, errlen);
+        free(log);
+        goto undo_prog;
+    }
+    glDetachShader(prog, vs);
+    glDetachShader(prog, fs);
+
+    s = calloc(1, sizeof *s);
+    if (!s || !(s->name = strdup(name))) {
+        snprintf(err, errlen, "shader: out of memory");
+        free(s);
+        s = NULL;
+        goto undo_prog;
+    }
+    s->prog = prog;
+    goto undo_fs; /* success: the shader objects are no longer needed */
+
+undo_prog:
+    glDeleteProgram(prog);
+undo_fs:
+    glDeleteShader(fs);
+undo_vs:
+    glDeleteShader(vs);
+undo_pre:
+    for (int i = 0; i < pp.nfiles; i++) free(pp.files[i]);
+    free(pp.out.p);
+    return s;
+}
+
+void shader_free(Shader *s)
+{
+    if (!s) return;
+    glDeleteProgram(s->prog);
+    free(s->name);
+    free(s);
+}
+
+const char *shader_name(const Shader *s) { return s->name; }
+GLuint shader_program(const Shader *s) { return s->prog; }
+
+void shader_use(Shader *s) { glUseProgram(s->prog); }
+
+GLint shader_uniform(Shader *s, const char *name)
+{
+    for (int i = 0; i < s->ncache; i++)
+        if (strcmp(s->cache[i].name, name) == 0) return s->cache[i].loc;
+    GLint loc = glGetUniformLocation(s->prog, name);
+    if (loc < 0) log_debug("shader", "%s has no active uniform %s", s->name, name);
+    if (s->ncache < CACHE_SIZE && strlen(name) < CACHE_NAME) {
+        UniformSlot *u = &s->cache[s->ncache++];
+        memcpy(u->name, name, strlen(name) + 1);
+        u->loc = loc;
+    }
+    return loc;
+}
+
+void shader_set_int(Shader *s, const char *name, int v)
+{
+    glUseProgram(s->prog);
+    glUniform1i(shader_uniform(s, name), v);
+}
+
+void shader_set_ivec2(Shader *s, const char *name, int x, int y)
+{
+    glUseProgram(s->prog);
+    glUniform2i(shader_uniform(s, name), x, y);
+}
+
+void shader_set_float(Shader *s, const char *name, float v)
+{
+    glUseProgram(s->prog);
+    glUniform1f(shader_uniform(s, name), v);
+}
+
+void shader_set_vec2(Shader *s, const char *name, float x, float y)
+{
+    glUseProgram(s->prog);
+    glUniform2f(shader_uniform(s, name), x, y);
+}
+
+void shader_set_vec3(Shader *s, const char *name, float x, float y, float z)
+{
+    glUseProgram(s->prog);
+    glUniform3f(shader_uniform(s, name), x, y, z);
+}
+
+void shader_set_vec4(Shader *s, const char *name, float x, float y, float z, float w)
+{
+    glUseProgram(s->prog);
+    glUniform4f(shader_uniform(s, name), x, y, z, w);
+}
+
+void shader_set_float_array(Shader *s, const char *name, const float *v, int n)
+{
+    glUseProgram(s->prog);
+    glUniform1fv(shader_uniform(s, name), n, v);
+}
+
+void shader_set_texture(Shader *s, const char *name, int unit, GLuint tex)
+{
+    glUseProgram(s->prog);
+    glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
+    glBindTexture(GL_TEXTURE_2D, tex);
+    glUniform1i(shader_uniform(s, name), unit);
+}
