@@ -1,0 +1,313 @@
+/* GPU passes against the CPU reference (tier 2: headless GL, llvmpipe in CI).
+ * Every fragment pass is fed the same random fields as its refsolver
+ * counterpart and must agree within 1e-4 relative L2; then 20 whole steps of
+ * a morph; then mass over a 2,000-step GPU morph. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "glctx.h"
+#include "refsolver.h"
+#include "shader.h"
+#include "solver.h"
+
+#define TOL 1e-4
+
+static char g_dir[4096];
+static int W = 64, H = 48;
+
+static uint32_t rng = 12345u;
+static float frand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 17;
+    rng ^= rng << 5;
+    return (float)(rng & 0xffffff) / (float)0x1000000;
+}
+
+/* relative L2 of a against reference b, over n values with stride */
+static double rel_l2(const float *a, const float *b, size_t n, int stride_a, int stride_b)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        double d = (double)a[k * stride_a] - b[k * stride_b];
+        num += d * d;
+        den += (double)b[k * stride_b] * b[k * stride_b];
+    }
+    return den > 0.0 ? sqrt(num / den) : sqrt(num);
+}
+
+typedef struct {
+    float *rho, *tgt, *tb, *u, *v, *p, *div, *e;
+    float *dens4, *vel4;
+} Fields;
+
+static void fields_random(Fields *f, float vel_scale)
+{
+    size_t n = (size_t)W * H;
+    f->rho = malloc(n * 4); f->tgt = malloc(n * 4); f->tb = malloc(n * 4);
+    f->u = malloc(n * 4); f->v = malloc(n * 4); f->p = malloc(n * 4);
+    f->div = malloc(n * 4); f->e = malloc(n * 4);
+    f->dens4 = calloc(n * 4, 4); f->vel4 = calloc(n * 4, 4);
+    for (size_t k = 0; k < n; k++) {
+        /* densities with exact zeros in places, as smoke has */
+        f->rho[k] = frand() < 0.2f ? 0.0f : frand();
+        f->tgt[k] = frand() < 0.2f ? 0.0f : frand();
+        f->tb[k] = 0.01f + frand();
+        f->u[k] = (frand() - 0.5f) * vel_scale;
+        f->v[k] = (frand() - 0.5f) * vel_scale;
+        f->p[k] = frand() - 0.5f;
+        f->div[k] = (frand() - 0.5f) * 10.0f;
+        f->e[k] = frand() - 0.5f;
+        f->dens4[4 * k] = f->rho[k];
+        f->dens4[4 * k + 1] = f->tgt[k];
+        f->dens4[4 * k + 2] = f->tb[k];
+        f->vel4[4 * k] = f->u[k];
+        f->vel4[4 * k + 1] = f->v[k];
+    }
+}
+
+static void fields_free(Fields *f)
+{
+    float *all[] = {f->rho, f->tgt, f->tb, f->u, f->v, f->p, f->div, f->e, f->dens4, f->vel4};
+    for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
+}
+
+static Solver *make_solver(const SolverParams *p)
+{
+    char err[1024];
+    Solver *s = solver_create(W, H, p, g_dir, err, sizeof err);
+    CHECK(s != NULL, "solver_create: %s", err);
+    return s;
+}
+
+static void upload_all(Solver *s, const Fields *f)
+{
+    CHECK(solver_debug_upload(s, SOLVER_FIELD_DENSITY, f->dens4) == 0, "upload density");
+    CHECK(solver_debug_upload(s, SOLVER_FIELD_VELOCITY, f->vel4) == 0, "upload velocity");
+    CHECK(solver_debug_upload(s, SOLVER_FIELD_PRESSURE, f->p) == 0, "upload pressure");
+    CHECK(solver_debug_upload(s, SOLVER_FIELD_GATHER_E, f->e) == 0, "upload e");
+}
+
+static void check_vel(Solver *s, const float *u, const float *v, const char *what)
+{
+    size_t n = (size_t)W * H;
+    float *g = malloc(n * 16);
+    solver_debug_read(s, SOLVER_FIELD_VELOCITY, g);
+    double eu = rel_l2(g, u, n, 4, 1), ev = rel_l2(g + 1, v, n, 4, 1);
+    CHECK(eu <= TOL && ev <= TOL, "%s: velocity rel L2 u %.3g v %.3g (tolerance %g)", what, eu, ev, TOL);
+    printf("  %-26s rel L2 u %.2e v %.2e\n", what, eu, ev);
+    free(g);
+}
+
+static void check_scalar(Solver *s, SolverField fld, int channels, const float *ref, size_t n,
+                         const char *what)
+{
+    float *g = malloc(n * 4 * (size_t)channels);
+    solver_debug_read(s, fld, g);
+    double e = rel_l2(g, ref, n, channels, 1);
+    CHECK(e <= TOL, "%s: rel L2 %.3g (tolerance %g)", what, e, TOL);
+    printf("  %-26s rel L2 %.2e\n", what, e);
+    free(g);
+}
+
+static void test_passes_one(float sigma)
+{
+    SolverParams p;
+    solver_params_default(&p);
+    p.sigma = sigma;
+    p.dt = 0.02f;
+    Fields f;
+    fields_random(&f, 0.6f);
+    size_t n = (size_t)W * H;
+    Solver *s = make_solver(&p);
+    if (!s) return;
+    BlurSpec bs;
+    ref_blur_spec(W, H, p.sigma, &bs);
+    printf("  sigma %g: blur factor %d, coarse %dx%d, radius %d\n", (double)sigma, bs.factor, bs.cw,
+           bs.ch, bs.radius);
+    size_t nc = (size_t)bs.cw * bs.ch;
+    float *c0 = malloc(nc * 4), *c1 = malloc(nc * 4);
+    float *o0 = malloc(n * 4), *o1 = malloc(n * 4);
+
+    /* blur of ρ on the coarse grid */
+    upload_all(s, &f);
+    solver_debug_pass(s, SOLVER_PASS_BLUR_DENSITY, false);
+    ref_pass_downsample(W, H, &bs, f.rho, c0);
+    ref_pass_blur_1d(&bs, 0, c0, c1);
+    ref_pass_blur_1d(&bs, 1, c1, c0);
+    check_scalar(s, SOLVER_FIELD_RHO_BLUR, 1, c0, nc, "blur (coarse rho~)");
+
+    /* driving force + damping (after the same blur) */
+    upload_all(s, &f);
+    solver_debug_pass(s, SOLVER_PASS_FORCE, false);
+    ref_pass_force(W, H, &p, &bs, c0, f.tb, f.u, f.v, o0, o1);
+    check_vel(s, o0, o1, "force + damping");
+
+    /* velocity advection */
+    upload_all(s, &f);
+    solver_debug_pass(s, SOLVER_PASS_ADVECT_VEL, false);
+    ref_pass_advect_vel(W, H, p.dt, f.u, f.v, o0, o1);
+    check_vel(s, o0, o1, "advect velocity");
+
+    /* divergence */
+    upload_all(s, &f);
+    solver_debug_pass(s, SOLVER_PASS_DIVERGENCE, false);
+    ref_pass_divergence(W, H, f.u, f.v, o0);
+    check_scalar(s, SOLVER_FIELD_DIVERGENCE, 1, o0, n, "divergence");
+
+    /* one Jacobi iteration, from a known divergence */
+    upload_all(s, &f);
+    solver_debug_upload(s, SOLVER_FIELD_DIVERGENCE, f.div);
+    solver_debug_pass(s, SOLVER_PASS_JACOBI, false);
+    ref_pass_jacobi(W, H, f.p, f.div, o0);
+    check_scalar(s, SOLVER_FIELD_PRESSURE, 1, o0, n, "jacobi");
+
+    /* gradient subtraction */
+    upload_all(s, &f);
+    solver_debug_pass(s, SOLVER_PASS_SUBTRACT_GRAD, false);
+    ref_pass_subtract_grad(W, H, f.p, f.u, f.v, o0, o1);
+    check_vel(s, o0, o1, "subtract gradient");
+
+    /* density advection, one substep */
+    upload_all(s, &f);
+    solver_debug_pass(s, SOLVER_PASS_ADVECT_DENSITY, false);
+    int ns = ref_advect_substeps(W, H, &p);
+    ref_pass_advect_density(W, H, p.dt / (float)ns, p.umax, f.u, f.v, f.rho, o0);
+    check_scalar(s, SOLVER_FIELD_DENSITY, 4, o0, n, "advect density");
+
+    /* gathering: first Jacobi iteration (from ρ − ρ*), a later one, apply */
+    float hh = 1.0f / (float)(W < H ? W : H);
+    float a = p.dt * 50.0f / (hh * hh); /* a stiff v_g, as implicit must cope */
+    p.vg = 50.0f;
+    solver_set_params(s, &p);
+    upload_all(s, &f);
+    solver_debug_pass(s, SOLVER_PASS_GATHER_JACOBI, true);
+    for (size_t k = 0; k < n; k++) o1[k] = f.rho[k] - f.tgt[k];
+    ref_pass_gather_jacobi(W, H, a, f.rho, f.tgt, f.tb, o1, o0);
+    check_scalar(s, SOLVER_FIELD_GATHER_E, 1, o0, n, "gather jacobi (first)");
+
+    upload_all(s, &f);
+    solver_debug_pass(s, SOLVER_PASS_GATHER_JACOBI, false);
+    ref_pass_gather_jacobi(W, H, a, f.rho, f.tgt, f.tb, f.e, o0);
+    check_scalar(s, SOLVER_FIELD_GATHER_E, 1, o0, n, "gather jacobi");
+
+    upload_all(s, &f);
+    solver_debug_pass(s, SOLVER_PASS_GATHER_APPLY, false);
+    ref_pass_gather_apply(W, H, a, f.rho, f.tb, f.e, o0);
+    check_scalar(s, SOLVER_FIELD_DENSITY, 4, o0, n, "gather apply");
+
+    free(c0); free(c1); free(o0); free(o1);
+    fields_free(&f);
+    solver_free(s);
+}
+
+static void test_passes(void)
+{
+    test_passes_one(0.04f); /* factor 1 at this size */
+    test_passes_one(0.12f); /* a coarse blur grid */
+}
+
+/* a smooth disc and a box, in domain units */
+static void shapes(float *start, float *target)
+{
+    for (int j = 0; j < H; j++)
+        for (int i = 0; i < W; i++) {
+            float x = ((float)i + 0.5f) / (float)H, y = ((float)j + 0.5f) / (float)H;
+            float d = sqrtf((x - 0.45f) * (x - 0.45f) + (y - 0.7f) * (y - 0.7f));
+            start[j * W + i] = fminf(1.0f, fmaxf(0.0f, (0.2f - d) * 40.0f));
+            target[j * W + i] = (fabsf(x - 0.75f) < 0.2f && fabsf(y - 0.4f) < 0.25f) ? 1.0f : 0.0f;
+        }
+}
+
+static void test_whole_steps(void)
+{
+    SolverParams p;
+    solver_params_default(&p);
+    size_t n = (size_t)W * H;
+    float *start = malloc(n * 4), *target = malloc(n * 4);
+    float *g = malloc(n * 4), *gu = malloc(n * 4), *gv = malloc(n * 4);
+    shapes(start, target);
+    char err[512];
+    RefSolver *r = ref_create(W, H, &p, err, sizeof err);
+    Solver *s = make_solver(&p);
+    if (!r || !s) goto done;
+    ref_set_density(r, start);
+    ref_set_target(r, target, true);
+    solver_set_density(s, start);
+    solver_set_target(s, target, true);
+    solver_read_fields(s, NULL, g, NULL);
+    CHECK(rel_l2(g, ref_target(r), n, 1, 1) <= 1e-6, "mass-matched target differs");
+    solver_read_fields(s, NULL, NULL, g);
+    double etb = rel_l2(g, ref_target_blur(r), n, 1, 1);
+    CHECK(etb <= TOL, "blurred target rel L2 %.3g", etb);
+    for (int k = 0; k < 20; k++) {
+        ref_step(r);
+        CHECK(solver_step(s) == 0, "solver_step %d", k);
+    }
+    solver_read_density(s, g);
+    solver_read_velocity(s, gu, gv);
+    double ed = rel_l2(g, ref_density(r), n, 1, 1);
+    double eu = rel_l2(gu, ref_velocity_u(r), n, 1, 1), ev = rel_l2(gv, ref_velocity_v(r), n, 1, 1);
+    printf("  20 steps: density %.2e, u %.2e, v %.2e, blurred target %.2e\n", ed, eu, ev, etb);
+    CHECK(ed <= TOL, "20 steps: density rel L2 %.3g", ed);
+    CHECK(eu <= TOL && ev <= TOL, "20 steps: velocity rel L2 %.3g %.3g", eu, ev);
+done:
+    ref_free(r);
+    solver_free(s);
+    free(start); free(target); free(g); free(gu); free(gv);
+}
+
+static void test_gpu_mass_2000(void)
+{
+    SolverParams p;
+    solver_params_default(&p);
+    size_t n = (size_t)W * H;
+    float *start = malloc(n * 4), *target = malloc(n * 4);
+    shapes(start, target);
+    Solver *s = make_solver(&p);
+    if (!s) goto done;
+    solver_set_density(s, start);
+    solver_set_target(s, target, true);
+    double m0, e0, d0, m, e, d;
+    solver_metrics(s, &m0, &e0, &d0);
+    bool finite = true;
+    for (int k = 1; k <= 2000; k++) {
+        solver_step(s);
+        if (k % 500 == 0) {
+            solver_metrics(s, &m, &e, &d);
+            finite = finite && isfinite(m) && isfinite(e);
+        }
+    }
+    solver_metrics(s, &m, &e, &d);
+    double drift = fabs(m - m0) / m0;
+    printf("  2000 GPU steps: mass drift %.2e, error %.3f -> %.3f (%.0f%%), max div %.3g\n", drift,
+           e0, e, 100.0 * e / e0, d);
+    CHECK(finite, "NaN/Inf in a 2000-step GPU morph");
+    CHECK(drift <= 0.01, "mass drift %.3g over 2000 GPU steps", drift);
+    CHECK(e <= 0.25 * e0, "GPU morph error %.3f is not <= 25%% of its start %.3f", e, e0);
+done:
+    solver_free(s);
+    free(start);
+    free(target);
+}
+
+int main(int argc, char **argv)
+{
+    (void)argc;
+    char err[1024];
+    GlCtx *ctx = glctx_create_headless(err, sizeof err);
+    CHECK(ctx != NULL, "no headless GL context: %s", err);
+    if (!ctx) return check_done();
+    printf("  renderer: %s\n", glctx_renderer(ctx));
+    int rc = shader_find_dir(NULL, argv[0], g_dir, sizeof g_dir, err, sizeof err);
+    CHECK(rc == 0, "shader dir: %s", err);
+    if (rc != 0) return check_done();
+    RUN(test_passes);
+    RUN(test_whole_steps);
+    RUN(test_gpu_mass_2000);
+    glctx_destroy(ctx);
+    return check_done();
+}
