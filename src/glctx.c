@@ -114,12 +114,13 @@ static void GLAPIENTRY debug_message(GLenum source, GLenum type, GLuint id, GLen
     (void)source;
     (void)user;
     int n = length < 0 ? (int)strlen(message) : (int)length;
-    switch (severity) {
+    /* errors always; medium at the default level; low and notifications
+     * (NVIDIA's texture-state and buffer chatter) only with debug logging */
+    switch (type == GL_DEBUG_TYPE_ERROR ? GL_DEBUG_SEVERITY_HIGH : severity) {
     case GL_DEBUG_SEVERITY_HIGH:
         log_error("gl", "%s (id %u): %.*s", debug_type_name(type), id, n, message);
         break;
     case GL_DEBUG_SEVERITY_MEDIUM:
-    case GL_DEBUG_SEVERITY_LOW:
         log_info("gl", "%s (id %u): %.*s", debug_type_name(type), id, n, message);
         break;
     default:

@@ -209,9 +209,13 @@ static void test_gl_check(void)
 static void test_find_dir(void)
 {
     char out[4096], err[2048];
-    CHECK(shader_find_dir(NULL, argv0, out, sizeof out, err, sizeof err) == 0, "find a shader dir: %s", err);
-    CHECK(shader_find_dir("shaders", argv0, out, sizeof out, err, sizeof err) == 0 &&
-              strcmp(out, "shaders") == 0, "override taken as is");
+    if (access("shaders/common.glsl", R_OK) == 0) /* in the source tree: ./shaders is the last resort */
+        CHECK(shader_find_dir(NULL, argv0, out, sizeof out, err, sizeof err) == 0, "find a shader dir: %s", err);
+    CHECK(shader_find_dir(shader_dir, argv0, out, sizeof out, err, sizeof err) == 0 &&
+              strcmp(out, shader_dir) == 0, "override taken as is");
+    int rc0 = shader_find_dir("/", argv0, out, sizeof out, err, sizeof err);
+    CHECK(rc0 == -1 && strcmp(err, "shader: --shader-dir / holds no readable common.glsl") == 0,
+          "a dir without common.glsl: '%s'", err);
     int rc = shader_find_dir("/nonexistent/dir", argv0, out, sizeof out, err, sizeof err);
     CHECK(rc == -1, "bad --shader-dir fails");
     CHECK(strstr(err, "shader: ") == err && strstr(err, "/nonexistent/dir") && strstr(err, "common.glsl"),
@@ -371,8 +375,14 @@ int main(int argc, char **argv)
     if (!ctx) printf("headless context: %s\n", err);
     RUN(test_context);
     if (!ctx) return check_done();
+    /* the source tree's shaders/: from the current dir (tests/run.sh runs in
+     * the tree root), else two levels up from build/tests/test_gl_field */
+    char up[4096];
+    snprintf(up, sizeof up, "%s", argv0);
+    char *slash = strrchr(up, '/');
+    snprintf(slash ? slash + 1 : up, sizeof up - (size_t)(slash ? slash + 1 - up : 0), "../../shaders");
     if (shader_find_dir("shaders", argv0, shader_dir, sizeof shader_dir, err, sizeof err) != 0 &&
-        shader_find_dir(NULL, argv0, shader_dir, sizeof shader_dir, err, sizeof err) != 0)
+        shader_find_dir(up, argv0, shader_dir, sizeof shader_dir, err, sizeof err) != 0)
         printf("%s\n", err);
     RUN(test_upload_read);
     RUN(test_pair_swap);
