@@ -12,11 +12,11 @@ void solver_params_default(SolverParams *p)
     p->vf = 0.5f;
     p->vd = 2.0f;
     p->vg = 0.002f;
-    p->sigma = 0.04f;
+    p->sigma = 0.05f;
     p->jacobi = 40;
     p->gather_iters = 10;
     p->umax = 0.25f;
-    p->eps = 1e-4f;
+    p->eps = 1e-30f;
     p->gather = true;
 }
 
@@ -30,7 +30,7 @@ const char *solver_params_check(const SolverParams *p)
     if (p->jacobi < 1 || p->jacobi > 10000) return "--jacobi must be in [1, 10000]";
     if (p->gather_iters < 1 || p->gather_iters > 10000) return "--gather-iters must be in [1, 10000]";
     if (!(p->umax > 0.0f && p->umax <= 100.0f)) return "--umax must be in (0, 100]";
-    if (!(p->eps > 0.0f && p->eps < 1.0f)) return "eps must be in (0, 1)";
+    if (!(p->eps >= 1e-35f && p->eps < 1.0f)) return "eps must be in [1e-35, 1)";
     return NULL;
 }
 
@@ -67,7 +67,12 @@ void ref_blur_spec(int w, int h, float sigma, BlurSpec *out)
     out->cw = (w + f - 1) / f;
     out->ch = (h + f - 1) / f;
     float s = sc / (float)f;
-    int r = (int)ceilf(3.0f * s);
+    /* The kernel reaches until its weight falls below 1e-30 of the centre
+     * (11.75 sigma), not the usual 3 sigma: the driving force uses
+     * ∇ρ̃* / ρ̃* = ∇ log ρ̃*, which still points at the target from far away
+     * as long as the Gaussian's tail is there (a truncated tail is exactly 0
+     * and smoke further off would never be pulled). */
+    int r = (int)ceilf(11.75f * s);
     if (r < 1) r = 1;
     if (r > 63) r = 63;
     out->radius = r;
