@@ -125,6 +125,12 @@ Metrics *metrics_open(const char *path, char *err, size_t errlen)
     size_t n = strlen(path) + 16;
     if (!m || !(m->path = strdup(path)) || !(m->tmp = malloc(n))) goto oom;
     snprintf(m->tmp, n, "%s.tmp%ld", path, (long)getpid());
+    /* a directory would only fail at the rename, after the frames are written */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot write %s: is a directory", path);
+        goto fail;
+    }
     if (!(m->f = fopen(m->tmp, "w"))) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         goto fail;

@@ -115,11 +115,13 @@ static int run_headless(Morph *m, const Config *c)
         log_error("smokemorph", "out of memory");
         return 1;
     }
-    if (dir && !(o.frames = export_open(dir, c->out_w, c->out_h, c->color, err, sizeof err))) {
+    /* metrics first: it creates nothing under its name until the end, while
+     * export_open makes the frames directory, which a failed run must not leave */
+    if (c->metrics_path && !(o.metrics = metrics_open(c->metrics_path, err, sizeof err))) {
         log_error("export", "%s", err);
         goto done;
     }
-    if (c->metrics_path && !(o.metrics = metrics_open(c->metrics_path, err, sizeof err))) {
+    if (dir && !(o.frames = export_open(dir, c->out_w, c->out_h, c->color, err, sizeof err))) {
         log_error("export", "%s", err);
         goto done;
     }

@@ -338,6 +338,19 @@ static void test_metrics_missing_dir(void)
     CHECK(strstr(err, path) != NULL, "message does not name %s: '%s'", path, err);
     CHECK(!strchr(err, '\n'), "message spans lines: '%s'", err);
     if (m) metrics_close(m, 0, err, sizeof err);
+
+    /* a directory: refused at open (not at the final rename, after a whole run) */
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/adir", tmpdir);
+    mkdir(dir, 0777);
+    err[0] = '\0';
+    m = metrics_open(dir, err, sizeof err);
+    CHECK(m == NULL, "metrics_open on a directory succeeded");
+    CHECK(strstr(err, dir) && strstr(err, "directory"), "message: '%s'", err);
+    if (m) metrics_close(m, 0, err, sizeof err);
+    int ntmp = 0;
+    count_entries(tmpdir, "adir.tmp", &ntmp);
+    CHECK(ntmp == 0, "metrics_open on a directory left a temporary file");
 }
 
 /* Run the progress calls with stderr going to a temporary file; return

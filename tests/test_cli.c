@@ -1,0 +1,820 @@
+/* test_cli: end to end through the binary ($SMOKEMORPH_BIN, default
+ * build/smokemorph). Every bad input must end the run with a non-zero exit,
+ * one clear line on stderr naming the file or option and the problem, and
+ * nothing half-written (no frame, no metrics file, no temporary file).
+ * Good runs (CPU and headless GPU on llvmpipe) must leave the frames and
+ * metrics they promise. Children run with DISPLAY unset, cwd in a mkdtemp
+ * directory, stdout and stderr captured to files. */
+#define _XOPEN_SOURCE 700
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "image.h"
+
+#define MAXARGS 48
+
+static char bin[PATH_MAX];
+static char tmp[256];  /* fixtures live here */
+static char work[512]; /* cwd of every child; emptied after each run */
+static char shaders_src[PATH_MAX + 32];
+
+typedef struct {
+    int code;   /* exit status, or -1 */
+    int signal; /* terminating signal, or 0 */
+    char out[16384];
+    char err[16384];
+} Result;
+
+static Result R;
+
+/* ---------------------------------------------------------------------- */
+/* Small helpers                                                          */
+
+static void path_in(char *buf, size_t n, const char *dir, const char *name)
+{
+    snprintf(buf, n, "%s/%s", dir, name);
+}
+
+static bool exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+static int count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+    closedir(d);
+    return n;
+}
+
+static void rm_rf(const char *path)
+{
+    char cmd[PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", path);
+    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", path);
+}
+
+static void reset_work(void)
+{
+    rm_rf(work);
+    if (mkdir(work, 0777) < 0) {
+        perror(work);
+        exit(2);
+    }
+}
+
+static void read_file(const char *path, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = '\0';
+    fclose(f);
+}
+
+static int write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t w = fwrite(data, 1, n, f);
+    return fclose(f) == 0 && w == n ? 0 : -1;
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc(len > 0 ? (size_t)len : 1);
+    *n = fread(b, 1, (size_t)len, f);
+    fclose(f);
+    return b;
+}
+
+/* Case-insensitive substring. */
+static bool has(const char *hay, const char *needle)
+{
+    size_t n = strlen(needle);
+    for (const char *p = hay; *p; p++) {
+        size_t k = 0;
+        while (k < n && p[k] && tolower((unsigned char)p[k]) == tolower((unsigned char)needle[k]))
+            k++;
+        if (k == n) return true;
+    }
+    return n == 0;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    const char *p = s;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        bool blank = true;
+        for (size_t k = 0; k < len; k++)
+            if (!isspace((unsigned char)p[k])) blank = false;
+        if (!blank) n++;
+        if (!e) break;
+        p = e + 1;
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Running the binary                                                     */
+
+/* Run the binary with the NULL-terminated arguments in cwd `work`; fills R. */
+static void run_argv(char **args)
+{
+    char outp[600], errp[600];
+    path_in(outp, sizeof outp, tmp, "stdout.txt");
+    path_in(errp, sizeof errp, tmp, "stderr.txt");
+    char *argv[MAXARGS + 2];
+    int argc = 0;
+    argv[argc++] = bin;
+    for (; args[argc - 1] && argc < MAXARGS; argc++) argv[argc] = args[argc - 1];
+    argv[argc] = NULL;
+
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("fork");
+        exit(2);
+    }
+    if (pid == 0) {
+        int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fo < 0 || fe < 0 || chdir(work) < 0) _exit(127);
+        dup2(fo, STDOUT_FILENO);
+        dup2(fe, STDERR_FILENO);
+        close(fo);
+        close(fe);
+        unsetenv("DISPLAY"); /* headless, as in CI */
+        unsetenv("WAYLAND_DISPLAY");
+        execv(bin, argv);
+        _exit(127);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    R.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    R.signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+    read_file(outp, R.out, sizeof R.out);
+    read_file(errp, R.err, sizeof R.err);
+}
+
+static void run(const char *first, ...)
+{
+    char *args[MAXARGS + 1];
+    int n = 0;
+    va_list ap;
+    va_start(ap, first);
+    for (const char *a = first; a && n < MAXARGS; a = va_arg(ap, const char *))
+        args[n++] = (char *)a;
+    va_end(ap);
+    args[n] = NULL;
+    run_argv(args);
+}
+
+/* Nothing half-written: no frames directory with anything in it, no
+ * metrics file nor its temporary, no default output directory. */
+static void check_nothing_written(int line, const char *what)
+{
+    char p[700];
+    path_in(p, sizeof p, work, "F");
+    int n = count_entries(p);
+    CHECK(n <= 0, "line %d (%s): %d files in the frames directory after a failed run", line, what,
+          n);
+    path_in(p, sizeof p, work, "smokemorph-out");
+    CHECK(!exists(p), "line %d (%s): %s created by a failed run", line, what, p);
+    /* only the frames directory (empty) may be there; no metrics, no *.tmp* */
+    DIR *d = opendir(work);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, "F"))
+            continue;
+        CHECK(0, "line %d (%s): failed run left '%s' in its directory", line, what, e->d_name);
+    }
+    if (d) closedir(d);
+}
+
+/* A failing run: exit `code` (any non-zero when 0), no crash, exactly one
+ * stderr line holding every key word, nothing written. */
+static void expect_fail_v(int line, const char *what, int code, bool one_line, va_list ap)
+{
+    CHECK(R.signal == 0, "line %d (%s): killed by signal %d; stderr: %s", line, what, R.signal,
+          R.err);
+    if (code)
+        CHECK(R.code == code, "line %d (%s): exit %d, expected %d; stderr: %s", line, what,
+              R.code, code, R.err);
+    else
+        CHECK(R.code > 0, "line %d (%s): exit %d, expected a failure", line, what, R.code);
+    if (one_line)
+        CHECK(count_lines(R.err) == 1, "line %d (%s): %d lines on stderr, expected one:\n%s",
+              line, what, count_lines(R.err), R.err);
+    for (const char *k = va_arg(ap, const char *); k; k = va_arg(ap, const char *))
+        CHECK(has(R.err, k), "line %d (%s): stderr lacks '%s':\n%s", line, what, k, R.err);
+    CHECK(R.out[0] == '\0', "line %d (%s): a failed run printed on stdout: %s", line, what, R.out);
+    check_nothing_written(line, what);
+}
+
+static void expect_fail(int line, const char *what, int code, ...)
+{
+    va_list ap;
+    va_start(ap, code);
+    expect_fail_v(line, what, code, true, ap);
+    va_end(ap);
+}
+
+static void expect_ok(int line, const char *what)
+{
+    CHECK(R.signal == 0 && R.code == 0, "line %d (%s): exit %d signal %d; stderr:\n%s", line,
+          what, R.code, R.signal, R.err);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Fixtures                                                               */
+
+static char disc[600], square[600], zero[600], notpng[600], trunc_png[600], corrupt[600],
+    raw10[600], rawa[600], rawb[600], adir[600], regfile[600], missing[600];
+
+static int save_gray(const char *path, int w, int h, int kind)
+{
+    Image *im = image_create(w, h, 1);
+    if (!im) return -1;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            float dx = (x + 0.5f) / w - 0.35f, dy = (y + 0.5f) / h - 0.4f;
+            float v = 0.0f;
+            if (kind == 0) v = dx * dx + dy * dy < 0.04f ? 1.0f : 0.0f; /* disc */
+            if (kind == 1) v = (x >= w / 2 && x < w - 4 && y >= h / 2 && y < h - 4) ? 1.0f : 0.0f;
+            im->px[y * w + x] = v;
+        }
+    char err[512];
+    int rc = image_save_png(path, im, 8, err, sizeof err);
+    if (rc < 0) printf("fixture: %s\n", err);
+    image_free(im);
+    return rc;
+}
+
+/* The offset of the first IDAT chunk's data and its length, or -1. */
+static long find_idat(const unsigned char *b, size_t n, size_t *len)
+{
+    size_t p = 8;
+    while (p + 12 <= n) {
+        size_t l = ((size_t)b[p] << 24) | ((size_t)b[p + 1] << 16) | ((size_t)b[p + 2] << 8) | b[p + 3];
+        if (memcmp(b + p + 4, "IDAT", 4) == 0) {
+            *len = l;
+            return (long)(p + 8);
+        }
+        p += 12 + l;
+    }
+    return -1;
+}
+
+static int make_fixtures(void)
+{
+    path_in(disc, sizeof disc, tmp, "disc.png");
+    path_in(square, sizeof square, tmp, "square.png");
+    path_in(zero, sizeof zero, tmp, "zero.png");
+    path_in(notpng, sizeof notpng, tmp, "notes.txt");
+    path_in(trunc_png, sizeof trunc_png, tmp, "trunc.png");
+    path_in(corrupt, sizeof corrupt, tmp, "corrupt.png");
+    path_in(raw10, sizeof raw10, tmp, "ten.raw");
+    path_in(rawa, sizeof rawa, tmp, "a16.raw");
+    path_in(rawb, sizeof rawb, tmp, "b16.raw");
+    path_in(adir, sizeof adir, tmp, "somedir");
+    path_in(regfile, sizeof regfile, tmp, "regular-file");
+    path_in(missing, sizeof missing, tmp, "missing.png");
+
+    if (save_gray(disc, 32, 32, 0) < 0 || save_gray(square, 32, 32, 1) < 0 ||
+        save_gray(zero, 32, 32, 2) < 0)
+        return -1;
+    const char *text = "this is a text file, not a PNG\n";
+    if (write_bytes(notpng, text, strlen(text)) < 0) return -1;
+    if (write_bytes(regfile, text, strlen(text)) < 0) return -1;
+    if (mkdir(adir, 0777) < 0) return -1;
+
+    size_t n = 0;
+    unsigned char *b = slurp(disc, &n);
+    if (!b || n < 60) return -1;
+    if (write_bytes(trunc_png, b, n / 2) < 0) return -1;
+    size_t ilen = 0;
+    long at = find_idat(b, n, &ilen);
+    if (at < 0 || ilen < 4) return -1;
+    b[at + (long)ilen / 2] ^= 0x5a; /* a byte inside the compressed data */
+    if (write_bytes(corrupt, b, n) < 0) return -1;
+    free(b);
+
+    unsigned char r[256];
+    memset(r, 0, 10);
+    if (write_bytes(raw10, r, 10) < 0) return -1;
+    for (int k = 0; k < 256; k++) {
+        int x = k % 16, y = k / 16;
+        r[k] = (x > 3 && x < 9 && y > 3 && y < 9) ? 255 : 0;
+    }
+    if (write_bytes(rawa, r, 256) < 0) return -1;
+    for (int k = 0; k < 256; k++) {
+        int x = k % 16, y = k / 16;
+        r[k] = ((x - 10) * (x - 10) + (y - 10) * (y - 10) < 12) ? 200 : 0;
+    }
+    if (write_bytes(rawb, r, 256) < 0) return -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Frame and metrics checks                                               */
+
+static Image *load_ch(const char *path, ImageChannel ch)
+{
+    char err[512];
+    ImageLoadOpts o = {0};
+    o.channel = ch;
+    Image *im = image_load(path, &o, err, sizeof err);
+    if (!im) printf("  %s\n", err);
+    return im;
+}
+
+/* Frames 1..n exist in dir (and n+1 does not), each w x h, 8-bit RGBA. */
+static void check_frames(int line, const char *dir, int n, int w, int h)
+{
+    char p[800];
+    for (int k = 1; k <= n; k++) {
+        snprintf(p, sizeof p, "%s/frame_%05d.png", dir, k);
+        size_t len = 0;
+        unsigned char *b = slurp(p, &len);
+        CHECK(b != NULL, "line %d: %s missing", line, p);
+        if (!b) continue;
+        bool png = len > 33 && memcmp(b, "\x89PNG\r\n\x1a\n", 8) == 0 &&
+                   memcmp(b + 12, "IHDR", 4) == 0;
+        CHECK(png, "line %d: %s is not a PNG", line, p);
+        if (png) {
+            int fw = (b[16] << 24) | (b[17] << 16) | (b[18] << 8) | b[19];
+            int fh = (b[20] << 24) | (b[21] << 16) | (b[22] << 8) | b[23];
+            CHECK(fw == w && fh == h, "line %d: %s is %dx%d, expected %dx%d", line, p, fw, fh, w,
+                  h);
+            CHECK(b[24] == 8 && b[25] == 6, "line %d: %s has depth %d colour type %d, expected "
+                  "8-bit RGBA", line, p, b[24], b[25]);
+        }
+        free(b);
+    }
+    snprintf(p, sizeof p, "%s/frame_%05d.png", dir, n + 1);
+    CHECK(!exists(p), "line %d: unexpected %s", line, p);
+    int e = count_entries(dir);
+    CHECK(e == n, "line %d: %d files in %s, expected %d frames", line, e, dir, n);
+}
+
+/* Parse a metrics CSV: header, then rows; returns the row count. */
+static int read_metrics(const char *path, long *steps, double *mass, int max, bool *header_ok)
+{
+    char buf[16384];
+    read_file(path, buf, sizeof buf);
+    *header_ok = strncmp(buf, "step,time,error,mass,max_div\n", 29) == 0;
+    int n = 0;
+    char *p = strchr(buf, '\n');
+    while (p && p[1] && n < max) {
+        double t, e, dv;
+        if (sscanf(p + 1, "%ld,%lf,%lf,%lf,%lf", &steps[n], &t, &e, &mass[n], &dv) != 5) break;
+        n++;
+        p = strchr(p + 1, '\n');
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Bad inputs                                                             */
+
+#define FM "--frames", "F", "--metrics", "m.csv"
+#define SMALL "--grid", "32", "--steps", "4"
+
+static void test_bad_images(void)
+{
+    reset_work();
+    run("--cpu", SMALL, FM, missing, square, NULL);
+    expect_fail(__LINE__, "missing file", 1, "missing.png", "no such file", NULL);
+
+    reset_work();
+    run("--cpu", SMALL, FM, disc, missing, NULL);
+    expect_fail(__LINE__, "missing target", 1, "missing.png", "no such file", NULL);
+
+    reset_work();
+    run("--cpu", SMALL, FM, adir, square, NULL);
+    expect_fail(__LINE__, "directory as image", 1, "somedir", "directory", NULL);
+
+    reset_work();
+    run("--cpu", SMALL, FM, notpng, square, NULL);
+    expect_fail(__LINE__, "text file", 1, "notes.txt", "not a PNG", NULL);
+
+    reset_work();
+    run("--cpu", SMALL, FM, disc, trunc_png, NULL);
+    expect_fail(__LINE__, "truncated PNG", 1, "trunc.png", "truncated", NULL);
+
+    reset_work();
+    run("--cpu", SMALL, FM, corrupt, square, NULL);
+    expect_fail(__LINE__, "corrupt PNG", 1, "corrupt.png", "corrupt", NULL);
+
+    reset_work();
+    run("--cpu", SMALL, FM, "--raw", "8x8", raw10, raw10, NULL);
+    expect_fail(__LINE__, "RAW of the wrong length", 1, "ten.raw", "10 bytes", "64", NULL);
+
+    reset_work();
+    run("--cpu", SMALL, FM, disc, zero, NULL);
+    expect_fail(__LINE__, "all-zero target", 1, "zero.png", "empty", "nothing to morph", NULL);
+
+    /* the GPU path reports bad images the same way */
+    reset_work();
+    run(SMALL, FM, notpng, square, NULL);
+    expect_fail(__LINE__, "text file, GPU", 1, "notes.txt", "not a PNG", NULL);
+}
+
+static void test_bad_options(void)
+{
+    static const struct {
+        const char *a, *b; /* option and value (b may be NULL) */
+        const char *k1, *k2;
+    } cases[] = {
+        {"--raw", "0x5", "--raw", "0x5"},
+        {"--grid", "99999", "--grid", "99999"},
+        {"--grid", "0", "--grid", "'0'"},
+        {"--size", "20000x20", "--size", "20000x20"},
+        {"--dt", "0", "--dt", "(0, 1]"},
+        {"--dt", "nan", "--dt", "nan"},
+        {"--jacobi", "0", "--jacobi", "[1,"},
+        {"--vf", "-1", "--vf", "[0,"},
+        {"--every", "0", "--every", "'0'"},
+        {"--color", "red", "--color", "red"},
+        {"--bogus", NULL, "unknown option", "--bogus"},
+        {"--grid", NULL, "--grid", "needs a value"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        reset_work();
+        char what[64];
+        snprintf(what, sizeof what, "%s %s", cases[k].a, cases[k].b ? cases[k].b : "");
+        if (cases[k].b)
+            run("--cpu", FM, cases[k].a, cases[k].b, disc, square, NULL);
+        else
+            run("--cpu", FM, disc, square, cases[k].a, NULL);
+        expect_fail(__LINE__, what, 2, "config:", cases[k].k1, cases[k].k2, NULL);
+    }
+
+    reset_work();
+    run("--cpu", SMALL, FM, disc, NULL);
+    expect_fail(__LINE__, "one positional", 2, "one image", "disc.png", "TARGET", NULL);
+
+    reset_work();
+    run("--cpu", SMALL, FM, disc, square, disc, NULL);
+    expect_fail(__LINE__, "three positionals", 2, "too many", NULL);
+}
+
+static void test_bad_outputs(void)
+{
+    /* --frames on a regular file: an error, no frames, no metrics */
+    reset_work();
+    run("--cpu", SMALL, "--frames", regfile, "--metrics", "m.csv", disc, square, NULL);
+    expect_fail(__LINE__, "--frames on a file", 1, "regular-file", "not a directory", NULL);
+    char buf[256];
+    read_file(regfile, buf, sizeof buf);
+    CHECK(strncmp(buf, "this is a text file", 19) == 0, "--frames clobbered the regular file");
+
+    /* --metrics in a missing directory: checked before anything is written,
+     * so neither frames nor the frames directory exist afterwards */
+    reset_work();
+    run("--cpu", SMALL, "--frames", "F", "--metrics", "nodir/m.csv", disc, square, NULL);
+    expect_fail(__LINE__, "--metrics in a missing dir", 1, "nodir/m.csv", "no such file", NULL);
+    char p[700];
+    path_in(p, sizeof p, work, "F");
+    CHECK(!exists(p), "the frames directory was created although --metrics failed");
+
+    /* --metrics naming a directory: refused before the run, not after it */
+    reset_work();
+    char md[700];
+    path_in(md, sizeof md, work, "mdir");
+    mkdir(md, 0777);
+    run("--cpu", SMALL, "--frames", "F", "--metrics", "mdir", disc, square, NULL);
+    CHECK(R.code == 1 && R.signal == 0, "--metrics DIR: exit %d signal %d", R.code, R.signal);
+    CHECK(count_lines(R.err) == 1 && has(R.err, "mdir") && has(R.err, "directory"),
+          "--metrics DIR: stderr:\n%s", R.err);
+    path_in(p, sizeof p, work, "F");
+    CHECK(!exists(p), "--metrics DIR: frames written before the metrics error");
+    CHECK(count_entries(md) == 0 && count_entries(work) == 1, "--metrics DIR: files left");
+
+    /* the same on the GPU path */
+    reset_work();
+    run(SMALL, "--frames", "F", "--metrics", "nodir/m.csv", disc, square, NULL);
+    expect_fail(__LINE__, "--metrics in a missing dir, GPU", 1, "nodir/m.csv", NULL);
+}
+
+static void test_help_version(void)
+{
+    reset_work();
+    run("--help", NULL);
+    expect_ok(__LINE__, "--help");
+    CHECK(strstr(R.out, "--grid") && strstr(R.out, "--cpu") && strstr(R.out, "usage:"),
+          "--help lacks --grid/--cpu/usage:\n%s", R.out);
+    CHECK(R.err[0] == '\0', "--help wrote to stderr: %s", R.err);
+    CHECK(count_entries(work) == 0, "--help wrote files");
+
+    reset_work();
+    run("-h", NULL);
+    expect_ok(__LINE__, "-h");
+    CHECK(strstr(R.out, "--grid") != NULL, "-h lacks --grid");
+
+    reset_work();
+    run("--version", NULL);
+    expect_ok(__LINE__, "--version");
+    int a, b, c;
+    CHECK(sscanf(R.out, "smokemorph %d.%d.%d", &a, &b, &c) == 3 && count_lines(R.out) == 1,
+          "--version printed '%s'", R.out);
+    CHECK(strcmp(R.out, "smokemorph 0.1.0\n") == 0, "--version printed '%s'", R.out);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Good runs                                                              */
+
+static void test_cpu_run(void)
+{
+    reset_work();
+    run("--cpu", "--grid", "32", "--steps", "6", "--every", "3", "--frames", "D", "--metrics",
+        "M.csv", disc, square, NULL);
+    expect_ok(__LINE__, "cpu run");
+    char d[700], m[700];
+    path_in(d, sizeof d, work, "D");
+    path_in(m, sizeof m, work, "M.csv");
+    check_frames(__LINE__, d, 3, 32, 32); /* steps 0, 3, 6 */
+    long steps[16];
+    double mass[16];
+    bool hdr = false;
+    int n = read_metrics(m, steps, mass, 16, &hdr);
+    CHECK(hdr, "metrics header missing in %s", m);
+    CHECK(n == 3, "%d metrics rows, expected 3 (steps 0, 3, 6)", n);
+    if (n == 3) CHECK(steps[0] == 0 && steps[1] == 3 && steps[2] == 6, "metrics steps %ld %ld %ld",
+                      steps[0], steps[1], steps[2]);
+    for (int k = 1; k < n; k++)
+        CHECK(fabs(mass[k] - mass[0]) <= 1e-4 * fabs(mass[0]), "mass %g at row %d, %g at row 0",
+              mass[k], k, mass[0]);
+    CHECK(n > 0 && mass[0] > 0, "mass is not positive");
+    /* nothing else left in the working directory: no temporaries */
+    CHECK(count_entries(work) == 2, "%d entries in the working directory, expected D and M.csv",
+          count_entries(work));
+    /* frame 1 is the start image: alpha is the (resampled) disc */
+    char f1[800];
+    snprintf(f1, sizeof f1, "%s/frame_00001.png", d);
+    Image *a = load_ch(f1, IMAGE_CHANNEL_A);
+    Image *s = load_ch(disc, IMAGE_CHANNEL_LUMA);
+    CHECK(a && s, "cannot load %s or the disc", f1);
+    if (a && s && a->w == s->w && a->h == s->h) {
+        float e = 0;
+        for (int k = 0; k < a->w * a->h; k++) e = fmaxf(e, fabsf(a->px[k] - s->px[k]));
+        CHECK(e <= 1.0f / 255.0f, "frame 1 differs from the start image by %g", e);
+    }
+    image_free(a);
+    image_free(s);
+}
+
+static void test_size_color(void)
+{
+    reset_work();
+    run("--cpu", SMALL, "--every", "2", "--size", "64x48", "--frames", "S", disc, square, NULL);
+    expect_ok(__LINE__, "--size 64x48");
+    char d[700];
+    path_in(d, sizeof d, work, "S");
+    check_frames(__LINE__, d, 3, 64, 48);
+
+    reset_work();
+    run("--cpu", SMALL, "--every", "4", "--color", "ff0000", "--frames", "C", disc, square, NULL);
+    expect_ok(__LINE__, "--color ff0000");
+    path_in(d, sizeof d, work, "C");
+    check_frames(__LINE__, d, 2, 32, 32);
+    char f[800];
+    snprintf(f, sizeof f, "%s/frame_00002.png", d);
+    Image *r = load_ch(f, IMAGE_CHANNEL_R), *g = load_ch(f, IMAGE_CHANNEL_G),
+          *b = load_ch(f, IMAGE_CHANNEL_B), *a = load_ch(f, IMAGE_CHANNEL_A);
+    CHECK(r && g && b && a, "cannot load %s", f);
+    if (r && g && b && a) {
+        bool ok = true;
+        for (int k = 0; k < r->w * r->h; k++)
+            if (r->px[k] != 1.0f || g->px[k] != 0.0f || b->px[k] != 0.0f) ok = false;
+        CHECK(ok, "--color ff0000 frame is not R=255 G=0 B=0 everywhere");
+        CHECK(image_sum(a) > 1.0, "--color frame has no smoke in alpha");
+    }
+    image_free(r);
+    image_free(g);
+    image_free(b);
+    image_free(a);
+
+    /* '#' form */
+    reset_work();
+    run("--cpu", SMALL, "--every", "4", "--color", "#00ff00", "--frames", "C", disc, square, NULL);
+    expect_ok(__LINE__, "--color #00ff00");
+    g = load_ch(f, IMAGE_CHANNEL_G);
+    r = load_ch(f, IMAGE_CHANNEL_R);
+    CHECK(g && r && g->px[0] == 1.0f && r->px[0] == 0.0f, "--color #00ff00 not applied");
+    image_free(g);
+    image_free(r);
+}
+
+static void test_raw_ok(void)
+{
+    reset_work();
+    run("--cpu", SMALL, "--every", "2", "--raw", "16x16:u8", "--frames", "F", "--metrics",
+        "m.csv", rawa, rawb, NULL);
+    expect_ok(__LINE__, "--raw 16x16:u8");
+    char d[700], m[700];
+    path_in(d, sizeof d, work, "F");
+    path_in(m, sizeof m, work, "m.csv");
+    check_frames(__LINE__, d, 3, 32, 32);
+    CHECK(exists(m), "metrics missing after a RAW run");
+}
+
+static void test_default_targets(void)
+{
+    reset_work();
+    run("--cpu", "--grid", "32", "--steps", "2", "--every", "1", NULL);
+    expect_ok(__LINE__, "bundled targets");
+    char d[700];
+    path_in(d, sizeof d, work, "smokemorph-out");
+    check_frames(__LINE__, d, 3, 32, 32);
+    CHECK(has(R.err, "smokemorph-out") && has(R.err, "ffmpeg"),
+          "stderr does not say where the frames went:\n%s", R.err);
+    CHECK(count_entries(work) == 1, "bundled run left %d entries in cwd", count_entries(work));
+
+    /* -q: the same output, nothing on stderr */
+    reset_work();
+    run("--cpu", "-q", "--grid", "32", "--steps", "2", "--every", "1", NULL);
+    expect_ok(__LINE__, "bundled targets, -q");
+    check_frames(__LINE__, d, 3, 32, 32);
+    CHECK(R.err[0] == '\0', "-q printed: %s", R.err);
+}
+
+/* ---------------------------------------------------------------------- */
+/* GPU (headless EGL on llvmpipe)                                         */
+
+static void test_gpu(void)
+{
+    reset_work();
+    run("--gl-info", NULL);
+    expect_ok(__LINE__, "--gl-info");
+    CHECK(has(R.out, "renderer"), "--gl-info printed no renderer:\n%s", R.out);
+    CHECK(count_entries(work) == 0, "--gl-info wrote files");
+
+    reset_work();
+    run("--grid", "32", "--steps", "6", "--every", "3", "--frames", "D", "--metrics", "M.csv",
+        disc, square, NULL);
+    expect_ok(__LINE__, "gpu run");
+    char d[700], m[700];
+    path_in(d, sizeof d, work, "D");
+    path_in(m, sizeof m, work, "M.csv");
+    check_frames(__LINE__, d, 3, 32, 32);
+    long steps[16];
+    double mass[16];
+    bool hdr = false;
+    int n = read_metrics(m, steps, mass, 16, &hdr);
+    CHECK(hdr && n == 3, "gpu metrics: header %d, %d rows", hdr, n);
+    for (int k = 1; k < n; k++)
+        CHECK(fabs(mass[k] - mass[0]) <= 1e-3 * fabs(mass[0]), "gpu mass %g at row %d, %g at 0",
+              mass[k], k, mass[0]);
+
+    reset_work();
+    run(SMALL, FM, "--shader-dir", "/nonexistent", disc, square, NULL);
+    expect_fail(__LINE__, "--shader-dir /nonexistent", 1, "/nonexistent", "shader", NULL);
+
+    /* a copy of the shaders with a syntax error appended to jacobi.glsl */
+    char bad[700];
+    path_in(bad, sizeof bad, tmp, "badshaders");
+    mkdir(bad, 0777);
+    DIR *dir = opendir(shaders_src);
+    CHECK(dir != NULL, "cannot open %s", shaders_src);
+    int copied = 0;
+    struct dirent *e;
+    while (dir && (e = readdir(dir))) {
+        if (e->d_name[0] == '.') continue;
+        char src[PATH_MAX + 300], dst[1000];
+        snprintf(src, sizeof src, "%s/%s", shaders_src, e->d_name);
+        snprintf(dst, sizeof dst, "%s/%s", bad, e->d_name);
+        size_t len = 0;
+        unsigned char *b = slurp(src, &len);
+        if (!b) continue;
+        if (write_bytes(dst, b, len) == 0) copied++;
+        free(b);
+    }
+    if (dir) closedir(dir);
+    CHECK(copied >= 2, "copied %d shaders", copied);
+    char jac[800];
+    snprintf(jac, sizeof jac, "%s/jacobi.glsl", bad);
+    FILE *f = fopen(jac, "a");
+    CHECK(f != NULL, "cannot append to %s", jac);
+    if (f) {
+        fputs("\nthis is not glsl (\n", f);
+        fclose(f);
+    }
+    reset_work();
+    run(SMALL, FM, "--shader-dir", bad, disc, square, NULL);
+    /* a compile log may span lines: check the first one */
+    CHECK(R.signal == 0 && R.code == 1, "broken shader: exit %d signal %d", R.code, R.signal);
+    char first[1024];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(R.err, "\n"), R.err);
+    const char *at = strstr(first, "jacobi.glsl:");
+    int lineno = 0;
+    CHECK(at && sscanf(at, "jacobi.glsl:%d", &lineno) == 1 && lineno > 0,
+          "broken shader: first stderr line does not name jacobi.glsl:LINE: '%s'", first);
+    CHECK(has(R.err, "error"), "broken shader: no 'error' in:\n%s", R.err);
+    check_nothing_written(__LINE__, "broken shader");
+}
+
+/* GPU and CPU frames of the same run agree to 2/255 in alpha. */
+static void test_gpu_vs_cpu(void)
+{
+    char gd[700], cd[700];
+    path_in(gd, sizeof gd, tmp, "gpu-frames");
+    path_in(cd, sizeof cd, tmp, "cpu-frames");
+    reset_work();
+    run("--grid", "48", "--steps", "20", "--every", "10", "--frames", gd, disc, square, NULL);
+    expect_ok(__LINE__, "gpu 48");
+    reset_work();
+    run("--cpu", "--grid", "48", "--steps", "20", "--every", "10", "--frames", cd, disc, square,
+        NULL);
+    expect_ok(__LINE__, "cpu 48");
+    check_frames(__LINE__, gd, 3, 48, 48);
+    check_frames(__LINE__, cd, 3, 48, 48);
+    for (int k = 1; k <= 3; k++) {
+        char pg[800], pc[800];
+        snprintf(pg, sizeof pg, "%s/frame_%05d.png", gd, k);
+        snprintf(pc, sizeof pc, "%s/frame_%05d.png", cd, k);
+        Image *a = load_ch(pg, IMAGE_CHANNEL_A), *b = load_ch(pc, IMAGE_CHANNEL_A);
+        CHECK(a && b && a->w == b->w && a->h == b->h, "frame %d: cannot compare", k);
+        if (a && b && a->w == b->w && a->h == b->h) {
+            float e = 0;
+            for (int i = 0; i < a->w * a->h; i++) e = fmaxf(e, fabsf(a->px[i] - b->px[i]));
+            CHECK(e <= 2.0f / 255.0f + 1e-6f, "frame %d: GPU and CPU alpha differ by %.1f/255", k,
+                  e * 255.0f);
+        }
+        image_free(a);
+        image_free(b);
+    }
+}
+
+int main(void)
+{
+    const char *b = getenv("SMOKEMORPH_BIN");
+    if (!b || !*b) b = "build/smokemorph";
+    if (!realpath(b, bin)) {
+        printf("FAIL cannot find the binary %s: %s\n", b, strerror(errno));
+        printf("0 passed, 1 failed\n");
+        return 1;
+    }
+    /* the shaders next to the binary's source tree */
+    char tree[PATH_MAX];
+    snprintf(tree, sizeof tree, "%s", bin);
+    char *slash = strrchr(tree, '/');
+    if (slash) *slash = '\0';
+    snprintf(shaders_src, sizeof shaders_src, "%s/shaders", tree);
+    if (!exists(shaders_src)) snprintf(shaders_src, sizeof shaders_src, "%s/../shaders", tree);
+
+    snprintf(tmp, sizeof tmp, "/tmp/test_cli.XXXXXX");
+    if (!mkdtemp(tmp)) {
+        perror("mkdtemp");
+        return 2;
+    }
+    path_in(work, sizeof work, tmp, "work");
+    if (make_fixtures() < 0) {
+        printf("FAIL cannot make the fixtures in %s\n", tmp);
+        rm_rf(tmp);
+        printf("0 passed, 1 failed\n");
+        return 1;
+    }
+    RUN(test_bad_images);
+    RUN(test_bad_options);
+    RUN(test_bad_outputs);
+    RUN(test_help_version);
+    RUN(test_cpu_run);
+    RUN(test_size_color);
+    RUN(test_raw_ok);
+    RUN(test_default_targets);
+    RUN(test_gpu);
+    RUN(test_gpu_vs_cpu);
+    rm_rf(tmp);
+    return check_done();
+}
