@@ -54,6 +54,7 @@ enum {
     OPT_STEPS_PER_FRAME,
     OPT_NO_PROGRESS,
     OPT_SCREENSHOT,
+    OPT_WINDOW,
     OPT_KEYS,
     OPT_VERSION,
 };
@@ -73,6 +74,7 @@ static const struct option long_options[] = {
     {"gather-iters", required_argument, NULL, OPT_GATHER_ITERS},
     {"umax", required_argument, NULL, OPT_UMAX},
     {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
+    {"window", required_argument, NULL, OPT_WINDOW},
     {"keys", required_argument, NULL, OPT_KEYS},
     {"no-gather", no_argument, NULL, OPT_NO_GATHER},
     {"steps", required_argument, NULL, OPT_STEPS},
@@ -124,6 +126,8 @@ void config_defaults(Config *c)
     c->gl_info = false;
     c->shader_dir = NULL;
     c->steps_per_frame = 2;
+    c->win_w = 768;
+    c->win_h = 768;
     c->verbosity = 1;
     c->progress = true;
 }
@@ -292,8 +296,9 @@ void config_usage(FILE *out, const char *prog)
         "  --steps-per-frame N   simulation steps per displayed frame, 1..%d (default %d)\n"
         "  --keys STR            window: press these keys, one per frame, at the start\n"
         "                        (e.g. 'v' to start in the target view; default none)\n"
-        "  --screenshot FILE     window: after --steps steps, save the window as PNG and quit\n",
-        SPF_MAX, d.steps_per_frame);
+        "  --screenshot FILE     window: after --steps steps, save the window as PNG and quit\n"
+        "  --window WxH          initial window size, sides 16..8192 (default %dx%d)\n",
+        SPF_MAX, d.steps_per_frame, d.win_w, d.win_h);
 
     fprintf(out,
         "\n"
@@ -557,6 +562,13 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_STEPS_PER_FRAME:
         if (int_opt("steps-per-frame", arg, 1, SPF_MAX, &v, err, errlen) < 0) return -1;
         c->steps_per_frame = (int)v;
+        return 0;
+    case OPT_WINDOW:
+        if (config_parse_size(arg, &c->win_w, &c->win_h) < 0 || c->win_w < 16 || c->win_h < 16 ||
+            c->win_w > 8192 || c->win_h > 8192) {
+            set_err(err, errlen, "config: --window: expected WxH with sides 16..8192, got '%s'", arg);
+            return -1;
+        }
         return 0;
     case OPT_SCREENSHOT:
         return path_opt("screenshot", arg, &c->screenshot, err, errlen);

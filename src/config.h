@@ -56,6 +56,7 @@ typedef struct {
     bool gl_info;              /* --gl-info */
     const char *shader_dir;    /* --shader-dir DIR */
     int steps_per_frame;       /* --steps-per-frame N (window), default 2 */
+    int win_w, win_h;          /* --window WxH, default 768x768 */
     const char *screenshot;    /* --screenshot FILE (window: save after --steps, quit) */
     const char *keys;          /* --keys STR (window: keys pressed at start) */
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */

@@ -507,8 +507,12 @@ void glctx_destroy(GlCtx *ctx)
 {
     if (!ctx) return;
     if (ctx->kind == CTX_WINDOW) {
-        glutDestroyWindow(ctx->win);
-        glutExit();
+        /* leaving glutMainLoop may already have shut freeglut down, and
+         * freeglut exits the process on a call made after that */
+        if (glutGet(GLUT_INIT_STATE)) {
+            glutDestroyWindow(ctx->win);
+            glutExit();
+        }
         g_glut_initialised = false;
     } else {
         egl_release(ctx->dpy, ctx->egl);

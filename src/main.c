@@ -186,7 +186,7 @@ int main(int argc, char **argv)
     bool window = !c.cpu && !c.headless && !c.gl_info && glctx_display_available();
     GlCtx *ctx = NULL;
     if (c.gl_info || !c.cpu) {
-        ctx = window ? glctx_create_window(&argc, argv, 800, 800, "smokemorph", err, sizeof err)
+        ctx = window ? glctx_create_window(&argc, argv, c.win_w, c.win_h, "smokemorph", err, sizeof err)
                      : glctx_create_headless(err, sizeof err);
         if (!ctx) {
             fprintf(stderr, "%s\n", err);
