@@ -14,7 +14,7 @@ for t in "$B"/tests/test_*; do
     echo "== $name"
     log=$(mktemp)
     case "$name" in
-        test_window_*) SMOKEMORPH_BIN="$B/smokemorph" xvfb-run -a -s "-screen 0 1024x768x24" "$t" >"$log" 2>&1; rc=$? ;;
+        test_window_*) SMOKEMORPH_BIN="$B/smokemorph" xvfb-run -a -s "-screen 0 1024x768x24 -noreset" "$t" >"$log" 2>&1; rc=$? ;;
         *) SMOKEMORPH_BIN="$B/smokemorph" SMOKEMORPH_BUILD="$B" "$t" >"$log" 2>&1; rc=$? ;;
     esac
     grep -E '^(FAIL|SKIP)' "$log"
