@@ -218,6 +218,9 @@ int main(int argc, char **argv)
     }
     Image *start = load_grid_image(start_path, &c);
     Image *target = load_grid_image(target_path, &c);
+    if (image_sum(start) <= 0.0)
+        die("image", "%s is empty (all zero after --channel/--invert): there is no smoke to morph",
+            start_path);
     if (image_sum(target) <= 0.0)
         die("image", "%s is empty (all zero after --channel/--invert): nothing to morph to", target_path);
 
@@ -231,7 +234,10 @@ int main(int argc, char **argv)
     image_free(start);
     image_free(target);
     if (!m) {
-        log_error(ctx ? "solver" : "refsolver", "%s", err);
+        /* shader and field errors carry their own tag */
+        if (strncmp(err, "shader:", 7) == 0 || strncmp(err, "field:", 6) == 0)
+            fprintf(stderr, "%s\n", err);
+        else log_error(ctx ? "solver" : "refsolver", "%s", err);
         glctx_destroy(ctx);
         return 1;
     }
