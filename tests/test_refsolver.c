@@ -1,0 +1,1248 @@
+/* test_refsolver: tier-1 (no GL) properties of the CPU reference solver.
+ *
+ * Every check compares a measured quantity with a threshold and prints the
+ * measured value when it fails; lines starting with "  info:" report the
+ * measured numbers of the main properties even when they pass. */
+#include "check.h"
+#include "refsolver.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------- */
+/* Helpers                                                                */
+
+static uint32_t rng_state = 2463534242u;
+
+static void rng_seed(uint32_t s) { rng_state = s ? s : 2463534242u; }
+
+static uint32_t xorshift32(void)
+{
+    uint32_t x = rng_state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    return rng_state = x;
+}
+
+/* uniform in [0, 1) */
+static float frand(void) { return (float)(xorshift32() >> 8) * (1.0f / 16777216.0f); }
+/* uniform in [-1, 1) */
+static float srand1(void) { return 2.0f * frand() - 1.0f; }
+
+static float *falloc(size_t n)
+{
+    float *p = calloc(n, sizeof *p);
+    if (!p) {
+        printf("FAIL out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+#define AT(a, w, i, j) ((a)[(size_t)(j) * (size_t)(w) + (size_t)(i)])
+
+/* Smooth disc / box in domain units (cell centres at (i + 0.5) * hc). */
+static float smooth_edge(float d, float width) { return 0.5f * (1.0f - tanhf(d / width)); }
+
+static void draw_disc(int w, int h, float cx, float cy, float r, float width, float *out)
+{
+    float hc = 1.0f / (float)(w < h ? w : h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float x = ((float)i + 0.5f) * hc - cx, y = ((float)j + 0.5f) * hc - cy;
+            AT(out, w, i, j) = smooth_edge(sqrtf(x * x + y * y) - r, width);
+        }
+}
+
+static void draw_box(int w, int h, float cx, float cy, float hx, float hy, float width,
+                     float *out)
+{
+    float hc = 1.0f / (float)(w < h ? w : h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float x = fabsf(((float)i + 0.5f) * hc - cx), y = fabsf(((float)j + 0.5f) * hc - cy);
+            AT(out, w, i, j) = smooth_edge(x - hx, width) * smooth_edge(y - hy, width);
+        }
+}
+
+static double sumf(const float *a, size_t n)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < n; k++) s += a[k];
+    return s;
+}
+
+static float minf(const float *a, size_t n)
+{
+    float m = INFINITY;
+    for (size_t k = 0; k < n; k++) m = a[k] < m ? a[k] : m;
+    return m;
+}
+
+static float maxabsf(const float *a, size_t n)
+{
+    float m = 0.0f;
+    for (size_t k = 0; k < n; k++) m = fabsf(a[k]) > m ? fabsf(a[k]) : m;
+    return m;
+}
+
+static bool all_finite(const float *a, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (!isfinite(a[k])) return false;
+    return true;
+}
+
+static float maxdiff(const float *a, const float *b, size_t n)
+{
+    float m = 0.0f;
+    for (size_t k = 0; k < n; k++) {
+        float d = fabsf(a[k] - b[k]);
+        if (!(d <= m)) m = d; /* NaN propagates */
+    }
+    return m;
+}
+
+/* Centre of mass in domain units. */
+static void centroid(int w, int h, const float *rho, double *cx, double *cy)
+{
+    double hc = 1.0 / (double)(w < h ? w : h), m = 0.0, sx = 0.0, sy = 0.0;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double r = AT(rho, w, i, j);
+            m += r;
+            sx += r * ((double)i + 0.5) * hc;
+            sy += r * ((double)j + 0.5) * hc;
+        }
+    *cx = m > 0.0 ? sx / m : 0.0;
+    *cy = m > 0.0 ? sy / m : 0.0;
+}
+
+/* max |∇·u| through the public divergence pass */
+static float max_div(int w, int h, const float *u, const float *v, float *scratch)
+{
+    ref_pass_divergence(w, h, u, v, scratch);
+    return maxabsf(scratch, (size_t)w * h);
+}
+
+/* Random MAC velocity in [-amp, amp], wall faces zero. */
+static void random_velocity(int w, int h, float amp, float *u, float *v)
+{
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            AT(u, w, i, j) = i > 0 ? amp * srand1() : 0.0f;
+            AT(v, w, i, j) = j > 0 ? amp * srand1() : 0.0f;
+        }
+}
+
+/* Projection: divergence, iters Jacobi iterations from p = 0, gradient subtraction. */
+static void project(int w, int h, int iters, const float *u, const float *v, float *u_out,
+                    float *v_out)
+{
+    size_t n = (size_t)w * h;
+    float *div = falloc(n), *p = falloc(n), *q = falloc(n);
+    ref_pass_divergence(w, h, u, v, div);
+    for (int k = 0; k < iters; k++) {
+        ref_pass_jacobi(w, h, p, div, q);
+        float *t = p;
+        p = q;
+        q = t;
+    }
+    ref_pass_subtract_grad(w, h, p, u, v, u_out, v_out);
+    free(div);
+    free(p);
+    free(q);
+}
+
+static bool walls_zero(int w, int h, const float *u, const float *v)
+{
+    for (int j = 0; j < h; j++)
+        if (AT(u, w, 0, j) != 0.0f) return false;
+    for (int i = 0; i < w; i++)
+        if (AT(v, w, i, 0) != 0.0f) return false;
+    return true;
+}
+
+/* ---------------------------------------------------------------------- */
+/* 1. Blur                                                                */
+
+static void test_blur_spec(void)
+{
+    static const int grids[][2] = {{64, 64}, {128, 128}, {256, 256}, {1024, 1024},
+                                   {100, 60}, {512, 256}, {33, 77}, {2048, 1024}};
+    static const float sigmas[] = {0.002f, 0.01f, 0.02f, 0.03f, 0.04f, 0.08f, 0.2f, 0.5f, 1.0f};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++)
+        for (size_t q = 0; q < sizeof sigmas / sizeof sigmas[0]; q++) {
+            int w = grids[g][0], h = grids[g][1];
+            float sg = sigmas[q];
+            BlurSpec b;
+            ref_blur_spec(w, h, sg, &b);
+            int f = b.factor;
+            CHECK(f >= 1 && (f & (f - 1)) == 0, "blur %dx%d sigma %g: factor %d not a power of 2",
+                  w, h, sg, f);
+            CHECK(b.cw == (w + f - 1) / f && b.ch == (h + f - 1) / f,
+                  "blur %dx%d sigma %g: coarse %dx%d for factor %d", w, h, sg, b.cw, b.ch, f);
+            float s = sg * (float)(w < h ? w : h) / (float)f; /* coarse sigma, cells */
+            if (f > 1)
+                CHECK(s >= 2.0f - 1e-4f && s < 4.0f, "blur %dx%d sigma %g: coarse sigma %g cells "
+                      "(factor %d) not in [2, 4)", w, h, sg, s, f);
+            else
+                CHECK(s < 4.0f, "blur %dx%d sigma %g: factor 1 but sigma %g cells", w, h, sg, s);
+            CHECK(b.radius >= 1 && b.radius < 64 && (float)b.radius >= 3.0f * s - 1e-3f,
+                  "blur %dx%d sigma %g: radius %d for coarse sigma %g", w, h, sg, b.radius, s);
+            double sum = b.weights[0];
+            bool decreasing = true;
+            for (int k = 1; k <= b.radius; k++) {
+                sum += 2.0 * b.weights[k];
+                if (!(b.weights[k] <= b.weights[k - 1] && b.weights[k] >= 0.0f)) decreasing = false;
+            }
+            bool tail_zero = true;
+            for (int k = b.radius + 1; k < 64; k++)
+                if (b.weights[k] != 0.0f) tail_zero = false;
+            CHECK(fabs(sum - 1.0) <= 1e-6, "blur %dx%d sigma %g: w0 + 2 sum wk = %.9f", w, h, sg,
+                  sum);
+            CHECK(decreasing && tail_zero, "blur %dx%d sigma %g: weights not a non-increasing "
+                  "non-negative profile with zero tail", w, h, sg);
+            /* the discrete kernel's variance is the coarse sigma's (truncated at 3 s) */
+            double var = 0.0;
+            for (int k = 1; k <= b.radius; k++) var += 2.0 * b.weights[k] * k * k;
+            if (s >= 1.0f)
+                CHECK(fabs(sqrt(var) / s - 1.0) < 0.03, "blur %dx%d sigma %g: kernel std %g "
+                      "vs coarse sigma %g", w, h, sg, sqrt(var), s);
+        }
+}
+
+static void test_blur_constant_and_mean(void)
+{
+    static const int grids[][2] = {{64, 64}, {128, 128}, {100, 60}, {33, 77}};
+    static const float sigmas[] = {0.01f, 0.04f, 0.1f};
+    for (size_t g = 0; g < sizeof grids / sizeof grids[0]; g++)
+        for (size_t q = 0; q < sizeof sigmas / sizeof sigmas[0]; q++) {
+            int w = grids[g][0], h = grids[g][1];
+            size_t n = (size_t)w * h;
+            BlurSpec b;
+            ref_blur_spec(w, h, sigmas[q], &b);
+            float *in = falloc(n), *out = falloc(n);
+            for (size_t k = 0; k < n; k++) in[k] = 0.7f;
+            ref_pass_blur(w, h, &b, in, out);
+            float d = maxdiff(in, out, n);
+            CHECK(d <= 1e-5f, "blur of constant 0.7 at %dx%d sigma %g: max deviation %g", w, h,
+                  sigmas[q], d);
+            free(in);
+            free(out);
+        }
+
+    /* mean of a centred blob */
+    static const int ns[] = {64, 128, 256};
+    for (size_t g = 0; g < 3; g++) {
+        int w = ns[g];
+        size_t n = (size_t)w * w;
+        float *in = falloc(n), *out = falloc(n);
+        draw_disc(w, w, 0.5f, 0.5f, 0.15f, 0.01f, in);
+        for (float sg = 0.02f; sg < 0.1f; sg *= 2.0f) {
+            BlurSpec b;
+            ref_blur_spec(w, w, sg, &b);
+            ref_pass_blur(w, w, &b, in, out);
+            double r = sumf(out, n) / sumf(in, n);
+            CHECK(fabs(r - 1.0) <= 0.02, "blur mean of a centred disc at %d^2 sigma %g: "
+                  "ratio %.5f", w, sg, r);
+            if (w == 128 && sg == 0.04f) printf("  info: blur mean ratio (128^2, sigma 0.04): %.6f\n", r);
+        }
+        free(in);
+        free(out);
+    }
+}
+
+static void test_blur_delta(void)
+{
+    int w = 128;
+    size_t n = (size_t)w * w;
+    float *in = falloc(n), *out = falloc(n);
+    /* a 2x2 "delta" on the grid centre (a block boundary for every factor) */
+    AT(in, w, 63, 63) = AT(in, w, 64, 63) = AT(in, w, 63, 64) = AT(in, w, 64, 64) = 1.0f;
+    static const float sigmas[] = {0.01f, 0.02f, 0.04f, 0.08f};
+    double prev = 0.0;
+    for (size_t q = 0; q < 4; q++) {
+        BlurSpec b;
+        ref_blur_spec(w, w, sigmas[q], &b);
+        ref_pass_blur(w, w, &b, in, out);
+        float peak = maxabsf(out, n), asym = 0.0f;
+        for (int j = 0; j < w; j++)
+            for (int i = 0; i < w; i++) {
+                float a = AT(out, w, i, j);
+                float d = fmaxf(fmaxf(fabsf(a - AT(out, w, w - 1 - i, j)),
+                                      fabsf(a - AT(out, w, i, w - 1 - j))),
+                                fabsf(a - AT(out, w, j, i)));
+                asym = fmaxf(asym, d);
+            }
+        CHECK(asym <= 1e-6f * peak, "blur of a delta, sigma %g: asymmetry %g (peak %g)",
+              sigmas[q], asym, peak);
+        /* spread: standard deviation along x around the centre (64 cells) */
+        double m = 0.0, sxx = 0.0;
+        for (int j = 0; j < w; j++)
+            for (int i = 0; i < w; i++) {
+                double x = (double)i + 0.5 - 64.0;
+                m += AT(out, w, i, j);
+                sxx += AT(out, w, i, j) * x * x;
+            }
+        double sd = sqrt(sxx / m), expect = sigmas[q] * w;
+        CHECK(sd > prev, "blur of a delta: spread %g at sigma %g not larger than %g", sd,
+              sigmas[q], prev);
+        CHECK(sd / expect > 0.85 && sd / expect < 1.25, "blur of a delta, sigma %g: spread %g "
+              "cells, expected about %g", sigmas[q], sd, expect);
+        printf("  info: delta spread at sigma %.2f (128^2, factor %d): %.3f cells (sigma %.2f)\n",
+               sigmas[q], b.factor, sd, expect);
+        prev = sd;
+    }
+    free(in);
+    free(out);
+}
+
+static void test_blur_resolution(void)
+{
+    /* the same disc at 64^2 and 128^2, compared at the 64^2 cell centres */
+    static const float sigmas[] = {0.02f, 0.04f, 0.08f};
+    for (size_t q = 0; q < 3; q++) {
+        int a = 64, b2 = 128;
+        float *ia = falloc((size_t)a * a), *oa = falloc((size_t)a * a);
+        float *ib = falloc((size_t)b2 * b2), *ob = falloc((size_t)b2 * b2);
+        draw_disc(a, a, 0.45f, 0.55f, 0.2f, 0.02f, ia);
+        draw_disc(b2, b2, 0.45f, 0.55f, 0.2f, 0.02f, ib);
+        BlurSpec sa, sb;
+        ref_blur_spec(a, a, sigmas[q], &sa);
+        ref_blur_spec(b2, b2, sigmas[q], &sb);
+        ref_pass_blur(a, a, &sa, ia, oa);
+        ref_pass_blur(b2, b2, &sb, ib, ob);
+        float peak = maxabsf(oa, (size_t)a * a), d = 0.0f;
+        for (int j = 0; j < a; j++)
+            for (int i = 0; i < a; i++) {
+                /* the 128^2 value at the 64^2 cell centre: mean of its 2x2 cells */
+                float vb = 0.25f * (AT(ob, b2, 2 * i, 2 * j) + AT(ob, b2, 2 * i + 1, 2 * j) +
+                                    AT(ob, b2, 2 * i, 2 * j + 1) + AT(ob, b2, 2 * i + 1, 2 * j + 1));
+                d = fmaxf(d, fabsf(AT(oa, a, i, j) - vb));
+            }
+        CHECK(d <= 0.03f * peak, "blur 64^2 vs 128^2, sigma %g: max difference %g of peak %g "
+              "(%.2f%%)", sigmas[q], d, peak, 100.0 * d / peak);
+        printf("  info: blur 64^2 vs 128^2 at sigma %.2f (factors %d, %d): max diff %.3f%% of peak\n",
+               sigmas[q], sa.factor, sb.factor, 100.0 * d / peak);
+        free(ia);
+        free(oa);
+        free(ib);
+        free(ob);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* 2. Force and damping                                                   */
+
+typedef struct {
+    int w, h;
+    BlurSpec spec;
+    float *tgt, *tgt_blur, *rho, *rho_c, *tmp_c;
+} ForceSetup;
+
+static void force_setup(ForceSetup *f, int w, const SolverParams *p)
+{
+    f->w = f->h = w;
+    size_t n = (size_t)w * w;
+    ref_blur_spec(w, w, p->sigma, &f->spec);
+    size_t nc = (size_t)f->spec.cw * f->spec.ch;
+    f->tgt = falloc(n);
+    f->tgt_blur = falloc(n);
+    f->rho = falloc(n);
+    f->rho_c = falloc(nc);
+    f->tmp_c = falloc(nc);
+}
+
+static void force_blur_rho(ForceSetup *f)
+{
+    ref_pass_downsample(f->w, f->h, &f->spec, f->rho, f->rho_c);
+    ref_pass_blur_1d(&f->spec, 0, f->rho_c, f->tmp_c);
+    ref_pass_blur_1d(&f->spec, 1, f->tmp_c, f->rho_c);
+}
+
+static void force_free(ForceSetup *f)
+{
+    free(f->tgt);
+    free(f->tgt_blur);
+    free(f->rho);
+    free(f->rho_c);
+    free(f->tmp_c);
+}
+
+static void test_force_direction(void)
+{
+    SolverParams p;
+    solver_params_default(&p);
+    int w = 64;
+    size_t n = (size_t)w * w;
+    ForceSetup f;
+    force_setup(&f, w, &p);
+    draw_disc(w, w, 0.5f, 0.5f, 0.15f, 0.02f, f.tgt);
+    ref_pass_blur(w, w, &f.spec, f.tgt, f.tgt_blur);
+    for (size_t k = 0; k < n; k++) f.rho[k] = 1.0f;
+    force_blur_rho(&f);
+    float *u = falloc(n), *v = falloc(n), *uo = falloc(n), *vo = falloc(n);
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+
+    /* faces at x = i (u) and y = j (v) in cell units; the centre is at 32 */
+    int wrong = 0, toward = 0;
+    for (int j = 0; j < w; j++)
+        for (int i = 1; i < w; i++) {
+            float du = AT(uo, w, i, j) * (32.0f - (float)i);
+            float dv = AT(vo, w, j, i) * (32.0f - (float)i); /* v face (j, i) at y = i */
+            if (du < -1e-7f || dv < -1e-7f) wrong++;
+            if (du > 0.0f) toward++;
+            if (dv > 0.0f) toward++;
+        }
+    CHECK(wrong == 0, "force: %d faces point away from the target centre", wrong);
+    CHECK(toward > (int)n, "force: only %d faces point toward the target centre", toward);
+    /* the four sides of the blob (edge at 32 +- 9.6 cells) */
+    float left = AT(uo, w, 22, 32), right = AT(uo, w, 42, 32);
+    float top = AT(vo, w, 32, 22), bottom = AT(vo, w, 32, 42);
+    CHECK(left > 1e-4f && right < -1e-4f && top > 1e-4f && bottom < -1e-4f,
+          "force on the four sides: left u %g (>0), right u %g (<0), top v %g (>0), bottom v %g (<0)",
+          left, right, top, bottom);
+    /* symmetric blob, uniform density: |force| is mirror symmetric */
+    CHECK(fabsf(left + AT(uo, w, 42, 32)) <= 1e-3f * fabsf(left) + 1e-7f &&
+          fabsf(top - left) <= 1e-3f * fabsf(left) + 1e-7f,
+          "force not symmetric: left %g right %g top %g", left, right, top);
+    CHECK(walls_zero(w, w, uo, vo), "force: wall faces not zero");
+    printf("  info: force on the blob sides: u(22,32) = %.5f, u(42,32) = %.5f, v(32,22) = %.5f\n",
+           left, right, top);
+
+    /* no smoke, no force: density zero everywhere */
+    memset(f.rho, 0, n * sizeof(float));
+    force_blur_rho(&f);
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+    CHECK(maxabsf(uo, n) == 0.0f && maxabsf(vo, n) == 0.0f,
+          "force with no smoke: max |u| %g, |v| %g", maxabsf(uo, n), maxabsf(vo, n));
+
+    /* local: ρ̃ (the pass's input on the coarse grid) is a blob's blur on the
+     * left half and exactly 0 on the right half; where the sampled ρ̃ is 0
+     * the face stays 0 */
+    draw_disc(w, w, 0.15f, 0.5f, 0.08f, 0.005f, f.rho);
+    force_blur_rho(&f);
+    for (int J = 0; J < f.spec.ch; J++)
+        for (int I = f.spec.cw / 2; I < f.spec.cw; I++) AT(f.rho_c, f.spec.cw, I, J) = 0.0f;
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+    int zero_faces = 0, bad = 0;
+    for (int j = 0; j < w; j++)
+        for (int i = 1; i < w; i++) {
+            if (ref_sample_coarse(&f.spec, f.rho_c, (float)i, (float)j + 0.5f) == 0.0f) {
+                zero_faces++;
+                if (AT(uo, w, i, j) != 0.0f) bad++;
+            }
+            if (ref_sample_coarse(&f.spec, f.rho_c, (float)j + 0.5f, (float)i) == 0.0f) {
+                zero_faces++;
+                if (AT(vo, w, j, i) != 0.0f) bad++;
+            }
+        }
+    CHECK(zero_faces > (int)n / 2 && bad == 0,
+          "force where rho~ = 0: %d of %d smoke-free faces moved", bad, zero_faces);
+    CHECK(maxabsf(uo, n) > 0.0f, "force: the smoke on the left gets no force at all");
+    force_free(&f);
+    free(u);
+    free(v);
+    free(uo);
+    free(vo);
+}
+
+static void test_force_walls_clamp_damping(void)
+{
+    SolverParams p;
+    solver_params_default(&p);
+    int w = 64;
+    size_t n = (size_t)w * w;
+    ForceSetup f;
+    force_setup(&f, w, &p);
+    draw_box(w, w, 0.6f, 0.4f, 0.1f, 0.15f, 0.02f, f.tgt);
+    ref_pass_blur(w, w, &f.spec, f.tgt, f.tgt_blur);
+    rng_seed(7);
+    for (size_t k = 0; k < n; k++) f.rho[k] = frand();
+    force_blur_rho(&f);
+    float *u = falloc(n), *v = falloc(n), *uo = falloc(n), *vo = falloc(n);
+
+    /* garbage on the wall faces of the input, speeds 10x umax, strong force */
+    for (size_t k = 0; k < n; k++) {
+        u[k] = 10.0f * p.umax * srand1();
+        v[k] = 10.0f * p.umax * srand1();
+    }
+    SolverParams ps = p;
+    ps.vf = 100.0f;
+    ref_pass_force(w, w, &ps, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+    CHECK(walls_zero(w, w, uo, vo), "force: wall faces not zero with garbage input");
+    float mu = fmaxf(maxabsf(uo, n), maxabsf(vo, n));
+    CHECK(mu <= p.umax && all_finite(uo, n) && all_finite(vo, n),
+          "force: max face speed %g exceeds umax %g", mu, p.umax);
+
+    /* damping alone: exactly 1/(1 + dt vd) per pass */
+    SolverParams pd = p;
+    pd.vf = 0.0f;
+    pd.vd = 7.0f;
+    pd.dt = 0.02f;
+    random_velocity(w, w, 0.5f * p.umax, u, v);
+    float *u0 = falloc(n), *v0 = falloc(n);
+    memcpy(u0, u, n * sizeof(float));
+    memcpy(v0, v, n * sizeof(float));
+    double damp = 1.0 / (1.0 + (double)pd.dt * pd.vd), worst1 = 0.0, worstn = 0.0;
+    int passes = 10;
+    for (int it = 1; it <= passes; it++) {
+        ref_pass_force(w, w, &pd, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+        double expect = pow(damp, it);
+        for (size_t k = 0; k < n; k++) {
+            if (u0[k] == 0.0f && v0[k] == 0.0f) continue;
+            double eu = u0[k] != 0.0f ? fabs(uo[k] / (u0[k] * expect) - 1.0) : 0.0;
+            double ev = v0[k] != 0.0f ? fabs(vo[k] / (v0[k] * expect) - 1.0) : 0.0;
+            double e = fmax(eu, ev);
+            if (it == 1) worst1 = fmax(worst1, e);
+            worstn = fmax(worstn, e);
+        }
+        memcpy(u, uo, n * sizeof(float));
+        memcpy(v, vo, n * sizeof(float));
+    }
+    CHECK(worst1 <= 1e-6, "damping: one pass off 1/(1+dt vd) = %.6f by relative %g", damp, worst1);
+    CHECK(worstn <= 1e-5, "damping: %d passes off (1+dt vd)^-n by relative %g", passes, worstn);
+    printf("  info: damping factor %.6f per pass, worst relative error %.2e (1 pass), %.2e (%d passes)\n",
+           damp, worst1, worstn, passes);
+    force_free(&f);
+    free(u);
+    free(v);
+    free(uo);
+    free(vo);
+    free(u0);
+    free(v0);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 3. Projection                                                          */
+
+/* Plain Jacobi with Neumann walls has the eigenvalue -1 exactly: on the
+ * bipartite grid the checkerboard (-1)^(i+j) maps to minus itself. So the
+ * checkerboard part of a white-noise divergence is never removed, and the
+ * reduction saturates (about 220x at 64^2); the smooth part is gone after a
+ * few thousand iterations. 6000 gives ~195x. */
+#define PROJ_ITERS 6000
+
+/* share of the squared field in the checkerboard mode */
+static double checkerboard_share(int w, int h, const float *a)
+{
+    double c = 0.0, l2 = 0.0;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double x = AT(a, w, i, j);
+            c += ((i + j) & 1) ? -x : x;
+            l2 += x * x;
+        }
+    return l2 > 0.0 ? c * c / (l2 * (double)w * h) : 0.0;
+}
+
+static void test_projection_random(void)
+{
+    int w = 64;
+    size_t n = (size_t)w * w;
+    float *u = falloc(n), *v = falloc(n), *uo = falloc(n), *vo = falloc(n), *s = falloc(n);
+    rng_seed(12345);
+    random_velocity(w, w, 1.0f, u, v);
+    float d0 = max_div(w, w, u, v, s);
+    static const int iters[] = {40, 500, 2000, PROJ_ITERS, 20000};
+    float fac_used = 0.0f, fac_last = 0.0f;
+    printf("  info: projection of a random 64^2 field, max|div| %.1f reduced by", d0);
+    for (size_t q = 0; q < sizeof iters / sizeof iters[0]; q++) {
+        project(w, w, iters[q], u, v, uo, vo);
+        float d1 = max_div(w, w, uo, vo, s);
+        printf(" %.0fx (%d it)", d0 / d1, iters[q]);
+        if (iters[q] == PROJ_ITERS) fac_used = d0 / d1;
+        fac_last = d0 / d1;
+        CHECK(walls_zero(w, w, uo, vo), "projection: wall faces not zero");
+        CHECK(all_finite(uo, n) && all_finite(vo, n), "projection: non-finite velocity");
+    }
+    printf("\n  info: what is left after 20000 iterations is %.1f%% checkerboard\n",
+           100.0 * checkerboard_share(w, w, s));
+    CHECK(fac_used >= 100.0f, "projection with %d Jacobi iterations: max|div| only reduced %gx",
+          PROJ_ITERS, fac_used);
+    CHECK(fac_last >= fac_used * 0.999f, "projection: more iterations made it worse (%g vs %g)",
+          fac_last, fac_used);
+
+    /* a smooth random field (blurred noise): no checkerboard to get stuck on */
+    BlurSpec b;
+    ref_blur_spec(w, w, 0.05f, &b);
+    random_velocity(w, w, 1.0f, uo, vo);
+    ref_pass_blur(w, w, &b, uo, u);
+    ref_pass_blur(w, w, &b, vo, v);
+    for (int k = 0; k < w; k++) AT(u, w, 0, k) = AT(v, w, k, 0) = 0.0f;
+    d0 = max_div(w, w, u, v, s);
+    project(w, w, 1000, u, v, uo, vo);
+    float f1 = d0 / max_div(w, w, uo, vo, s);
+    CHECK(f1 >= 100.0f, "projection of a smooth random field, 1000 iterations: max|div| only "
+          "reduced %gx", f1);
+    printf("  info: smooth random field: max|div| reduced %.0fx by 1000 iterations\n", f1);
+    free(u);
+    free(v);
+    free(uo);
+    free(vo);
+    free(s);
+}
+
+static void test_projection_gradient_and_curl(void)
+{
+    int w = 64;
+    size_t n = (size_t)w * w;
+    float hc = 1.0f / (float)w;
+    float *u = falloc(n), *v = falloc(n), *uo = falloc(n), *vo = falloc(n), *s = falloc(n);
+    float *phi = falloc(n);
+
+    /* pure gradient: u = ∇φ on interior faces (walls 0): removed almost entirely */
+    rng_seed(99);
+    for (size_t k = 0; k < n; k++) phi[k] = srand1();
+    /* without its checkerboard part, which plain Jacobi never removes (see
+     * PROJ_ITERS): a white-noise φ keeps 1.4% of max|u| through it */
+    double cb = 0.0;
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) cb += ((i + j) & 1) ? -AT(phi, w, i, j) : AT(phi, w, i, j);
+    cb /= (double)n;
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) AT(phi, w, i, j) -= (float)(((i + j) & 1) ? -cb : cb);
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            AT(u, w, i, j) = i > 0 ? (AT(phi, w, i, j) - AT(phi, w, i - 1, j)) / hc : 0.0f;
+            AT(v, w, i, j) = j > 0 ? (AT(phi, w, i, j) - AT(phi, w, i, j - 1)) / hc : 0.0f;
+        }
+    float m0 = fmaxf(maxabsf(u, n), maxabsf(v, n));
+    project(w, w, PROJ_ITERS, u, v, uo, vo);
+    float m1 = fmaxf(maxabsf(uo, n), maxabsf(vo, n));
+    CHECK(m1 <= 0.01f * m0, "projection of a pure gradient: max|u| %g -> %g (%.3f%% left)", m0,
+          m1, 100.0 * m1 / m0);
+    printf("  info: pure gradient after %d Jacobi iterations: %.4f%% of max|u| left\n", PROJ_ITERS,
+           100.0 * m1 / m0);
+
+    /* discrete curl of a stream function on the nodes, ψ = 0 on the boundary */
+    int wn = w + 1;
+    float *psi = falloc((size_t)wn * wn);
+    for (int j = 1; j < w; j++)
+        for (int i = 1; i < w; i++) AT(psi, wn, i, j) = srand1();
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            AT(u, w, i, j) = (AT(psi, wn, i, j + 1) - AT(psi, wn, i, j)) / hc;
+            AT(v, w, i, j) = -(AT(psi, wn, i + 1, j) - AT(psi, wn, i, j)) / hc;
+        }
+    CHECK(walls_zero(w, w, u, v), "stream function: wall faces not zero (test setup)");
+    float um = fmaxf(maxabsf(u, n), maxabsf(v, n));
+    float dd = max_div(w, w, u, v, s);
+    CHECK(dd <= 1e-5f * um / hc, "curl field: max|div| %g relative to max|u|/h %g", dd, um / hc);
+    project(w, w, PROJ_ITERS, u, v, uo, vo);
+    float ch = fmaxf(maxdiff(u, uo, n), maxdiff(v, vo, n));
+    CHECK(ch <= 1e-4f * um, "projection changed a divergence-free field by %g (max|u| %g, "
+          "relative %g)", ch, um, ch / um);
+    CHECK(walls_zero(w, w, uo, vo), "projection of a curl field: wall faces not zero");
+    printf("  info: divergence-free field: max|div|/(max|u|/h) %.2e, projection change %.2e relative\n",
+           dd * hc / um, ch / um);
+    free(psi);
+    free(u);
+    free(v);
+    free(uo);
+    free(vo);
+    free(s);
+    free(phi);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 4. Velocity advection                                                  */
+
+static void test_advect_velocity(void)
+{
+    int w = 64;
+    size_t n = (size_t)w * w;
+    float *u = falloc(n), *v = falloc(n), *uo = falloc(n), *vo = falloc(n);
+
+    ref_pass_advect_vel(w, w, 0.05f, u, v, uo, vo);
+    CHECK(maxabsf(uo, n) == 0.0f && maxabsf(vo, n) == 0.0f, "advecting zero velocity gives %g",
+          fmaxf(maxabsf(uo, n), maxabsf(vo, n)));
+
+    rng_seed(4242);
+    random_velocity(w, w, 1.0f, u, v);
+    ref_pass_advect_vel(w, w, 0.0f, u, v, uo, vo);
+    float d = fmaxf(maxdiff(u, uo, n), maxdiff(v, vo, n));
+    CHECK(d == 0.0f, "velocity advection with dt = 0 changed the field by %g", d);
+
+    /* bounded: bilinear interpolation never overshoots; several steps,
+     * displacements of a few cells */
+    float mu0 = maxabsf(u, n), mv0 = maxabsf(v, n);
+    bool ok = true;
+    for (int it = 0; it < 20; it++) {
+        ref_pass_advect_vel(w, w, 0.03f, u, v, uo, vo);
+        float mu = maxabsf(uo, n), mv = maxabsf(vo, n);
+        if (!(mu <= mu0 + 1e-6f && mv <= mv0 + 1e-6f) || !all_finite(uo, n) ||
+            !all_finite(vo, n)) {
+            CHECK(0, "velocity advection step %d: max|u| %g (was %g), max|v| %g (was %g)", it,
+                  mu, mu0, mv, mv0);
+            ok = false;
+            break;
+        }
+        mu0 = mu;
+        mv0 = mv;
+        memcpy(u, uo, n * sizeof(float));
+        memcpy(v, vo, n * sizeof(float));
+    }
+    CHECK(ok && walls_zero(w, w, uo, vo), "velocity advection: unbounded or walls moved");
+
+    /* a small smooth v bump carried by a uniform interior u = U0 */
+    float U0 = 1.0f, dt = 0.3f / (float)w / U0; /* 0.3 cells per step */
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            AT(u, w, i, j) = i > 0 ? U0 : 0.0f;
+            float x = (float)i + 0.5f - 24.0f, y = (float)j - 32.0f;
+            AT(v, w, i, j) = j > 0 ? 0.01f * expf(-(x * x + y * y) / (2.0f * 16.0f)) : 0.0f;
+        }
+    double x0 = 0.0, y0 = 0.0, m0 = 0.0;
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            m0 += AT(v, w, i, j);
+            x0 += AT(v, w, i, j) * ((double)i + 0.5);
+            y0 += AT(v, w, i, j) * (double)j;
+        }
+    int steps = 40;
+    for (int it = 0; it < steps; it++) {
+        ref_pass_advect_vel(w, w, dt, u, v, uo, vo);
+        memcpy(u, uo, n * sizeof(float));
+        memcpy(v, vo, n * sizeof(float));
+    }
+    double x1 = 0.0, y1 = 0.0, m1 = 0.0;
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            m1 += AT(v, w, i, j);
+            x1 += AT(v, w, i, j) * ((double)i + 0.5);
+            y1 += AT(v, w, i, j) * (double)j;
+        }
+    double shift = x1 / m1 - x0 / m0, expect = 0.3 * steps, yshift = y1 / m1 - y0 / m0;
+    CHECK(fabs(shift / expect - 1.0) <= 0.1 && fabs(yshift) <= 0.2,
+          "velocity advection: v bump moved %g cells in x (expected %g), %g in y", shift, expect,
+          yshift);
+    printf("  info: v bump carried by u: moved %.3f cells (expected %.1f), y drift %.4f\n", shift,
+           expect, yshift);
+    free(u);
+    free(v);
+    free(uo);
+    free(vo);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 5. Density advection                                                   */
+
+/* Runs `steps` substeps; checks positivity/finiteness each substep; returns
+ * the relative mass drift. */
+static double advect_run(int w, float dt_sub, float umax, const float *u, const float *v,
+                         float *rho, int steps, const char *what)
+{
+    size_t n = (size_t)w * w;
+    float *t = falloc(n);
+    double m0 = sumf(rho, n);
+    for (int it = 0; it < steps; it++) {
+        ref_pass_advect_density(w, w, dt_sub, umax, u, v, rho, t);
+        memcpy(rho, t, n * sizeof(float));
+        float mn = minf(rho, n);
+        if (!(mn >= 0.0f) || !all_finite(rho, n)) {
+            CHECK(0, "density advection (%s), substep %d: min %g or non-finite", what, it, mn);
+            break;
+        }
+    }
+    free(t);
+    return fabs(sumf(rho, n) / m0 - 1.0);
+}
+
+static void test_advect_density(void)
+{
+    int w = 64;
+    size_t n = (size_t)w * w;
+    float hc = 1.0f / (float)w, umax = 0.25f;
+    float dt_sub = REF_ADVECT_CFL * hc / umax; /* largest substep allowed */
+    float *u = falloc(n), *v = falloc(n), *rho = falloc(n), *up = falloc(n), *vp = falloc(n);
+
+    rng_seed(31337);
+    for (size_t k = 0; k < n; k++) rho[k] = frand();
+    random_velocity(w, w, umax, u, v);
+    double drift = advect_run(w, dt_sub, umax, u, v, rho, 300, "random velocity");
+    CHECK(drift <= 1e-5, "density advection, random velocity: mass drift %.3e", drift);
+    printf("  info: density advection 300 substeps, random field: mass drift %.2e, max rho %.2f\n",
+           drift, maxabsf(rho, n));
+
+    for (size_t k = 0; k < n; k++) rho[k] = frand();
+    project(w, w, 500, u, v, up, vp);
+    drift = advect_run(w, dt_sub, umax, up, vp, rho, 300, "projected velocity");
+    CHECK(drift <= 1e-5, "density advection, projected velocity: mass drift %.3e", drift);
+
+    /* face speeds 10x umax: clamped, still conservative and positive */
+    for (size_t k = 0; k < n; k++) rho[k] = frand();
+    random_velocity(w, w, 10.0f * umax, u, v);
+    drift = advect_run(w, dt_sub, umax, u, v, rho, 300, "10x umax");
+    CHECK(drift <= 1e-5, "density advection, speeds 10x umax: mass drift %.3e", drift);
+    printf("  info: density advection 300 substeps, speeds 10x umax: mass drift %.2e\n", drift);
+
+    /* sparse smoke (many empty cells): the positivity limiter is active */
+    for (size_t k = 0; k < n; k++) rho[k] = frand() < 0.2f ? frand() : 0.0f;
+    drift = advect_run(w, dt_sub, umax, u, v, rho, 300, "sparse, 10x umax");
+    CHECK(drift <= 1e-5, "density advection, sparse smoke: mass drift %.3e", drift);
+
+    /* a blob in a uniform interior flow moves by U0 t */
+    float U0 = 0.2f, T = 1.0f;
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            AT(u, w, i, j) = i > 0 ? U0 : 0.0f;
+            AT(v, w, i, j) = 0.0f;
+        }
+    draw_disc(w, w, 0.3f, 0.5f, 0.1f, 0.01f, rho);
+    for (size_t k = 0; k < n; k++)
+        if (rho[k] < 1e-4f) rho[k] = 0.0f;
+    double cx0, cy0, cx1, cy1;
+    centroid(w, w, rho, &cx0, &cy0);
+    int steps = (int)lroundf(T / dt_sub);
+    drift = advect_run(w, T / (float)steps, umax, u, v, rho, steps, "uniform flow");
+    centroid(w, w, rho, &cx1, &cy1);
+    double shift = cx1 - cx0;
+    CHECK(fabs(shift / (U0 * T) - 1.0) <= 0.3 && fabs(cy1 - cy0) < 0.01,
+          "density advection: blob moved (%g, %g), expected (%g, 0)", shift, cy1 - cy0, U0 * T);
+    CHECK(fabs(shift / (U0 * T) - 1.0) <= 0.05, "density advection: blob moved %g, expected %g "
+          "(within 5%%)", shift, U0 * T);
+    CHECK(drift <= 1e-5, "density advection, uniform flow: mass drift %.3e", drift);
+    printf("  info: blob in uniform flow moved %.4f (expected %.4f), y %.2e\n", shift, U0 * T,
+           cy1 - cy0);
+    free(u);
+    free(v);
+    free(rho);
+    free(up);
+    free(vp);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 6. Gathering                                                           */
+
+static double l1diff(const float *a, const float *b, size_t n)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < n; k++) s += fabs((double)a[k] - b[k]);
+    return s;
+}
+
+/* One gathering application with `iters` Jacobi iterations from e = 0, as
+ * ref_step does. */
+static void gather_once(int w, float a, int iters, const float *rho, const float *tgt,
+                        const float *tb, float *rho_out)
+{
+    size_t n = (size_t)w * w;
+    float *e = falloc(n), *e2 = falloc(n);
+    for (int it = 0; it < iters; it++) {
+        ref_pass_gather_jacobi(w, w, a, rho, tgt, tb, e, e2);
+        float *t = e;
+        e = e2;
+        e2 = t;
+    }
+    ref_pass_gather_apply(w, w, a, rho, tb, e, rho_out);
+    free(e);
+    free(e2);
+}
+
+static void test_gathering(void)
+{
+    int w = 64;
+    size_t n = (size_t)w * w;
+    float *rho = falloc(n), *tgt = falloc(n), *tb = falloc(n), *out = falloc(n);
+    rng_seed(2024);
+    for (size_t k = 0; k < n; k++) {
+        rho[k] = frand();
+        tgt[k] = frand() * frand();
+    }
+    double s = sumf(rho, n) / sumf(tgt, n);
+    for (size_t k = 0; k < n; k++) tgt[k] *= (float)s;
+    BlurSpec b;
+    ref_blur_spec(w, w, 0.04f, &b);
+    ref_pass_blur(w, w, &b, tgt, tb);
+
+    /* a = 0 is the identity */
+    gather_once(w, 0.0f, 5, rho, tgt, tb, out);
+    CHECK(maxdiff(rho, out, n) == 0.0f, "gathering with a = 0 changed rho by %g",
+          maxdiff(rho, out, n));
+
+    /* a = dt vg / h^2 = 100, few iterations, repeated */
+    float a = 100.0f;
+    double m0 = sumf(rho, n), e0 = l1diff(rho, tgt, n), eprev = e0, worst = 0.0;
+    int increases = 0, reps = 30;
+    for (int r = 0; r < reps; r++) {
+        gather_once(w, a, 3, rho, tgt, tb, out);
+        memcpy(rho, out, n * sizeof(float));
+        double drift = fabs(sumf(rho, n) / m0 - 1.0), e = l1diff(rho, tgt, n);
+        worst = fmax(worst, drift);
+        CHECK(minf(rho, n) >= 0.0f && all_finite(rho, n), "gathering rep %d: min rho %g", r,
+              minf(rho, n));
+        if (e > eprev * (1.0 + 1e-6)) increases++;
+        eprev = e;
+    }
+    CHECK(worst <= 1e-5, "gathering (a = 100, 3 iterations): mass drift %.3e", worst);
+    CHECK(increases == 0, "gathering: L1 error rose in %d of %d applications", increases, reps);
+    CHECK(eprev <= 0.5 * e0, "gathering: L1 error %g -> %g after %d applications", e0, eprev,
+          reps);
+    printf("  info: gathering a = 100, 3 Jacobi its x %d: mass drift %.2e, L1 error %.1f -> %.1f (%.1f%%)\n",
+           reps, worst, e0, eprev, 100.0 * eprev / e0);
+
+    /* not converged at all: 1 iteration, and an arbitrary huge e */
+    rng_seed(77);
+    for (size_t k = 0; k < n; k++) rho[k] = frand() < 0.3f ? 0.0f : frand();
+    m0 = sumf(rho, n);
+    gather_once(w, a, 1, rho, tgt, tb, out);
+    double d1 = fabs(sumf(out, n) / m0 - 1.0);
+    CHECK(d1 <= 1e-5 && minf(out, n) >= 0.0f, "gathering, 1 iteration: drift %.3e, min %g", d1,
+          minf(out, n));
+    float *e = falloc(n);
+    for (size_t k = 0; k < n; k++) e[k] = 1000.0f * srand1();
+    ref_pass_gather_apply(w, w, a, rho, tb, e, out);
+    double d2 = fabs(sumf(out, n) / m0 - 1.0);
+    CHECK(d2 <= 1e-5 && minf(out, n) >= 0.0f && all_finite(out, n),
+          "gathering with an arbitrary e: drift %.3e, min %g", d2, minf(out, n));
+    printf("  info: gathering unconverged: drift %.2e (1 iteration), %.2e (random e)\n", d1, d2);
+    free(e);
+    free(rho);
+    free(tgt);
+    free(tb);
+    free(out);
+}
+
+/* Gathering through ref_step (vf = 0: no force, so the velocity stays zero
+ * and the step is gathering alone): stiff a, the default-like few iterations. */
+static void test_gathering_step(void)
+{
+    int w = 64;
+    size_t n = (size_t)w * w;
+    float hc = 1.0f / (float)w;
+    SolverParams p;
+    solver_params_default(&p);
+    p.vf = 0.0f;
+    p.gather_iters = 3;
+    p.vg = 100.0f * hc * hc / p.dt; /* a = dt vg / h^2 = 100 */
+    char err[128];
+    RefSolver *s = ref_create(w, w, &p, err, sizeof err);
+    CHECK(s != NULL, "ref_create: %s", err);
+    if (!s) return;
+    float *rho = falloc(n), *tgt = falloc(n);
+    rng_seed(555);
+    for (size_t k = 0; k < n; k++) {
+        rho[k] = frand();
+        tgt[k] = frand() * frand();
+    }
+    ref_set_density(s, rho);
+    ref_set_target(s, tgt, true);
+    double m0 = ref_mass(s), e0 = ref_error(s), eprev = e0, drift = 0.0;
+    int rises = 0, steps = 30;
+    bool positive = true;
+    for (int k = 0; k < steps; k++) {
+        ref_step(s);
+        double e = ref_error(s);
+        if (e > eprev * (1.0 + 1e-6)) rises++;
+        eprev = e;
+        drift = fmax(drift, fabs(ref_mass(s) / m0 - 1.0));
+        if (!(minf(ref_density(s), n) >= 0.0f) || !all_finite(ref_density(s), n)) positive = false;
+    }
+    CHECK(maxabsf(ref_velocity_u(s), n) == 0.0f && maxabsf(ref_velocity_v(s), n) == 0.0f,
+          "vf = 0: the velocity moved");
+    CHECK(positive, "gathering steps: negative or non-finite density");
+    CHECK(drift <= 1e-5, "gathering steps (a = 100, 3 iterations): mass drift %.3e", drift);
+    CHECK(rises == 0, "gathering steps: error rose in %d of %d steps", rises, steps);
+    CHECK(eprev <= 0.5 * e0, "gathering steps: error %g -> %g", e0, eprev);
+    printf("  info: ref_step gathering only, a = 100, 3 iterations x %d: error %.3f -> %.3f, "
+           "mass drift %.2e\n", steps, e0, eprev, drift);
+    ref_free(s);
+    free(rho);
+    free(tgt);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 7. The whole solver                                                    */
+
+static void test_solver_api(void)
+{
+    SolverParams p;
+    solver_params_default(&p);
+    char err[128] = "";
+    RefSolver *bad = ref_create(1, 64, &p, err, sizeof err);
+    CHECK(bad == NULL && err[0] != '\0', "ref_create(1x64) should fail with a reason");
+    ref_free(NULL);
+
+    int w = 48, h = 32;
+    size_t n = (size_t)w * h;
+    RefSolver *s = ref_create(w, h, &p, err, sizeof err);
+    CHECK(s != NULL, "ref_create(48x32): %s", err);
+    if (!s) return;
+    CHECK(ref_width(s) == w && ref_height(s) == h, "ref size %dx%d", ref_width(s), ref_height(s));
+    float *rho = falloc(n), *tgt = falloc(n);
+    draw_disc(w, h, 0.5f, 0.5f, 0.2f, 0.02f, rho);
+    ref_set_density(s, rho);
+    CHECK(maxdiff(ref_density(s), rho, n) == 0.0f, "set_density did not copy");
+    CHECK(maxabsf(ref_velocity_u(s), n) == 0.0f && maxabsf(ref_velocity_v(s), n) == 0.0f,
+          "set_density did not zero the velocity");
+    CHECK(ref_set_target(s, tgt, true) == -1, "an all-zero target should return -1");
+    draw_box(w, h, 0.9f, 0.4f, 0.15f, 0.1f, 0.02f, tgt);
+    for (size_t k = 0; k < n; k++) tgt[k] *= 0.37f;
+    CHECK(ref_set_target(s, tgt, false) == 0, "set_target failed");
+    CHECK(maxdiff(ref_target(s), tgt, n) == 0.0f, "set_target without mass match changed it");
+    CHECK(ref_set_target(s, tgt, true) == 0, "set_target (mass match) failed");
+    double mt = sumf(ref_target(s), n), mr = ref_mass(s);
+    CHECK(fabs(mt / mr - 1.0) <= 1e-5, "mass match: target %g vs density %g", mt, mr);
+    CHECK(fabs(mr / sumf(rho, n) - 1.0) <= 1e-12, "ref_mass %g vs sum %g", mr, sumf(rho, n));
+    double er = ref_error(s), em = l1diff(rho, ref_target(s), n) / mt;
+    CHECK(fabs(er / em - 1.0) <= 1e-6, "ref_error %g vs measured %g", er, em);
+    float *tb = falloc(n);
+    BlurSpec b;
+    ref_blur_spec(w, h, p.sigma, &b);
+    ref_pass_blur(w, h, &b, ref_target(s), tb);
+    CHECK(maxdiff(tb, ref_target_blur(s), n) <= 1e-6f, "ref_target_blur is not the blurred target");
+    /* a non-square grid steps and stays sane */
+    for (int k = 0; k < 50; k++) ref_step(s);
+    CHECK(all_finite(ref_density(s), n) && fabs(ref_mass(s) / mr - 1.0) <= 1e-4 &&
+          minf(ref_density(s), n) >= 0.0f, "48x32: 50 steps: mass %g (was %g), min %g",
+          ref_mass(s), mr, minf(ref_density(s), n));
+    ref_free(s);
+    free(rho);
+    free(tgt);
+    free(tb);
+}
+
+static double region_mass(const float *rho, const unsigned char *mask, size_t n)
+{
+    double m = 0.0;
+    for (size_t k = 0; k < n; k++)
+        if (mask[k]) m += rho[k];
+    return m;
+}
+
+static void test_morph(void)
+{
+    SolverParams p;
+    solver_params_default(&p);
+    int w = 64;
+    size_t n = (size_t)w * w;
+    char err[128];
+    float *rho0 = falloc(n), *tgt = falloc(n), *cf = falloc(n);
+    /* disjoint shapes, centres 0.34 apart (8.5 sigma). Much further apart
+     * (0.3,0.32 -> 0.66,0.68: 0.51) the truncated blur leaves most of the disc
+     * without force and the error is still 44% of its start at step 1500. */
+    draw_disc(w, w, 0.38f, 0.40f, 0.14f, 0.015f, rho0);
+    draw_box(w, w, 0.64f, 0.62f, 0.13f, 0.1f, 0.015f, tgt);
+
+    RefSolver *s = ref_create(w, w, &p, err, sizeof err);
+    RefSolver *sa = ref_create(w, w, &p, err, sizeof err); /* advection only */
+    CHECK(s && sa, "ref_create: %s", err);
+    if (!s || !sa) return;
+    ref_set_density(s, rho0);
+    CHECK(ref_set_target(s, tgt, true) == 0, "set_target");
+    SolverParams pa = p;
+    pa.gather = false;
+    ref_set_params(sa, &pa);
+    ref_set_density(sa, rho0);
+    ref_set_target(sa, tgt, true);
+    const float *ts = ref_target(s);
+
+    /* the region between the shapes: neither source nor target holds smoke */
+    unsigned char *between = calloc(n, 1);
+    float pk0 = maxabsf(rho0, n), pkt = maxabsf(ts, n);
+    for (size_t k = 0; k < n; k++) between[k] = rho0[k] < 0.01f * pk0 && ts[k] < 0.01f * pkt;
+
+    double m0 = ref_mass(s), e0 = ref_error(s), ea0 = ref_error(sa);
+    double tx, ty, cx, cy;
+    centroid(w, w, ts, &tx, &ty);
+    centroid(w, w, rho0, &cx, &cy);
+    double dist0 = hypot(cx - tx, cy - ty), dprev = dist0;
+    double worst_drift = 0.0, peak_speed = 0.0, max_div = 0.0, max_div_late = 0.0;
+    double best_flow = 0.0, best_flow_cf = 0.0, best_diff = 0.0;
+    int best_step = 0, non_monotone = 0;
+    bool finite = true, positive = true;
+    int steps = 1500;
+    printf("  info: morph 64^2 disc -> box, default parameters\n");
+    printf("  info:   step  error   centroid-dist  mass-between  (cross-fade)  max|u|  max_div\n");
+    for (int k = 1; k <= steps; k++) {
+        ref_step(s);
+        ref_step(sa);
+        const float *r = ref_density(s);
+        double sp = fmax(maxabsf(ref_velocity_u(s), n), maxabsf(ref_velocity_v(s), n));
+        peak_speed = fmax(peak_speed, sp);
+        worst_drift = fmax(worst_drift, fabs(ref_mass(s) / m0 - 1.0));
+        double md = ref_max_div(s);
+        max_div = fmax(max_div, md);
+        if (k > steps / 2) max_div_late = fmax(max_div_late, md);
+        if (k % 25 == 0 || k == steps) {
+            if (!all_finite(r, n) || !all_finite(ref_velocity_u(s), n) ||
+                !all_finite(ref_velocity_v(s), n))
+                finite = false;
+            if (!(minf(r, n) >= 0.0f)) positive = false;
+            /* the cross-fade (1-t) rho0 + t rho* with the same error */
+            double e = ref_error(s), t = 1.0 - e / e0;
+            if (t < 0.0) t = 0.0;
+            for (size_t q = 0; q < n; q++) cf[q] = (float)((1.0 - t) * rho0[q] + t * ts[q]);
+            double fm = region_mass(r, between, n) / m0;
+            double fc = region_mass(cf, between, n) / m0;
+            double diff = l1diff(r, cf, n) / sumf(ts, n);
+            if (fm > best_flow) {
+                best_flow = fm;
+                best_flow_cf = fc;
+                best_step = k;
+            }
+            best_diff = fmax(best_diff, diff);
+            if (k % 150 == 0) {
+                centroid(w, w, r, &cx, &cy);
+                double dist = hypot(cx - tx, cy - ty);
+                if (dist > dprev + 0.005) non_monotone++;
+                dprev = dist;
+                printf("  info:   %4d  %.4f  %.4f         %.4f        (%.4f)      %.4f  %.3g\n",
+                       k, e, dist, fm, fc, sp, md);
+            }
+        }
+    }
+    double e1 = ref_error(s), ea1 = ref_error(sa);
+    printf("  info: morph: error %.4f -> %.4f (%.1f%%), mass drift %.2e, peak speed %.4f, "
+           "max_div %.3g (second half %.3g)\n", e0, e1, 100.0 * e1 / e0, worst_drift, peak_speed,
+           max_div, max_div_late);
+    printf("  info: morph: centroid distance %.4f -> %.4f; mass between the shapes %.1f%% at step "
+           "%d (cross-fade %.2f%%); max L1 distance from the cross-fade %.3f\n", dist0, dprev,
+           100.0 * best_flow, best_step, 100.0 * best_flow_cf, best_diff);
+    printf("  info: advection alone (no gathering): error %.4f -> %.4f (%.1f%%)\n", ea0, ea1,
+           100.0 * ea1 / ea0);
+    CHECK(finite, "morph: non-finite field");
+    CHECK(positive, "morph: negative density");
+    CHECK(worst_drift <= 0.01, "morph: mass drift %.3e", worst_drift);
+    CHECK(worst_drift <= 1e-4, "morph: mass drift %.3e (expected ~1e-6)", worst_drift);
+    CHECK(e1 <= 0.25 * e0, "morph: error %g -> %g (%.1f%%)", e0, e1, 100.0 * e1 / e0);
+    CHECK(max_div_late <= max_div && max_div <= 0.5 * p.umax * w,
+          "morph: max_div %g (second half %g), bound umax/(2h) = %g", max_div, max_div_late,
+          0.5 * p.umax * w);
+    CHECK(non_monotone == 0 && dprev <= 0.25 * dist0,
+          "morph: centroid distance to target %g -> %g, %d non-monotone checkpoints", dist0,
+          dprev, non_monotone);
+    CHECK(peak_speed > 0.02, "morph: peak speed %g (the smoke should flow)", peak_speed);
+    CHECK(best_flow >= 0.05 && best_flow >= 5.0 * best_flow_cf,
+          "morph: smoke between the shapes %.3f of the mass (cross-fade %.3f): no flow", best_flow,
+          best_flow_cf);
+    CHECK(ea1 <= 0.7 * ea0, "morph, advection alone: error %g -> %g (%.1f%%)", ea0, ea1,
+          100.0 * ea1 / ea0);
+
+    /* keep going to 5000 steps: still finite, positive, conservative */
+    for (int k = steps; k < 5000; k++) ref_step(s);
+    const float *r = ref_density(s);
+    double drift = fabs(ref_mass(s) / m0 - 1.0);
+    CHECK(all_finite(r, n) && all_finite(ref_velocity_u(s), n) && all_finite(ref_velocity_v(s), n),
+          "morph: non-finite after 5000 steps");
+    CHECK(minf(r, n) >= 0.0f && drift <= 1e-4, "morph, 5000 steps: min %g, mass drift %.3e",
+          minf(r, n), drift);
+    CHECK(ref_error(s) <= e1 * 1.2, "morph, 5000 steps: error %g (at 1500: %g)", ref_error(s), e1);
+    printf("  info: 5000 steps: error %.4f, mass drift %.2e, max_div %.3g\n", ref_error(s), drift,
+           ref_max_div(s));
+    free(between);
+    ref_free(s);
+    ref_free(sa);
+    free(rho0);
+    free(tgt);
+    free(cf);
+}
+
+/* ---------------------------------------------------------------------- */
+/* 8. Parameters                                                          */
+
+static void test_params(void)
+{
+    SolverParams p;
+    solver_params_default(&p);
+    CHECK(solver_params_check(&p) == NULL, "defaults rejected: %s", solver_params_check(&p));
+    struct {
+        const char *name, *word;
+        SolverParams q;
+    } bad[10];
+    int nb = 0;
+#define BAD(field, value, w)                                                \
+    do {                                                                    \
+        bad[nb].q = p;                                                      \
+        bad[nb].q.field = (value);                                          \
+        bad[nb].name = #field " = " #value;                                 \
+        bad[nb].word = (w);                                                 \
+        nb++;                                                               \
+    } while (0)
+    BAD(dt, 0.0f, "dt");
+    BAD(dt, NAN, "dt");
+    BAD(dt, -0.01f, "dt");
+    BAD(vf, -1.0f, "vf");
+    BAD(sigma, 0.0f, "sigma");
+    BAD(jacobi, 0, "jacobi");
+    BAD(umax, 0.0f, "umax");
+    BAD(gather_iters, 0, "gather-iters");
+    BAD(vg, NAN, "vg");
+    BAD(eps, 0.0f, "eps");
+#undef BAD
+    for (int k = 0; k < nb; k++) {
+        const char *m = solver_params_check(&bad[k].q);
+        CHECK(m != NULL && strstr(m, bad[k].word) != NULL, "params %s: check says \"%s\"",
+              bad[k].name, m ? m : "(accepted)");
+    }
+
+    /* ref_set_params with a new sigma re-blurs the target; sizes of the
+     * coarse grid change (factor 1 -> 4 -> 2) */
+    int w = 64;
+    size_t n = (size_t)w * w;
+    char err[128];
+    RefSolver *s = ref_create(w, w, &p, err, sizeof err);
+    CHECK(s != NULL, "ref_create: %s", err);
+    if (!s) return;
+    float *rho = falloc(n), *tgt = falloc(n), *tb0 = falloc(n), *ref = falloc(n);
+    draw_disc(w, w, 0.35f, 0.5f, 0.15f, 0.02f, rho);
+    draw_disc(w, w, 0.65f, 0.5f, 0.1f, 0.02f, tgt);
+    ref_set_density(s, rho);
+    ref_set_target(s, tgt, true);
+    memcpy(tb0, ref_target_blur(s), n * sizeof(float));
+    double m0 = ref_mass(s);
+    const float sigmas[] = {0.01f, 0.2f, 0.5f * (0.01f + 0.2f), p.sigma}; /* ends at the default */
+    for (int q = 0; q < 4; q++) {
+        SolverParams p2 = p;
+        p2.sigma = sigmas[q];
+        ref_set_params(s, &p2);
+        CHECK(ref_params(s)->sigma == sigmas[q], "ref_params sigma %g", ref_params(s)->sigma);
+        BlurSpec b;
+        ref_blur_spec(w, w, sigmas[q], &b);
+        ref_pass_blur(w, w, &b, ref_target(s), ref);
+        float d = maxdiff(ref, ref_target_blur(s), n), d0 = maxdiff(tb0, ref_target_blur(s), n);
+        CHECK(d <= 1e-6f, "set_params sigma %g: target blur off its own blur by %g", sigmas[q], d);
+        if (sigmas[q] != p.sigma)
+            CHECK(d0 >= 1e-3f, "set_params sigma %g: target blur unchanged (max change %g)",
+                  sigmas[q], d0);
+        for (int k = 0; k < 30; k++) ref_step(s);
+        const float *r = ref_density(s);
+        CHECK(all_finite(r, n) && minf(r, n) >= 0.0f && fabs(ref_mass(s) / m0 - 1.0) <= 1e-4,
+              "after set_params sigma %g: mass %g (was %g), min %g", sigmas[q], ref_mass(s), m0,
+              minf(r, n));
+    }
+    /* back at the default sigma: the same blur as at the start */
+    CHECK(maxdiff(tb0, ref_target_blur(s), n) <= 1e-7f,
+          "set_params back to sigma %g: target blur differs by %g", p.sigma,
+          maxdiff(tb0, ref_target_blur(s), n));
+    ref_free(s);
+    free(rho);
+    free(tgt);
+    free(tb0);
+    free(ref);
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    RUN(test_blur_spec);
+    RUN(test_blur_constant_and_mean);
+    RUN(test_blur_delta);
+    RUN(test_blur_resolution);
+    RUN(test_force_direction);
+    RUN(test_force_walls_clamp_damping);
+    RUN(test_projection_random);
+    RUN(test_projection_gradient_and_curl);
+    RUN(test_advect_velocity);
+    RUN(test_advect_density);
+    RUN(test_gathering);
+    RUN(test_gathering_step);
+    RUN(test_solver_api);
+    RUN(test_morph);
+    RUN(test_params);
+    return check_done();
+}
