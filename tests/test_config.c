@@ -374,7 +374,13 @@ static void check_usage_text(const char *text)
     /* defaults are printed from the actual defaults */
     CHECK(strstr(text, "default 256x256") != NULL, "grid default");
     CHECK(strstr(text, "default 0.01)") != NULL, "dt default");
-    CHECK(strstr(text, "default 0.04)") != NULL, "sigma default");
+    {
+        SolverParams dp;
+        solver_params_default(&dp);
+        char want[64];
+        snprintf(want, sizeof want, "default %g)", (double)dp.sigma);
+        CHECK(strstr(text, want) != NULL, "sigma default: '%s' not in usage", want);
+    }
     CHECK(strstr(text, "default 40)") != NULL, "jacobi default");
     CHECK(strstr(text, "default ffffff") != NULL, "colour default");
     CHECK(strstr(text, "default 10)") != NULL, "every default");
