@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef enum { CTX_EGL_DEVICE, CTX_EGL_SURFACELESS, CTX_WINDOW } CtxKind;
 
@@ -405,31 +406,60 @@ undo_egl:
 
 /* ---- window: freeglut --------------------------------------------------- */
 
+/* Xlib through dlopen: freeglut already needs libX11, and this keeps the
+ * link line (and the Makefile) free of an x11 dependency of our own. */
+typedef struct {
+    void *(*open_display)(const char *);
+    int (*close_display)(void *);
+} Xlib;
+
+static const Xlib *xlib(void)
+{
+    static Xlib x;
+    static bool tried;
+    if (!tried) {
+        tried = true;
+        void *lib = dlopen("libX11.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (!lib) {
+            log_debug("glctx", "cannot load libX11.so.6: %s", dlerror());
+            return NULL;
+        }
+        *(void **)&x.open_display = dlsym(lib, "XOpenDisplay");
+        *(void **)&x.close_display = dlsym(lib, "XCloseDisplay");
+        if (!x.open_display || !x.close_display) {
+            x.open_display = NULL;
+            dlclose(lib);
+        }
+    }
+    return x.open_display ? &x : NULL;
+}
+
+/* XOpenDisplay with a few retries: an X server resets when its last client
+ * disconnects (Xvfb under xvfb-run does) and drops connections made during
+ * the reset, so a connection right after another program's (or our own
+ * probe's) last one closed can fail once. */
+static void *x_open(const Xlib *x, const char *name)
+{
+    long wait_ns = 5000000;
+    for (int attempt = 0;; attempt++) {
+        void *d = x->open_display(name);
+        if (d || attempt == 5) return d;
+        struct timespec ts = {0, wait_ns};
+        nanosleep(&ts, NULL);
+        wait_ns *= 2;
+    }
+}
+
 bool glctx_display_available(void)
 {
     const char *name = getenv("DISPLAY");
     if (!name || !*name) return false;
-    /* Xlib through dlopen: freeglut already needs libX11, and this keeps the
-     * link line (and the Makefile) free of an x11 dependency of our own. */
-    void *lib = dlopen("libX11.so.6", RTLD_LAZY | RTLD_LOCAL);
-    if (!lib) {
-        log_debug("glctx", "cannot load libX11.so.6: %s", dlerror());
-        return false;
-    }
-    void *(*open_display)(const char *);
-    int (*close_display)(void *);
-    *(void **)&open_display = dlsym(lib, "XOpenDisplay");
-    *(void **)&close_display = dlsym(lib, "XCloseDisplay");
-    bool ok = false;
-    if (open_display && close_display) {
-        void *d = open_display(name);
-        if (d) {
-            ok = true;
-            close_display(d);
-        }
-    }
-    dlclose(lib);
-    return ok;
+    const Xlib *x = xlib();
+    if (!x) return false;
+    void *d = x_open(x, name);
+    if (!d) return false;
+    x->close_display(d);
+    return true;
 }
 
 /* freeglut's default error handler prints and exits; keep the exit (its code
@@ -459,8 +489,14 @@ GlCtx *glctx_create_window(int *argc, char **argv, int w, int h, const char *tit
         snprintf(err, errlen, "glctx: a window context already exists");
         return NULL;
     }
-    if (!glctx_display_available()) {
-        const char *d = getenv("DISPLAY");
+    /* Hold a connection of our own while freeglut opens its one, so the
+     * server cannot reset between the check and glutInit (which exits the
+     * process when it cannot open the display). */
+    const char *dname = getenv("DISPLAY");
+    const Xlib *x = dname && *dname ? xlib() : NULL;
+    void *probe = x ? x_open(x, dname) : NULL;
+    if (!probe) {
+        const char *d = dname;
         snprintf(err, errlen, "glctx: cannot open X display '%s'%s", d ? d : "",
                  d && *d ? "" : " (DISPLAY is not set; use the headless mode)");
         return NULL;
@@ -468,6 +504,7 @@ GlCtx *glctx_create_window(int *argc, char **argv, int w, int h, const char *tit
     GlCtx *gc = calloc(1, sizeof *gc);
     if (!gc) {
         snprintf(err, errlen, "glctx: out of memory");
+        x->close_display(probe);
         return NULL;
     }
     gc->kind = CTX_WINDOW;
@@ -479,6 +516,7 @@ GlCtx *glctx_create_window(int *argc, char **argv, int w, int h, const char *tit
     glutInitWarningFunc(glut_warning);
     glutInit(argc ? argc : &one, argc ? argv : argv0);
     g_glut_initialised = true;
+    x->close_display(probe);
     glutInitDisplayMode(GLUT_DOUBLE | GLUT_RGBA);
     glutInitContextVersion(3, 3);
     glutInitContextProfile(GLUT_CORE_PROFILE);
