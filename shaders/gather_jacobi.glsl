@@ -1,7 +1,9 @@
 // gather_jacobi: one Jacobi iteration of the implicit gathering solve
 //   e − a ∇·(D ∇e) = ρ0 − ρ*,   a = dt·vg/h²,  D = ρ0·ρ̃* (lagged),
 // face D = mean of the two cells, no flux through the walls.
-// With u_first = 1 the previous iterate is e = ρ0 − ρ* itself.
+// With u_first = 1 the previous iterate is e = 0: starting from zero keeps
+// every mode's factor (1 + aℓλᵏ)/(1 + aℓ) within 1 for any iteration count;
+// starting from ρ0 − ρ* lets the unconverged checkerboard mode grow.
 #include "sim.glsl"
 
 uniform sampler2D u_dens;  // ρ0, ρ*, ρ̃*
@@ -12,11 +14,7 @@ out vec4 o_out;
 
 float e_at(ivec2 p)
 {
-    if (u_first != 0) {
-        vec4 d = texelFetch(u_dens, p, 0);
-        return d.r - d.g;
-    }
-    return texelFetch(u_e, p, 0).r;
+    return u_first != 0 ? 0.0 : texelFetch(u_e, p, 0).r;
 }
 
 void main()

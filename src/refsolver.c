@@ -363,27 +363,47 @@ int ref_advect_substeps(int w, int h, const SolverParams *p)
     return n < 1 ? 1 : n;
 }
 
-void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
-                             const float *v, const float *rho, float *rho_out)
+void ref_pass_advect_ratio(int w, int h, float dt_sub, float umax, const float *u,
+                           const float *v, const float *rho, float *ratio)
+{
+    float k = dt_sub / cell_size(w, h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) ratio[IDX(i, j)] = advect_ratio(w, h, u, v, rho, i, j, umax, k);
+}
+
+void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *u,
+                           const float *v, const float *rho, const float *ratio, float *rho_out)
 {
     float k = dt_sub / cell_size(w, h);
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
-            float rc = advect_ratio(w, h, u, v, rho, i, j, umax, k);
             float out = rho[IDX(i, j)];
             int d;
             float f;
-            /* left face: positive flux enters from (i-1, j) */
+            /* a positive flux on the left/bottom face enters this cell */
             f = flux_x(w, h, u, rho, i, j, umax, k, &d);
-            if (f != 0.0f) out += f * (d == i ? rc : advect_ratio(w, h, u, v, rho, d, j, umax, k));
+            if (f != 0.0f) out += f * ratio[IDX(d, j)];
             f = flux_x(w, h, u, rho, i + 1, j, umax, k, &d);
-            if (f != 0.0f) out -= f * (d == i ? rc : advect_ratio(w, h, u, v, rho, d, j, umax, k));
+            if (f != 0.0f) out -= f * ratio[IDX(d, j)];
             f = flux_y(w, h, v, rho, i, j, umax, k, &d);
-            if (f != 0.0f) out += f * (d == j ? rc : advect_ratio(w, h, u, v, rho, i, d, umax, k));
+            if (f != 0.0f) out += f * ratio[IDX(i, d)];
             f = flux_y(w, h, v, rho, i, j + 1, umax, k, &d);
-            if (f != 0.0f) out -= f * (d == j ? rc : advect_ratio(w, h, u, v, rho, i, d, umax, k));
+            if (f != 0.0f) out -= f * ratio[IDX(i, d)];
             rho_out[IDX(i, j)] = fmaxf(out, 0.0f);
         }
+}
+
+void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
+                             const float *v, const float *rho, float *rho_out)
+{
+    float *ratio = malloc((size_t)w * h * sizeof *ratio);
+    if (!ratio) {
+        memcpy(rho_out, rho, (size_t)w * h * sizeof *rho);
+        return;
+    }
+    ref_pass_advect_ratio(w, h, dt_sub, umax, u, v, rho, ratio);
+    ref_pass_advect_apply(w, h, dt_sub, umax, u, v, rho, ratio, rho_out);
+    free(ratio);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -436,23 +456,42 @@ static float gather_ratio(int w, int h, float a, const float *rho0, const float 
     return out > r ? r / out : 1.0f;
 }
 
-void ref_pass_gather_apply(int w, int h, float a, const float *rho0, const float *tgt_blur,
-                           const float *e, float *rho_out)
+void ref_pass_gather_ratio(int w, int h, float a, const float *rho0, const float *tgt_blur,
+                           const float *e, float *ratio)
+{
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) ratio[IDX(i, j)] = gather_ratio(w, h, a, rho0, tgt_blur, e, i, j);
+}
+
+void ref_pass_gather_flux(int w, int h, float a, const float *rho0, const float *tgt_blur,
+                          const float *e, const float *ratio, float *rho_out)
 {
     static const int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             float r = rho0[IDX(i, j)];
-            float rc = gather_ratio(w, h, a, rho0, tgt_blur, e, i, j);
             for (int q = 0; q < 4; q++) {
                 int ni = i + di[q], nj = j + dj[q];
                 if (ni < 0 || ni >= w || nj < 0 || nj >= h) continue;
                 float f = gather_flux(w, a, rho0, tgt_blur, e, i, j, ni, nj);
-                if (f > 0.0f) r -= f * rc;
-                else if (f < 0.0f) r -= f * gather_ratio(w, h, a, rho0, tgt_blur, e, ni, nj);
+                if (f > 0.0f) r -= f * ratio[IDX(i, j)];
+                else if (f < 0.0f) r -= f * ratio[IDX(ni, nj)];
             }
             rho_out[IDX(i, j)] = fmaxf(r, 0.0f);
         }
+}
+
+void ref_pass_gather_apply(int w, int h, float a, const float *rho0, const float *tgt_blur,
+                           const float *e, float *rho_out)
+{
+    float *ratio = malloc((size_t)w * h * sizeof *ratio);
+    if (!ratio) {
+        memcpy(rho_out, rho0, (size_t)w * h * sizeof *rho0);
+        return;
+    }
+    ref_pass_gather_ratio(w, h, a, rho0, tgt_blur, e, ratio);
+    ref_pass_gather_flux(w, h, a, rho0, tgt_blur, e, ratio, rho_out);
+    free(ratio);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -573,7 +612,8 @@ void ref_step(RefSolver *s)
     /* 5. density advection, conservative, in substeps */
     int ns = ref_advect_substeps(w, h, p);
     for (int k = 0; k < ns; k++) {
-        ref_pass_advect_density(w, h, p->dt / (float)ns, p->umax, s->u, s->v, s->rho, s->t0);
+        ref_pass_advect_ratio(w, h, p->dt / (float)ns, p->umax, s->u, s->v, s->rho, s->t1);
+        ref_pass_advect_apply(w, h, p->dt / (float)ns, p->umax, s->u, s->v, s->rho, s->t1, s->t0);
         SWAP(s->rho, s->t0);
     }
     /* 6. gathering: implicit solve for e, conservative positive application.
@@ -593,7 +633,8 @@ void ref_step(RefSolver *s)
             ref_pass_gather_jacobi(w, h, a, s->rho, s->tgt, s->tgt_blur, s->t0, s->t1);
             SWAP(s->t0, s->t1);
         }
-        ref_pass_gather_apply(w, h, a, s->rho, s->tgt_blur, s->t0, s->t2);
+        ref_pass_gather_ratio(w, h, a, s->rho, s->tgt_blur, s->t0, s->t1);
+        ref_pass_gather_flux(w, h, a, s->rho, s->tgt_blur, s->t0, s->t1, s->t2);
         SWAP(s->rho, s->t2);
     }
 }

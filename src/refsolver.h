@@ -126,6 +126,11 @@ void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const 
 #define REF_ADVECT_CFL 0.5f
 void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
                              const float *v, const float *rho, float *rho_out);
+/* ... which is two passes: each cell's ratio, then the limited fluxes. */
+void ref_pass_advect_ratio(int w, int h, float dt_sub, float umax, const float *u,
+                           const float *v, const float *rho, float *ratio);
+void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *u,
+                           const float *v, const float *rho, const float *ratio, float *rho_out);
 /* Implicit gathering: e − a∇·(D∇e) = ρ0 − ρ*, a = dt·vg/h², D = ρ0·ρ̃*
  * (face D = mean of the two cells), walls no-flux. One Jacobi iteration: */
 void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const float *tgt,
@@ -134,5 +139,10 @@ void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const floa
  * positivity ratio: conservative and positive however far e has converged. */
 void ref_pass_gather_apply(int w, int h, float a, const float *rho0, const float *tgt_blur,
                            const float *e, float *rho_out);
+/* ... which is two passes: each cell's ratio, then the limited fluxes. */
+void ref_pass_gather_ratio(int w, int h, float a, const float *rho0, const float *tgt_blur,
+                           const float *e, float *ratio);
+void ref_pass_gather_flux(int w, int h, float a, const float *rho0, const float *tgt_blur,
+                          const float *e, const float *ratio, float *rho_out);
 
 #endif

@@ -17,12 +17,12 @@
 enum {
     SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
-    SH_GATHER_APPLY, SH_SPLAT, SH_COUNT
+    SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_COUNT
 };
 static const char *const shader_files[SH_COUNT] = {
     "downsample.glsl", "blur.glsl", "target_blur.glsl", "set_target.glsl", "force.glsl",
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
-    "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl",
+    "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl",
 };
 
 /* timestamp marks within one step, for solver_times() */
@@ -36,7 +36,7 @@ struct Solver {
     BlurSpec blur;
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
-    Field *div, *scratch;       /* scratch: a W x H R32F for uploads */
+    Field *div, *ratio, *scratch; /* ratio: positivity ratios; scratch: uploads */
     bool timing;
     GLuint queries[T_COUNT];
     SolverTimes times;
@@ -134,15 +134,23 @@ static void pass_subtract_grad(Solver *s)
     field_pair_swap(&s->vel);
 }
 
+/* one substep: the donors' ratios, then the limited fluxes */
 static void pass_advect_density(Solver *s, float dt_sub)
 {
-    Shader *sh = use(s, SH_ADVECT_DENSITY);
-    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
-    shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
-    shader_set_float(sh, "u_k", dt_sub / s->cell);
-    shader_set_float(sh, "u_umax", s->p.umax);
-    pass_draw(s->dens.write);
-    field_pair_swap(&s->dens);
+    for (int k = 0; k < 2; k++) {
+        Shader *sh = use(s, k == 0 ? SH_ADVECT_RATIO : SH_ADVECT_DENSITY);
+        shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+        shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
+        shader_set_float(sh, "u_k", dt_sub / s->cell);
+        shader_set_float(sh, "u_umax", s->p.umax);
+        if (k == 0) {
+            pass_draw(s->ratio);
+        } else {
+            shader_set_texture(sh, "u_ratio", 2, field_texture(s->ratio));
+            pass_draw(s->dens.write);
+            field_pair_swap(&s->dens);
+        }
+    }
 }
 
 static float gather_a(const Solver *s) { return s->p.dt * s->p.vg / (s->cell * s->cell); }
@@ -158,14 +166,22 @@ static void pass_gather_jacobi(Solver *s, bool first)
     field_pair_swap(&s->gerr);
 }
 
+/* the donors' ratios, then the limited fluxes */
 static void pass_gather_apply(Solver *s)
 {
-    Shader *sh = use(s, SH_GATHER_APPLY);
-    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
-    shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
-    shader_set_float(sh, "u_a", gather_a(s));
-    pass_draw(s->dens.write);
-    field_pair_swap(&s->dens);
+    for (int k = 0; k < 2; k++) {
+        Shader *sh = use(s, k == 0 ? SH_GATHER_RATIO : SH_GATHER_APPLY);
+        shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+        shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
+        shader_set_float(sh, "u_a", gather_a(s));
+        if (k == 0) {
+            pass_draw(s->ratio);
+        } else {
+            shader_set_texture(sh, "u_ratio", 2, field_texture(s->ratio));
+            pass_draw(s->dens.write);
+            field_pair_swap(&s->dens);
+        }
+    }
 }
 
 /* ρ̃* into density.b from density.g */
@@ -228,6 +244,7 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (field_pair_create(&s->gerr, s->w, s->h, 1, err, errlen) < 0) return -1;
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
     if (!(s->div = field_create(s->w, s->h, 1, err, errlen))) return -1;
+    if (!(s->ratio = field_create(s->w, s->h, 1, err, errlen))) return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
     return 0;
 }
@@ -266,6 +283,7 @@ void solver_free(Solver *s)
     FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->gerr, &s->coarse};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     field_free(s->div);
+    field_free(s->ratio);
     field_free(s->scratch);
     if (s->queries[0]) glDeleteQueries(T_COUNT, s->queries);
     free(s);
@@ -443,6 +461,7 @@ static Field *field_of(Solver *s, SolverField f)
     case SOLVER_FIELD_DIVERGENCE: return s->div;
     case SOLVER_FIELD_GATHER_E: return s->gerr.read;
     case SOLVER_FIELD_RHO_BLUR: return s->coarse.read;
+    case SOLVER_FIELD_RATIO: return s->ratio;
     }
     return NULL;
 }

@@ -175,7 +175,9 @@ static void test_passes_one(float sigma)
     upload_all(s, &f);
     solver_debug_pass(s, SOLVER_PASS_ADVECT_DENSITY, false);
     int ns = ref_advect_substeps(W, H, &p);
-    ref_pass_advect_density(W, H, p.dt / (float)ns, p.umax, f.u, f.v, f.rho, o0);
+    ref_pass_advect_ratio(W, H, p.dt / (float)ns, p.umax, f.u, f.v, f.rho, o1);
+    ref_pass_advect_apply(W, H, p.dt / (float)ns, p.umax, f.u, f.v, f.rho, o1, o0);
+    check_scalar(s, SOLVER_FIELD_RATIO, 1, o1, n, "advect ratio");
     check_scalar(s, SOLVER_FIELD_DENSITY, 4, o0, n, "advect density");
 
     /* gathering: first Jacobi iteration (from ρ − ρ*), a later one, apply */
@@ -185,7 +187,7 @@ static void test_passes_one(float sigma)
     solver_set_params(s, &p);
     upload_all(s, &f);
     solver_debug_pass(s, SOLVER_PASS_GATHER_JACOBI, true);
-    for (size_t k = 0; k < n; k++) o1[k] = f.rho[k] - f.tgt[k];
+    memset(o1, 0, n * sizeof *o1); /* the first iteration starts from e = 0 */
     ref_pass_gather_jacobi(W, H, a, f.rho, f.tgt, f.tb, o1, o0);
     check_scalar(s, SOLVER_FIELD_GATHER_E, 1, o0, n, "gather jacobi (first)");
 

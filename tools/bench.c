@@ -1,0 +1,116 @@
+/* bench: GPU speed of the morph step. For each grid size: steps/s over a
+ * timed run (wall clock, glFinish at the end), then the GPU time of each pass
+ * group from timer queries. Prints a Markdown table.
+ *
+ *   build/tools/bench [--sizes 128,256,512,1024,2048] [--steps N] [--jacobi N] [--seconds S]
+ *
+ * Speed belongs here, never in a test's pass/fail. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <GL/glew.h>
+
+#include "export.h"
+#include "glctx.h"
+#include "refsolver.h"
+#include "shader.h"
+#include "solver.h"
+
+static void usage(void)
+{
+    printf("usage: bench [--sizes 128,256,512,1024,2048] [--seconds S (default 3)] [--jacobi N (default 40)]\n"
+           "             [--shader-dir DIR]\n"
+           "Runs the default morph (a disc into a box) on the GPU at each size and prints\n"
+           "steps/s and per-pass GPU times (ms per step) as a Markdown table.\n");
+}
+
+static void shapes(int w, int h, float *start, float *target)
+{
+    float m = (float)(w < h ? w : h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float x = ((float)i + 0.5f) / m, y = ((float)j + 0.5f) / m;
+            float d = sqrtf((x - 0.4f) * (x - 0.4f) + (y - 0.7f) * (y - 0.7f));
+            start[(size_t)j * w + i] = fminf(1.0f, fmaxf(0.0f, (0.2f - d) * 40.0f));
+            target[(size_t)j * w + i] = (fabsf(x - 0.6f) < 0.2f && fabsf(y - 0.4f) < 0.25f) ? 1.0f : 0.0f;
+        }
+}
+
+int main(int argc, char **argv)
+{
+    const char *sizes = "128,256,512,1024,2048", *sdir = NULL;
+    double seconds = 3.0;
+    int jacobi = 40;
+    for (int k = 1; k < argc; k++) {
+        if (!strcmp(argv[k], "--sizes") && k + 1 < argc) sizes = argv[++k];
+        else if (!strcmp(argv[k], "--seconds") && k + 1 < argc) seconds = atof(argv[++k]);
+        else if (!strcmp(argv[k], "--jacobi") && k + 1 < argc) jacobi = atoi(argv[++k]);
+        else if (!strcmp(argv[k], "--shader-dir") && k + 1 < argc) sdir = argv[++k];
+        else { usage(); return strcmp(argv[k], "--help") ? 2 : 0; }
+    }
+    if (!(seconds > 0.0) || jacobi < 1) { usage(); return 2; }
+    char err[1024], dir[4096];
+    GlCtx *ctx = glctx_create_headless(err, sizeof err);
+    if (!ctx) { fprintf(stderr, "%s\n", err); return 1; }
+    if (shader_find_dir(sdir, argv[0], dir, sizeof dir, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    time_t now = time(NULL);
+    char date[32];
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    printf("renderer: %s | %s | %s\n", glctx_renderer(ctx), glctx_version(ctx), date);
+    printf("jacobi %d, default parameters otherwise\n\n", jacobi);
+    printf("| grid | passes/step | steps/s | ms/step | blur | force | adv u | div | jacobi | grad | adv rho | gather |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    char *list = strdup(sizes);
+    for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+        int n = atoi(tok);
+        if (n < 8 || n > 16384) continue;
+        SolverParams p;
+        solver_params_default(&p);
+        p.jacobi = jacobi;
+        Solver *s = solver_create(n, n, &p, dir, err, sizeof err);
+        if (!s) { printf("| %d | %s |\n", n, err); continue; }
+        float *a = malloc((size_t)n * n * 4), *b = malloc((size_t)n * n * 4);
+        shapes(n, n, a, b);
+        solver_set_density(s, a);
+        solver_set_target(s, b, true);
+        free(a);
+        free(b);
+        for (int k = 0; k < 5; k++) solver_step(s);
+        glFinish();
+        /* timed run: as many steps as fit in `seconds`, checked in batches */
+        long steps = 0;
+        double t0 = export_now(), t1 = t0;
+        int batch = 1;
+        while (t1 - t0 < seconds) {
+            for (int k = 0; k < batch; k++) solver_step(s);
+            glFinish();
+            steps += batch;
+            t1 = export_now();
+            if (batch < 64) batch *= 2;
+        }
+        double sps = (double)steps / (t1 - t0);
+        /* per-pass GPU times */
+        solver_enable_timing(s, true);
+        int tsteps = steps < 50 ? (int)steps : 50;
+        for (int k = 0; k < tsteps; k++) solver_step(s);
+        SolverTimes t;
+        solver_times(s, &t);
+        double d = (double)t.steps;
+        int ns = ref_advect_substeps(n, n, &p);
+        int passes = 4 + 1 + 1 + 1 + jacobi + 1 + 2 * ns + (p.gather ? p.gather_iters + 2 : 0);
+        printf("| %d² | %d | %.1f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
+               passes, sps, 1000.0 / sps, t.blur / d, t.force / d, t.advect_vel / d, t.divergence / d,
+               t.jacobi / d, t.subtract / d, t.advect_density / d, t.gather / d);
+        fflush(stdout);
+        solver_free(s);
+    }
+    free(list);
+    glctx_destroy(ctx);
+    return 0;
+}
