@@ -274,7 +274,8 @@ void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_ou
             if (i < w - 1) { sum += p[IDX(i + 1, j)]; n++; }
             if (j > 0) { sum += p[IDX(i, j - 1)]; n++; }
             if (j < h - 1) { sum += p[IDX(i, j + 1)]; n++; }
-            p_out[IDX(i, j)] = n ? (sum - h2 * div[IDX(i, j)]) / (float)n : 0.0f;
+            float jac = n ? (sum - h2 * div[IDX(i, j)]) / (float)n : 0.0f;
+            p_out[IDX(i, j)] = p[IDX(i, j)] + REF_JACOBI_OMEGA * (jac - p[IDX(i, j)]);
         }
 }
 

@@ -112,7 +112,10 @@ void ref_pass_advect_vel(int w, int h, float dt, const float *u, const float *v,
                          float *u_out, float *v_out);
 /* div = (u(i+1)-u(i) + v(j+1)-v(j)) / h, walls zero. */
 void ref_pass_divergence(int w, int h, const float *u, const float *v, float *div);
-/* One Jacobi iteration of ∇²p = div / dt·... (p absorbs dt), Neumann walls. */
+/* One damped Jacobi iteration of ∇²p = ∇·u (p absorbs dt), Neumann walls:
+ * p += ω·(p_jacobi − p). Plain Jacobi (ω = 1) never damps the checkerboard
+ * mode (its eigenvalue is −1 in a closed box); ω = 0.8 does. */
+#define REF_JACOBI_OMEGA 0.8f
 void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_out);
 /* u -= ∂p on interior faces. */
 void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const float *v,
