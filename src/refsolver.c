@@ -14,8 +14,8 @@ void solver_params_default(SolverParams *p)
     p->vg = 0.002f;
     p->sigma = 0.05f;
     p->jacobi = 40;
-    p->gather_iters = 10;
-    p->umax = 0.25f;
+    p->gather_iters = 4;
+    p->umax = 0.18f;
     p->eps = 1e-30f;
     p->gather = true;
 }
