@@ -29,12 +29,10 @@ SHADERS  := $(wildcard shaders/*.glsl)
 
 .PHONY: all test test-asan tests tools targets install uninstall clean check-deps
 
-all: smokemorph tools
+all: $(BUILD)/smokemorph tools $(if $(filter build,$(BUILD)),smokemorph)
 
-ifeq ($(BUILD),build)
 smokemorph: $(BUILD)/smokemorph
 	cp $< $@
-endif
 
 $(BUILD)/smokemorph: $(BUILD)/src/main.o $(LIB) $(SHADERS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/src/main.o $(LIB) $(LDLIBS)

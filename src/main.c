@@ -19,7 +19,7 @@
 #include "view.h"
 
 /* The bundled targets: next to the executable (source tree: ./targets or
- * ../targets from build/), else the install prefix. */
+ * ../targets from build/), else PREFIX/share/smokemorph/targets. */
 static int find_data_dir(const char *argv0, const char *sub, const char *probe, char *out,
                          size_t outlen)
 {
@@ -33,9 +33,11 @@ static int find_data_dir(const char *argv0, const char *sub, const char *probe, 
     char *slash = strrchr(exe, '/');
     if (slash) *slash = '\0';
     else snprintf(exe, sizeof exe, ".");
-    const char *fmt[3] = {"%s/%s", "%s/../%s", "%s/%s"};
-    const char *base[3] = {exe, exe, SMOKEMORPH_DATADIR};
-    for (int k = 0; k < 3; k++) {
+    /* source tree (./smokemorph or build/smokemorph), an install moved as a
+     * whole (PREFIX/bin -> PREFIX/share/smokemorph), the configured prefix */
+    const char *fmt[4] = {"%s/%s", "%s/../%s", "%s/../share/smokemorph/%s", "%s/%s"};
+    const char *base[4] = {exe, exe, exe, SMOKEMORPH_DATADIR};
+    for (int k = 0; k < 4; k++) {
         char dir[PATH_MAX], p[PATH_MAX];
         int l1 = snprintf(dir, sizeof dir, fmt[k], base[k], sub);
         if (l1 < 0 || (size_t)l1 >= sizeof dir || (size_t)l1 >= outlen) continue;

@@ -158,6 +158,10 @@ int shader_find_dir(const char *override, const char *argv0, char *out, size_t o
         if (try_dir(cand, out, outlen, looked, sizeof looked)) return 0;
         snprintf(cand, sizeof cand, "%s/../shaders", exe);
         if (try_dir(cand, out, outlen, looked, sizeof looked)) return 0;
+        /* installed: PREFIX/bin/smokemorph finds PREFIX/share/smokemorph */
+        char inst[PATH_MAX + 48];
+        snprintf(inst, sizeof inst, "%s/../share/smokemorph/shaders", exe);
+        if (try_dir(inst, out, outlen, looked, sizeof looked)) return 0;
     }
 #ifdef SMOKEMORPH_DATADIR
     if (try_dir(SMOKEMORPH_DATADIR "/shaders", out, outlen, looked, sizeof looked)) return 0;
