@@ -24,7 +24,7 @@
 #define CONFIG_GRID_MAX 8192
 #define CONFIG_MAX_CELLS (16L * 1024 * 1024)   /* --grid: at most 16M cells */
 #define CONFIG_STEPS_MAX 100000000L
-#define CONFIG_HEADLESS_STEPS 2000L           /* --steps 0, headless */
+#define CONFIG_HEADLESS_STEPS 600L            /* --steps 0, headless */
 #define CONFIG_DEFAULT_OUT_DIR "smokemorph-out" /* headless frames, no --frames */
 
 typedef enum { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_GPU } Backend;

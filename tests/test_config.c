@@ -384,7 +384,7 @@ static void check_usage_text(const char *text)
     CHECK(strstr(text, "default 40)") != NULL, "jacobi default");
     CHECK(strstr(text, "default ffffff") != NULL, "colour default");
     CHECK(strstr(text, "default 10)") != NULL, "every default");
-    CHECK(strstr(text, "2000") != NULL, "headless steps default");
+    CHECK(strstr(text, "600 headless") != NULL, "headless steps default");
     CHECK(strstr(text, "smokemorph-out") != NULL, "headless output dir");
     CHECK(strstr(text, "bundled") != NULL, "bundled targets mentioned");
     CHECK(strstr(text, "Examples:") != NULL, "examples");
