@@ -27,6 +27,9 @@ TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 SHADERS  := $(wildcard shaders/*.glsl)
 
+# keep object files: they are the pattern chain's intermediates
+.SECONDARY:
+
 .PHONY: all test test-asan tests tools targets install uninstall clean check-deps
 
 all: $(BUILD)/smokemorph tools $(if $(filter build,$(BUILD)),smokemorph)

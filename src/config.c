@@ -54,6 +54,7 @@ enum {
     OPT_STEPS_PER_FRAME,
     OPT_NO_PROGRESS,
     OPT_SCREENSHOT,
+    OPT_VCYCLES,
     OPT_WINDOW,
     OPT_KEYS,
     OPT_VERSION,
@@ -71,6 +72,7 @@ static const struct option long_options[] = {
     {"vg", required_argument, NULL, OPT_VG},
     {"sigma", required_argument, NULL, OPT_SIGMA},
     {"jacobi", required_argument, NULL, OPT_JACOBI},
+    {"vcycles", required_argument, NULL, OPT_VCYCLES},
     {"gather-iters", required_argument, NULL, OPT_GATHER_ITERS},
     {"umax", required_argument, NULL, OPT_UMAX},
     {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
@@ -311,14 +313,17 @@ void config_usage(FILE *out, const char *prog)
         "  --vd D                momentum damping (default %g)\n"
         "  --vg G                gathering coefficient (default %g)\n"
         "  --sigma S             blur width, domain units, (0, 1] (default %g)\n"
-        "  --jacobi N            pressure Jacobi iterations per step (default %d)\n"
-        "  --gather-iters N      implicit gathering iterations per step (default %d)\n"
+        "  --vcycles N           pressure multigrid V-cycles per step, 0..100 (default %d)\n"
+        "  --jacobi N            pressure Jacobi iterations per step, after the\n"
+        "                        V-cycles, 0..10000 (default %d)\n"
+        "  --gather-iters N      implicit gathering iterations per step, 0 = auto:\n"
+        "                        max(4, grid side/64) (default %d)\n"
         "  --umax U              speed limit for density transport (default %g)\n"
         "  --no-gather           turn gathering off (default %s)\n",
         CONFIG_GRID_MIN, CONFIG_GRID_MAX, CONFIG_MAX_CELLS, d.grid_w, d.grid_h,
         CONFIG_STEPS_MAX, CONFIG_HEADLESS_STEPS, d.steps,
         (double)p->dt, (double)p->vf, (double)p->vd, (double)p->vg, (double)p->sigma,
-        p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off");
+        p->vcycles, p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off");
 
     fprintf(out,
         "\n"
@@ -504,6 +509,7 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_UMAX: return float_opt("umax", arg, &c->params.umax, err, errlen);
     /* ranges of solver parameters live in solver_params_check() only */
     case OPT_JACOBI: return solver_int_opt("jacobi", arg, &c->params.jacobi, err, errlen);
+    case OPT_VCYCLES: return solver_int_opt("vcycles", arg, &c->params.vcycles, err, errlen);
     case OPT_GATHER_ITERS:
         return solver_int_opt("gather-iters", arg, &c->params.gather_iters, err, errlen);
     case OPT_NO_GATHER: c->params.gather = false; return 0;

@@ -13,8 +13,9 @@ void solver_params_default(SolverParams *p)
     p->vd = 2.0f;
     p->vg = 0.002f;
     p->sigma = 0.05f;
-    p->jacobi = 40;
-    p->gather_iters = 4;
+    p->jacobi = 10;
+    p->vcycles = 2;
+    p->gather_iters = 0; /* auto: ref_gather_iters() */
     p->umax = 0.18f;
     p->eps = 1e-30f;
     p->gather = true;
@@ -27,8 +28,10 @@ const char *solver_params_check(const SolverParams *p)
     if (!(p->vd >= 0.0f && p->vd <= 1e4f)) return "--vd must be in [0, 10000]";
     if (!(p->vg >= 0.0f && p->vg <= 1e4f)) return "--vg must be in [0, 10000]";
     if (!(p->sigma > 0.0f && p->sigma <= 1.0f)) return "--sigma must be in (0, 1] (domain units)";
-    if (p->jacobi < 1 || p->jacobi > 10000) return "--jacobi must be in [1, 10000]";
-    if (p->gather_iters < 1 || p->gather_iters > 10000) return "--gather-iters must be in [1, 10000]";
+    if (p->jacobi < 0 || p->jacobi > 10000) return "--jacobi must be in [0, 10000]";
+    if (p->vcycles < 0 || p->vcycles > 100) return "--vcycles must be in [0, 100]";
+    if (p->jacobi == 0 && p->vcycles == 0) return "--jacobi and --vcycles cannot both be 0 (no projection)";
+    if (p->gather_iters < 0 || p->gather_iters > 10000) return "--gather-iters must be in [0 (auto), 10000]";
     if (!(p->umax > 0.0f && p->umax <= 100.0f)) return "--umax must be in (0, 100]";
     if (!(p->eps >= 1e-35f && p->eps < 1.0f)) return "eps must be in [1e-35, 1)";
     return NULL;
@@ -262,9 +265,8 @@ void ref_pass_divergence(int w, int h, const float *u, const float *v, float *di
                               V(w, h, v, i, j)) * inv_h;
 }
 
-void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_out)
+void ref_pass_jacobi_h(int w, int h, float hh, const float *p, const float *div, float *p_out)
 {
-    float hh = cell_size(w, h);
     float h2 = hh * hh;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
@@ -277,6 +279,61 @@ void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_ou
             float jac = n ? (sum - h2 * div[IDX(i, j)]) / (float)n : 0.0f;
             p_out[IDX(i, j)] = p[IDX(i, j)] + REF_JACOBI_OMEGA * (jac - p[IDX(i, j)]);
         }
+}
+
+void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_out)
+{
+    ref_pass_jacobi_h(w, h, cell_size(w, h), p, div, p_out);
+}
+
+/* ---- multigrid: residual, restriction, prolongation ---- */
+
+void ref_pass_mg_residual(int w, int h, float hh, const float *x, const float *b, float *r)
+{
+    float h2 = hh * hh;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float xc = x[IDX(i, j)], lap = 0.0f;
+            if (i > 0) lap += x[IDX(i - 1, j)] - xc;
+            if (i < w - 1) lap += x[IDX(i + 1, j)] - xc;
+            if (j > 0) lap += x[IDX(i, j - 1)] - xc;
+            if (j < h - 1) lap += x[IDX(i, j + 1)] - xc;
+            r[IDX(i, j)] = h2 * b[IDX(i, j)] - lap;
+        }
+}
+
+void ref_pass_mg_restrict(int w, int h, const float *r, float *bc)
+{
+    int cw = (w + 1) / 2, ch = (h + 1) / 2;
+    for (int J = 0; J < ch; J++)
+        for (int I = 0; I < cw; I++) {
+            float sum = 0.0f;
+            for (int j = 2 * J; j < 2 * J + 2 && j < h; j++)
+                for (int i = 2 * I; i < 2 * I + 2 && i < w; i++) sum += r[IDX(i, j)];
+            bc[(size_t)J * cw + I] = 0.5f * sum;
+        }
+}
+
+void ref_pass_mg_prolong(int w, int h, const float *x, const float *xc, float *x_out)
+{
+    int cw = (w + 1) / 2;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++)
+            x_out[IDX(i, j)] = x[IDX(i, j)] + xc[(size_t)(j / 2) * cw + i / 2];
+}
+
+int ref_mg_levels(int w, int h, int *lw, int *lh)
+{
+    int n = 0;
+    while (n < REF_MG_MAX_LEVELS) {
+        lw[n] = w;
+        lh[n] = h;
+        n++;
+        if (w <= 4 || h <= 4) break;
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+    }
+    return n;
 }
 
 void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const float *v,
@@ -355,6 +412,13 @@ static float advect_ratio(int w, int h, const float *u, const float *v, const fl
     f = flux_y(w, h, v, rho, i, j + 1, umax, k, &d); if (f > 0.0f) out += f;
     float r = rho[IDX(i, j)];
     return out > r ? r / out : 1.0f;
+}
+
+int ref_gather_iters(int w, int h, const SolverParams *p)
+{
+    if (p->gather_iters > 0) return p->gather_iters;
+    int n = (w < h ? w : h) / 64;
+    return n < 4 ? 4 : n;
 }
 
 int ref_advect_substeps(int w, int h, const SolverParams *p)
@@ -505,6 +569,9 @@ struct RefSolver {
     float *rho, *tgt, *tgt_blur, *u, *v, *pr;
     float *t0, *t1, *t2, *t3;    /* full-grid scratch */
     float *c0, *c1;              /* coarse scratch */
+    int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS];
+    float *mx[REF_MG_MAX_LEVELS], *mx2[REF_MG_MAX_LEVELS], *mb[REF_MG_MAX_LEVELS],
+        *mr[REF_MG_MAX_LEVELS];  /* multigrid levels (level 0 uses pr/t3/t2) */
 };
 
 RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t errlen)
@@ -526,6 +593,15 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
         if (!(*full[k] = calloc(n, sizeof(float)))) goto fail_fields;
     if (!(s->c0 = calloc(nc, sizeof(float))) || !(s->c1 = calloc(nc, sizeof(float))))
         goto fail_fields;
+    s->nlev = ref_mg_levels(w, h, s->lw, s->lh);
+    for (int l = 0; l < s->nlev; l++) {
+        size_t nl = (size_t)s->lw[l] * s->lh[l];
+        if (!(s->mr[l] = calloc(nl, sizeof(float)))) goto fail_fields;
+        if (l == 0) continue;
+        if (!(s->mx[l] = calloc(nl, sizeof(float))) || !(s->mx2[l] = calloc(nl, sizeof(float))) ||
+            !(s->mb[l] = calloc(nl, sizeof(float))))
+            goto fail_fields;
+    }
     return s;
 
 fail_fields:
@@ -541,6 +617,12 @@ void ref_free(RefSolver *s)
     float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr,
                     s->t0, s->t1, s->t2, s->t3, s->c0, s->c1};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
+    for (int l = 0; l < REF_MG_MAX_LEVELS; l++) {
+        free(s->mx[l]);
+        free(s->mx2[l]);
+        free(s->mb[l]);
+        free(s->mr[l]);
+    }
     free(s);
 }
 
@@ -590,6 +672,32 @@ int ref_set_target(RefSolver *s, const float *target, bool mass_match)
 
 #define SWAP(a, b) do { float *t_ = (a); (a) = (b); (b) = t_; } while (0)
 
+/* One multigrid V-cycle for Σ(x_n − x_c) = h²·b on level l (level 0: x is
+ * the pressure, b the divergence, h the cell size; coarser levels: h = 1 and
+ * b the restricted residual). Damped Jacobi smooths; restriction sums the
+ * children's residuals (halved: the Galerkin operator of piecewise-constant
+ * prolongation is twice the coarse 5-point stencil). */
+static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, float hh)
+{
+    int w = s->lw[l], h = s->lh[l];
+    int nu = l == s->nlev - 1 ? REF_MG_COARSE_ITERS : REF_MG_SMOOTH;
+    for (int k = 0; k < nu; k++) {
+        ref_pass_jacobi_h(w, h, hh, *x, b, *xt);
+        SWAP(*x, *xt);
+    }
+    if (l == s->nlev - 1) return;
+    ref_pass_mg_residual(w, h, hh, *x, b, s->mr[l]);
+    ref_pass_mg_restrict(w, h, s->mr[l], s->mb[l + 1]);
+    memset(s->mx[l + 1], 0, (size_t)s->lw[l + 1] * s->lh[l + 1] * sizeof(float));
+    vcycle(s, l + 1, &s->mx[l + 1], &s->mx2[l + 1], s->mb[l + 1], 1.0f);
+    ref_pass_mg_prolong(w, h, *x, s->mx[l + 1], *xt);
+    SWAP(*x, *xt);
+    for (int k = 0; k < REF_MG_SMOOTH; k++) {
+        ref_pass_jacobi_h(w, h, hh, *x, b, *xt);
+        SWAP(*x, *xt);
+    }
+}
+
 void ref_step(RefSolver *s)
 {
     int w = s->w, h = s->h;
@@ -603,6 +711,7 @@ void ref_step(RefSolver *s)
     ref_pass_advect_vel(w, h, p->dt, s->t0, s->t1, s->u, s->v);
     /* 4. projection: divergence, Jacobi, gradient subtraction */
     ref_pass_divergence(w, h, s->u, s->v, s->t2);
+    for (int k = 0; k < p->vcycles; k++) vcycle(s, 0, &s->pr, &s->t3, s->t2, cell_size(w, h));
     for (int k = 0; k < p->jacobi; k++) {
         ref_pass_jacobi(w, h, s->pr, s->t2, s->t3);
         SWAP(s->pr, s->t3);
@@ -630,7 +739,8 @@ void ref_step(RefSolver *s)
         float a = p->dt * p->vg / (hh * hh);
         size_t n = (size_t)w * h;
         memset(s->t0, 0, n * sizeof(float));
-        for (int k = 0; k < p->gather_iters; k++) {
+        int gi = ref_gather_iters(w, h, p);
+        for (int k = 0; k < gi; k++) {
             ref_pass_gather_jacobi(w, h, a, s->rho, s->tgt, s->tgt_blur, s->t0, s->t1);
             SWAP(s->t0, s->t1);
         }

@@ -31,8 +31,9 @@ typedef struct {
     float vd;        /* momentum damping v_d (1/time) */
     float vg;        /* gathering coefficient v_g */
     float sigma;     /* Gaussian blur width, domain units */
-    int jacobi;      /* pressure Jacobi iterations per step */
-    int gather_iters;/* Jacobi iterations of the implicit gathering solve */
+    int jacobi;      /* pressure Jacobi iterations per step (after the V-cycles) */
+    int vcycles;     /* multigrid V-cycles per step before them (0: Jacobi only) */
+    int gather_iters;/* Jacobi iterations of the implicit gathering solve; 0: auto */
     float umax;      /* speed limit for density transport, domain units/time */
     float eps;       /* guard: ∇ρ̃* / max(ρ̃*, eps) */
     bool gather;     /* gathering on/off */
@@ -52,6 +53,9 @@ typedef struct {
 } BlurSpec;
 
 void ref_blur_spec(int w, int h, float sigma, BlurSpec *out);
+/* Gathering iterations: gather_iters, or with 0 (auto) max(4, min(W,H)/64),
+ * since the implicit diffusion's reach in cells grows with the grid. */
+int ref_gather_iters(int w, int h, const SolverParams *p);
 /* Number of density-advection substeps so that umax·dt/n ≤ h/6. */
 int ref_advect_substeps(int w, int h, const SolverParams *p);
 
@@ -117,6 +121,23 @@ void ref_pass_divergence(int w, int h, const float *u, const float *v, float *di
  * mode (its eigenvalue is −1 in a closed box); ω = 0.8 does. */
 #define REF_JACOBI_OMEGA 0.8f
 void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_out);
+/* The same with an explicit cell size (1 on the coarse multigrid levels). */
+void ref_pass_jacobi_h(int w, int h, float hh, const float *p, const float *div, float *p_out);
+
+/* Multigrid for the pressure: levels halve (rounding up) down to a side ≤ 4.
+ * A V-cycle: REF_MG_SMOOTH damped Jacobi iterations, residual, restriction
+ * to the next level, recursion, piecewise-constant prolongation added,
+ * REF_MG_SMOOTH more; REF_MG_COARSE_ITERS on the coarsest level. */
+#define REF_MG_MAX_LEVELS 16
+#define REF_MG_SMOOTH 2
+#define REF_MG_COARSE_ITERS 20
+int ref_mg_levels(int w, int h, int *lw, int *lh);
+/* r = h²·b − Σ(x_n − x_c) */
+void ref_pass_mg_residual(int w, int h, float hh, const float *x, const float *b, float *r);
+/* bc (ceil(w/2) x ceil(h/2)) = ½ Σ of the up to four children of r */
+void ref_pass_mg_restrict(int w, int h, const float *r, float *bc);
+/* x_out = x + xc(i/2, j/2) */
+void ref_pass_mg_prolong(int w, int h, const float *x, const float *xc, float *x_out);
 /* u -= ∂p on interior faces. */
 void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const float *v,
                             float *u_out, float *v_out);

@@ -17,12 +17,14 @@
 enum {
     SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
-    SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_COUNT
+    SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
+    SH_MG_PROLONG, SH_COUNT
 };
 static const char *const shader_files[SH_COUNT] = {
     "downsample.glsl", "blur.glsl", "target_blur.glsl", "set_target.glsl", "force.glsl",
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
-    "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl",
+    "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
+    "mg_prolong.glsl",
 };
 
 /* timestamp marks within one step, for solver_times() */
@@ -37,6 +39,9 @@ struct Solver {
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
     Field *div, *ratio, *scratch; /* ratio: positivity ratios; scratch: uploads */
+    int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS];
+    FieldPair mgx[REF_MG_MAX_LEVELS]; /* level 0 is pres */
+    Field *mgb[REF_MG_MAX_LEVELS], *mgr[REF_MG_MAX_LEVELS];
     bool timing;
     GLuint queries[T_COUNT];
     SolverTimes times;
@@ -116,13 +121,47 @@ static void pass_divergence(Solver *s)
     pass_draw(s->div);
 }
 
-static void pass_jacobi(Solver *s)
+/* one damped Jacobi iteration on pressure level l (0: the grid itself) */
+static void pass_jacobi_level(Solver *s, int l)
 {
+    FieldPair *x = l == 0 ? &s->pres : &s->mgx[l];
     Shader *sh = use(s, SH_JACOBI);
-    shader_set_texture(sh, "u_p", 0, field_texture(s->pres.read));
-    shader_set_texture(sh, "u_div", 1, field_texture(s->div));
-    pass_draw(s->pres.write);
-    field_pair_swap(&s->pres);
+    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+    shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
+    shader_set_texture(sh, "u_p", 0, field_texture(x->read));
+    shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? s->div : s->mgb[l]));
+    pass_draw(x->write);
+    field_pair_swap(x);
+}
+
+static void pass_jacobi(Solver *s) { pass_jacobi_level(s, 0); }
+
+/* One multigrid V-cycle from level l; see vcycle() in refsolver.c. */
+static void vcycle(Solver *s, int l)
+{
+    FieldPair *x = l == 0 ? &s->pres : &s->mgx[l];
+    bool last = l == s->nlev - 1;
+    for (int k = 0; k < (last ? REF_MG_COARSE_ITERS : REF_MG_SMOOTH); k++) pass_jacobi_level(s, l);
+    if (last) return;
+    Shader *sh = use(s, SH_MG_RESIDUAL);
+    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+    shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
+    shader_set_texture(sh, "u_p", 0, field_texture(x->read));
+    shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? s->div : s->mgb[l]));
+    pass_draw(s->mgr[l]);
+    sh = use(s, SH_MG_RESTRICT);
+    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+    shader_set_texture(sh, "u_r", 0, field_texture(s->mgr[l]));
+    pass_draw(s->mgb[l + 1]);
+    field_clear(s->mgx[l + 1].read, 0.0f, 0.0f, 0.0f, 0.0f);
+    vcycle(s, l + 1);
+    sh = use(s, SH_MG_PROLONG);
+    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+    shader_set_texture(sh, "u_p", 0, field_texture(x->read));
+    shader_set_texture(sh, "u_coarse", 1, field_texture(s->mgx[l + 1].read));
+    pass_draw(x->write);
+    field_pair_swap(x);
+    for (int k = 0; k < REF_MG_SMOOTH; k++) pass_jacobi_level(s, l);
 }
 
 static void pass_subtract_grad(Solver *s)
@@ -210,6 +249,7 @@ int solver_step(Solver *s)
     mark(s, T_ADVECT_VEL);
     pass_divergence(s);                      /* projection */
     mark(s, T_DIV);
+    for (int k = 0; k < s->p.vcycles; k++) vcycle(s, 0);
     for (int k = 0; k < s->p.jacobi; k++) pass_jacobi(s);
     mark(s, T_JACOBI);
     pass_subtract_grad(s);
@@ -218,7 +258,8 @@ int solver_step(Solver *s)
     for (int k = 0; k < ns; k++) pass_advect_density(s, s->p.dt / (float)ns);
     mark(s, T_ADVECT_DENS);
     if (s->p.gather && s->p.vg > 0.0f) {     /* gathering */
-        for (int k = 0; k < s->p.gather_iters; k++) pass_gather_jacobi(s, k == 0);
+        int gi = ref_gather_iters(s->w, s->h, &s->p);
+        for (int k = 0; k < gi; k++) pass_gather_jacobi(s, k == 0);
         pass_gather_apply(s);
     }
     mark(s, T_GATHER);
@@ -246,6 +287,14 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (!(s->div = field_create(s->w, s->h, 1, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 1, err, errlen))) return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
+    s->nlev = ref_mg_levels(s->w, s->h, s->lw, s->lh);
+    for (int l = 0; l < s->nlev; l++) {
+        if (l < s->nlev - 1 && !(s->mgr[l] = field_create(s->lw[l], s->lh[l], 1, err, errlen)))
+            return -1;
+        if (l == 0) continue;
+        if (field_pair_create(&s->mgx[l], s->lw[l], s->lh[l], 1, err, errlen) < 0) return -1;
+        if (!(s->mgb[l] = field_create(s->lw[l], s->lh[l], 1, err, errlen))) return -1;
+    }
     return 0;
 }
 
@@ -284,6 +333,11 @@ void solver_free(Solver *s)
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     field_free(s->div);
     field_free(s->ratio);
+    for (int l = 0; l < REF_MG_MAX_LEVELS; l++) {
+        field_pair_free(&s->mgx[l]);
+        field_free(s->mgb[l]);
+        field_free(s->mgr[l]);
+    }
     field_free(s->scratch);
     if (s->queries[0]) glDeleteQueries(T_COUNT, s->queries);
     free(s);
@@ -484,6 +538,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
     case SOLVER_PASS_ADVECT_VEL: pass_advect_vel(s); break;
     case SOLVER_PASS_DIVERGENCE: pass_divergence(s); break;
     case SOLVER_PASS_JACOBI: pass_jacobi(s); break;
+    case SOLVER_PASS_VCYCLE: vcycle(s, 0); break;
     case SOLVER_PASS_SUBTRACT_GRAD: pass_subtract_grad(s); break;
     case SOLVER_PASS_ADVECT_DENSITY:
         pass_advect_density(s, s->p.dt / (float)ref_advect_substeps(s->w, s->h, &s->p));

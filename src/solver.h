@@ -62,6 +62,7 @@ typedef enum {
     SOLVER_PASS_ADVECT_VEL,
     SOLVER_PASS_DIVERGENCE,
     SOLVER_PASS_JACOBI,         /* one iteration */
+    SOLVER_PASS_VCYCLE,         /* one multigrid V-cycle on the pressure */
     SOLVER_PASS_SUBTRACT_GRAD,
     SOLVER_PASS_ADVECT_DENSITY, /* one substep of dt/substeps */
     SOLVER_PASS_GATHER_JACOBI,  /* one iteration; first = from ρ − ρ* */

@@ -462,7 +462,7 @@ static void test_bad_options(void)
         {"--size", "20000x20", "--size", "20000x20"},
         {"--dt", "0", "--dt", "(0, 1]"},
         {"--dt", "nan", "--dt", "nan"},
-        {"--jacobi", "0", "--jacobi", "[1,"},
+        {"--jacobi", "-1", "--jacobi", "[0,"},
         {"--vf", "-1", "--vf", "[0,"},
         {"--every", "0", "--every", "'0'"},
         {"--color", "red", "--color", "red"},

@@ -289,12 +289,14 @@ static void test_bad_numbers(void)
     BAD("--sigma", "--sigma", "1.5");
     BAD("--umax", "--umax", "0");
     BAD("--umax", "--umax", "101");
-    BAD("--jacobi", "--jacobi", "0");
+    BAD("--jacobi", "--jacobi", "-1");
+    BAD("--vcycles", "--vcycles", "-1");
+    BAD("--vcycles", "--vcycles", "101");
     BAD("--jacobi", "--jacobi", "10001");
     BAD("--jacobi", "--jacobi", "1.5");
     BAD("--jacobi", "--jacobi", "abc");
     BAD("--jacobi", "--jacobi", "99999999999999999999");
-    BAD("--gather-iters", "--gather-iters", "0");
+    BAD("--gather-iters", "--gather-iters", "-1");
     BAD("--gather-iters", "--gather-iters", "");
     /* integer options */
     BAD("--steps", "--steps", "-1");
@@ -381,7 +383,15 @@ static void check_usage_text(const char *text)
         snprintf(want, sizeof want, "default %g)", (double)dp.sigma);
         CHECK(strstr(text, want) != NULL, "sigma default: '%s' not in usage", want);
     }
-    CHECK(strstr(text, "default 40)") != NULL, "jacobi default");
+    {
+        SolverParams dp;
+        solver_params_default(&dp);
+        char want[64];
+        snprintf(want, sizeof want, "0..10000 (default %d)", dp.jacobi);
+        CHECK(strstr(text, want) != NULL, "jacobi default: '%s' not in usage", want);
+        snprintf(want, sizeof want, "0..100 (default %d)", dp.vcycles);
+        CHECK(strstr(text, want) != NULL, "vcycles default: '%s' not in usage", want);
+    }
     CHECK(strstr(text, "default ffffff") != NULL, "colour default");
     CHECK(strstr(text, "default 10)") != NULL, "every default");
     CHECK(strstr(text, "600 headless") != NULL, "headless steps default");

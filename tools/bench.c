@@ -22,7 +22,7 @@
 static void usage(void)
 {
     printf("usage: bench [--sizes 128,256,512,1024,2048] [--seconds S (default 3)] [--jacobi N (default 40)]\n"
-           "             [--shader-dir DIR]\n"
+           "             [--vcycles N (default 0)] [--shader-dir DIR]\n"
            "Runs the default morph (a disc into a box) on the GPU at each size and prints\n"
            "steps/s and per-pass GPU times (ms per step) as a Markdown table.\n");
 }
@@ -43,15 +43,16 @@ int main(int argc, char **argv)
 {
     const char *sizes = "128,256,512,1024,2048", *sdir = NULL;
     double seconds = 3.0;
-    int jacobi = 40;
+    int jacobi = 40, vcycles = 0;
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--sizes") && k + 1 < argc) sizes = argv[++k];
         else if (!strcmp(argv[k], "--seconds") && k + 1 < argc) seconds = atof(argv[++k]);
         else if (!strcmp(argv[k], "--jacobi") && k + 1 < argc) jacobi = atoi(argv[++k]);
+        else if (!strcmp(argv[k], "--vcycles") && k + 1 < argc) vcycles = atoi(argv[++k]);
         else if (!strcmp(argv[k], "--shader-dir") && k + 1 < argc) sdir = argv[++k];
         else { usage(); return strcmp(argv[k], "--help") ? 2 : 0; }
     }
-    if (!(seconds > 0.0) || jacobi < 1) { usage(); return 2; }
+    if (!(seconds > 0.0) || jacobi < 0 || vcycles < 0 || jacobi + vcycles < 1) { usage(); return 2; }
     char err[1024], dir[4096];
     GlCtx *ctx = glctx_create_headless(err, sizeof err);
     if (!ctx) { fprintf(stderr, "%s\n", err); return 1; }
@@ -63,8 +64,8 @@ int main(int argc, char **argv)
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     printf("renderer: %s | %s | %s\n", glctx_renderer(ctx), glctx_version(ctx), date);
-    printf("jacobi %d, default parameters otherwise\n\n", jacobi);
-    printf("| grid | passes/step | steps/s | ms/step | blur | force | adv u | div | jacobi | grad | adv rho | gather |\n");
+    printf("%d V-cycles + %d Jacobi iterations, default parameters otherwise\n\n", vcycles, jacobi);
+    printf("| grid | passes/step | steps/s | ms/step | blur | force | adv u | div | pressure | grad | adv rho | gather |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char *list = strdup(sizes);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
         SolverParams p;
         solver_params_default(&p);
         p.jacobi = jacobi;
+        p.vcycles = vcycles;
         Solver *s = solver_create(n, n, &p, dir, err, sizeof err);
         if (!s) { printf("| %d | %s |\n", n, err); continue; }
         float *a = malloc((size_t)n * n * 4), *b = malloc((size_t)n * n * 4);
@@ -103,7 +105,11 @@ int main(int argc, char **argv)
         solver_times(s, &t);
         double d = (double)t.steps;
         int ns = ref_advect_substeps(n, n, &p);
-        int passes = 4 + 1 + 1 + 1 + jacobi + 1 + 2 * ns + (p.gather ? p.gather_iters + 2 : 0);
+        int lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS];
+        int nlev = ref_mg_levels(n, n, lw, lh);
+        int vpasses = 7 * (nlev - 1) + REF_MG_COARSE_ITERS; /* all levels, small ones included */
+        int passes = 4 + 1 + 1 + 1 + vcycles * vpasses + jacobi + 1 + 2 * ns +
+                     (p.gather ? ref_gather_iters(n, n, &p) + 2 : 0);
         printf("| %d² | %d | %.1f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
                passes, sps, 1000.0 / sps, t.blur / d, t.force / d, t.advect_vel / d, t.divergence / d,
                t.jacobi / d, t.subtract / d, t.advect_density / d, t.gather / d);
