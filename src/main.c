@@ -72,36 +72,28 @@ typedef struct {
     float *rho;
 } Outputs;
 
-/* Write what is due at this step: a frame every K steps (and step 0), a
- * metrics row at the same times. */
+/* Write what is due at this step: a frame and a metrics row. One read-back
+ * of the density serves the frame, the error and the mass; the velocity is
+ * read back only for the metrics' max_div. */
 static int write_outputs(Outputs *o, Morph *m, const Config *c, double *err_out)
 {
     char err[512];
-    int w = morph_width(m), h = morph_height(m);
-    if (o->frames) {
-        if (morph_read_density(m, o->rho) < 0) {
-            log_error("export", "cannot read the density back from the GPU");
-            return -1;
-        }
-        if (export_frame(o->frames, o->rho, w, h, err, sizeof err) < 0) {
-            log_error("export", "%s", err);
-            return -1;
-        }
-    }
     double mass, error, max_div;
-    if (o->metrics || err_out) {
-        if (morph_metrics(m, &mass, &error, &max_div) < 0) {
-            log_error("export", "cannot read the fields back for metrics");
-            return -1;
-        }
-        if (err_out) *err_out = error;
-        if (o->metrics && metrics_row(o->metrics, morph_step_count(m), morph_time(m), error, mass,
-                                      max_div) < 0) {
-            log_error("export", "cannot write %s", c->metrics_path);
-            return -1;
-        }
+    if (morph_observe(m, o->frames ? o->rho : NULL, &mass, &error, o->metrics ? &max_div : NULL) < 0) {
+        log_error("export", "cannot read the fields back from the GPU");
+        return -1;
     }
-    (void)c;
+    *err_out = error;
+    if (o->frames &&
+        export_frame(o->frames, o->rho, morph_width(m), morph_height(m), err, sizeof err) < 0) {
+        log_error("export", "%s", err);
+        return -1;
+    }
+    if (o->metrics && metrics_row(o->metrics, morph_step_count(m), morph_time(m), error, mass,
+                                  max_div) < 0) {
+        log_error("export", "cannot write %s", c->metrics_path);
+        return -1;
+    }
     return 0;
 }
 

@@ -90,13 +90,19 @@ int morph_read_density(Morph *m, float *rho)
     return 0;
 }
 
+int morph_observe(Morph *m, float *rho, double *mass, double *error, double *max_div)
+{
+    if (m->gpu) return solver_observe(m->gpu, rho, mass, error, max_div);
+    if (rho) memcpy(rho, ref_density(m->cpu), (size_t)m->w * m->h * sizeof(float));
+    if (mass) *mass = ref_mass(m->cpu);
+    if (error) *error = ref_error(m->cpu);
+    if (max_div) *max_div = ref_max_div(m->cpu);
+    return 0;
+}
+
 int morph_metrics(Morph *m, double *mass, double *error, double *max_div)
 {
-    if (m->gpu) return solver_metrics(m->gpu, mass, error, max_div);
-    *mass = ref_mass(m->cpu);
-    *error = ref_error(m->cpu);
-    *max_div = ref_max_div(m->cpu);
-    return 0;
+    return morph_observe(m, NULL, mass, error, max_div);
 }
 
 int morph_reset(Morph *m)

@@ -459,36 +459,47 @@ int solver_read_velocity(Solver *s, float *u, float *v)
     return 0;
 }
 
-int solver_metrics(Solver *s, double *mass, double *error, double *max_div)
+int solver_observe(Solver *s, float *rho, double *mass, double *error, double *max_div)
 {
     int w = s->w, h = s->h;
     size_t n = (size_t)w * h;
-    float *d = alloc_cells(s, 4), *v = alloc_cells(s, 4);
+    float *d = alloc_cells(s, 4), *v = NULL;
     int rc = -1;
-    if (!d || !v || field_read(s->dens.read, d) < 0 || field_read(s->vel.read, v) < 0) goto done;
-    double m = 0.0, e = 0.0, t = 0.0, md = 0.0;
+    if (!d || field_read(s->dens.read, d) < 0) goto done;
+    double m = 0.0, e = 0.0, t = 0.0;
     for (size_t k = 0; k < n; k++) {
+        if (rho) rho[k] = d[4 * k];
         m += d[4 * k];
         e += fabs((double)d[4 * k] - d[4 * k + 1]);
         t += d[4 * k + 1];
     }
-    float inv_h = 1.0f / s->cell;
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            size_t k = (size_t)j * w + i;
-            float ul = i > 0 ? v[4 * k] : 0.0f, ur = i + 1 < w ? v[4 * (k + 1)] : 0.0f;
-            float vb = j > 0 ? v[4 * k + 1] : 0.0f, vt = j + 1 < h ? v[4 * (k + w) + 1] : 0.0f;
-            double dv = fabs((ur - ul + vt - vb) * inv_h);
-            if (dv > md) md = dv;
-        }
     if (mass) *mass = m;
     if (error) *error = t > 0.0 ? e / t : 0.0;
-    if (max_div) *max_div = md;
+    if (max_div) {
+        /* the velocity only when the divergence is wanted: a second read-back */
+        if (!(v = alloc_cells(s, 4)) || field_read(s->vel.read, v) < 0) goto done;
+        double md = 0.0;
+        float inv_h = 1.0f / s->cell;
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                size_t k = (size_t)j * w + i;
+                float ul = i > 0 ? v[4 * k] : 0.0f, ur = i + 1 < w ? v[4 * (k + 1)] : 0.0f;
+                float vb = j > 0 ? v[4 * k + 1] : 0.0f, vt = j + 1 < h ? v[4 * (k + w) + 1] : 0.0f;
+                double dv = fabs((ur - ul + vt - vb) * inv_h);
+                if (dv > md) md = dv;
+            }
+        *max_div = md;
+    }
     rc = 0;
 done:
     free(d);
     free(v);
     return rc;
+}
+
+int solver_metrics(Solver *s, double *mass, double *error, double *max_div)
+{
+    return solver_observe(s, NULL, mass, error, max_div);
 }
 
 int solver_stir(Solver *s, float x, float y, float fx, float fy, float radius)

@@ -115,8 +115,7 @@ static void update_title(bool force)
     if (now > V.last_title) V.rate = (double)(steps - V.last_title_steps) / (now - V.last_title);
     V.last_title = now;
     V.last_title_steps = steps;
-    double mass, md;
-    morph_metrics(V.m, &mass, &V.error, &md);
+    morph_observe(V.m, NULL, NULL, &V.error, NULL); /* one read-back a second */
     char title[256];
     snprintf(title, sizeof title, "smokemorph  step %ld  %.0f steps/s  error %.3f  [%s]%s  (h: keys)",
              steps, V.rate, V.error, mode_names[V.mode], V.paused ? "  paused" : "");

@@ -275,6 +275,38 @@ static void test_whole_steps(void)
     whole_steps(&p, "1 V-cycle only");
 }
 
+/* The mouse stir (window): a Gaussian push around a point, clamped to umax,
+ * walls untouched. */
+static void test_stir(void)
+{
+    SolverParams p;
+    solver_params_default(&p);
+    size_t n = (size_t)W * H;
+    Solver *s = make_solver(&p);
+    float *z = calloc(n * 4, sizeof *z), *u = malloc(n * 4), *v = malloc(n * 4);
+    if (!s) goto done;
+    solver_debug_upload(s, SOLVER_FIELD_VELOCITY, z);
+    CHECK(solver_stir(s, 20.0f, 24.0f, 0.1f, 0.0f, 4.0f) == 0, "stir");
+    solver_read_velocity(s, u, v);
+    float near = u[24 * W + 20], far = u[5 * W + 60], vmax = 0.0f, wall = 0.0f;
+    for (size_t k = 0; k < n; k++) vmax = fmaxf(vmax, fabsf(v[k]));
+    for (int j = 0; j < H; j++) wall = fmaxf(wall, fabsf(u[j * W]));
+    printf("  stir: u near %.4f, far %.2g, max |v| %.2g, wall %.2g\n", near, far, vmax, wall);
+    CHECK(fabsf(near - 0.1f * expf(-0.25f / 16.0f)) < 1e-5f, "stir: u at the point %.5f", near);
+    CHECK(fabsf(far) < 1e-6f && vmax < 1e-6f && wall == 0.0f, "stir leaked: far %g, v %g, wall %g",
+          far, vmax, wall);
+    CHECK(solver_stir(s, 20.0f, 24.0f, 50.0f, -50.0f, 4.0f) == 0, "stir hard");
+    solver_read_velocity(s, u, v);
+    float umax = 0.0f;
+    for (size_t k = 0; k < n; k++) umax = fmaxf(umax, fmaxf(fabsf(u[k]), fabsf(v[k])));
+    CHECK(umax <= p.umax + 1e-6f, "stir exceeds umax: %g", umax);
+done:
+    solver_free(s);
+    free(z);
+    free(u);
+    free(v);
+}
+
 static void test_gpu_mass_2000(void)
 {
     SolverParams p;
@@ -322,6 +354,7 @@ int main(int argc, char **argv)
     if (rc != 0) return check_done();
     RUN(test_passes);
     RUN(test_whole_steps);
+    RUN(test_stir);
     RUN(test_gpu_mass_2000);
     glctx_destroy(ctx);
     return check_done();
