@@ -422,41 +422,35 @@ int solver_set_target(Solver *s, const float *tgt, bool mass_match)
     return gl_check("solver", "setting the target");
 }
 
-int solver_read_fields(Solver *s, float *rho, float *tgt, float *tgt_blur)
+/* Read an RGBA field back and split its first three channels (NULL: skip). */
+static int read_channels(Solver *s, const Field *f, float *c0, float *c1, float *c2)
 {
     size_t n = (size_t)s->w * s->h;
     float *buf = alloc_cells(s, 4);
     if (!buf) return -1;
-    if (field_read(s->dens.read, buf) < 0) {
+    if (field_read(f, buf) < 0) {
         free(buf);
         return -1;
     }
     for (size_t k = 0; k < n; k++) {
-        if (rho) rho[k] = buf[4 * k];
-        if (tgt) tgt[k] = buf[4 * k + 1];
-        if (tgt_blur) tgt_blur[k] = buf[4 * k + 2];
+        if (c0) c0[k] = buf[4 * k];
+        if (c1) c1[k] = buf[4 * k + 1];
+        if (c2) c2[k] = buf[4 * k + 2];
     }
     free(buf);
     return 0;
+}
+
+int solver_read_fields(Solver *s, float *rho, float *tgt, float *tgt_blur)
+{
+    return read_channels(s, s->dens.read, rho, tgt, tgt_blur);
 }
 
 int solver_read_density(Solver *s, float *rho) { return solver_read_fields(s, rho, NULL, NULL); }
 
 int solver_read_velocity(Solver *s, float *u, float *v)
 {
-    size_t n = (size_t)s->w * s->h;
-    float *buf = alloc_cells(s, 4);
-    if (!buf) return -1;
-    if (field_read(s->vel.read, buf) < 0) {
-        free(buf);
-        return -1;
-    }
-    for (size_t k = 0; k < n; k++) {
-        if (u) u[k] = buf[4 * k];
-        if (v) v[k] = buf[4 * k + 1];
-    }
-    free(buf);
-    return 0;
+    return read_channels(s, s->vel.read, u, v, NULL);
 }
 
 int solver_observe(Solver *s, float *rho, double *mass, double *error, double *max_div)
