@@ -1,8 +1,10 @@
 // jacobi: one damped Jacobi iteration of the pressure Poisson equation
-// ∇²p = ∇·u (p absorbs dt), Neumann walls: only neighbours inside the box
-// count. p += ω (p_jacobi − p), ω = 0.8 (REF_JACOBI_OMEGA): plain Jacobi
-// leaves the checkerboard mode undamped in a closed box.
-#include "sim.glsl"
+// ∇²p = ∇·u (p absorbs dt) on one multigrid level (level 0 is the grid, with
+// u_h the cell size; coarser levels use u_h = 1), four cells per fragment
+// (packed.glsl). Neumann walls: only neighbours inside the box count.
+// p += ω (p_jacobi − p), ω = 0.8 (REF_JACOBI_OMEGA): plain Jacobi leaves the
+// checkerboard mode undamped in a closed box.
+#include "packed.glsl"
 
 uniform sampler2D u_p;
 uniform sampler2D u_div;
@@ -10,16 +12,12 @@ out vec4 o_out;
 
 void main()
 {
-    ivec2 c = cell();
-    int i = c.x, j = c.y;
-    float sum = 0.0;
-    int n = 0;
-    if (i > 0) { sum += texelFetch(u_p, ivec2(i - 1, j), 0).r; n++; }
-    if (i < u_size.x - 1) { sum += texelFetch(u_p, ivec2(i + 1, j), 0).r; n++; }
-    if (j > 0) { sum += texelFetch(u_p, ivec2(i, j - 1), 0).r; n++; }
-    if (j < u_size.y - 1) { sum += texelFetch(u_p, ivec2(i, j + 1), 0).r; n++; }
-    float div = texelFetch(u_div, c, 0).r;
-    float pc = texelFetch(u_p, c, 0).r;
-    float jac = (sum - u_h * u_h * div) / float(n);
-    o_out = vec4(pc + 0.8 * (jac - pc), 0.0, 0.0, 0.0);
+    ivec2 T = cell();
+    vec4 pc = texelFetch(u_p, T, 0);
+    PackedNb nb = packed_neighbours(u_p, T, pc);
+    vec4 sum = packed_sel(nb.hl, nb.l) + packed_sel(nb.hr, nb.r) + packed_sel(nb.hd, nb.d) +
+               packed_sel(nb.hu, nb.u);
+    vec4 n = vec4(nb.hl) + vec4(nb.hr) + vec4(nb.hd) + vec4(nb.hu);
+    vec4 jac = (sum - u_h * u_h * texelFetch(u_div, T, 0)) / max(n, vec4(1.0));
+    o_out = packed_sel(packed_valid(T), pc + 0.8 * (jac - pc));
 }

@@ -1,7 +1,8 @@
 // mg_residual: r = h²·b − Σ(x_n − x_c) over the neighbours inside the box
 // (the residual of the pressure equation on one multigrid level; h = 1 and
-// b = the restricted residual on the coarse levels).
-#include "sim.glsl"
+// b = the restricted residual on the coarse levels), four cells per fragment
+// (packed.glsl).
+#include "packed.glsl"
 
 uniform sampler2D u_p;
 uniform sampler2D u_div;
@@ -9,12 +10,10 @@ out vec4 o_out;
 
 void main()
 {
-    ivec2 c = cell();
-    int i = c.x, j = c.y;
-    float xc = texelFetch(u_p, c, 0).r, lap = 0.0;
-    if (i > 0) lap += texelFetch(u_p, ivec2(i - 1, j), 0).r - xc;
-    if (i < u_size.x - 1) lap += texelFetch(u_p, ivec2(i + 1, j), 0).r - xc;
-    if (j > 0) lap += texelFetch(u_p, ivec2(i, j - 1), 0).r - xc;
-    if (j < u_size.y - 1) lap += texelFetch(u_p, ivec2(i, j + 1), 0).r - xc;
-    o_out = vec4(u_h * u_h * texelFetch(u_div, c, 0).r - lap, 0.0, 0.0, 0.0);
+    ivec2 T = cell();
+    vec4 xc = texelFetch(u_p, T, 0);
+    PackedNb nb = packed_neighbours(u_p, T, xc);
+    vec4 lap = packed_sel(nb.hl, nb.l - xc) + packed_sel(nb.hr, nb.r - xc) +
+               packed_sel(nb.hd, nb.d - xc) + packed_sel(nb.hu, nb.u - xc);
+    o_out = packed_sel(packed_valid(T), u_h * u_h * texelFetch(u_div, T, 0) - lap);
 }

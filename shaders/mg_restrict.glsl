@@ -1,16 +1,23 @@
 // mg_restrict: coarse right-hand side = ½ Σ of the up to four fine children's
-// residuals (u_size is the FINE level's size here).
-#include "sim.glsl"
+// residuals. Both levels are packed (packed.glsl); u_size is the COARSE
+// level's size. Coarse cell (I, J) has the fine cells of fine texel (I, J),
+// padding included, which is 0.
+#include "packed.glsl"
 
 uniform sampler2D u_r;
 out vec4 o_out;
 
+float children(ivec2 c)
+{
+    vec4 r = packed_texel(u_r, c);
+    return 0.5 * (r.x + r.y + r.z + r.w);
+}
+
 void main()
 {
-    ivec2 c = cell();
-    float sum = 0.0;
-    for (int j = 2 * c.y; j < 2 * c.y + 2 && j < u_size.y; j++)
-        for (int i = 2 * c.x; i < 2 * c.x + 2 && i < u_size.x; i++)
-            sum += texelFetch(u_r, ivec2(i, j), 0).r;
-    o_out = vec4(0.5 * sum, 0.0, 0.0, 0.0);
+    ivec2 T = cell();
+    ivec4 i = packed_i(T), j = packed_j(T);
+    vec4 b = vec4(children(ivec2(i.x, j.x)), children(ivec2(i.y, j.y)),
+                  children(ivec2(i.z, j.z)), children(ivec2(i.w, j.w)));
+    o_out = packed_sel(packed_valid(T), b);
 }

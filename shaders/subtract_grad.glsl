@@ -1,5 +1,6 @@
-// subtract_grad: u -= ∇p on the interior faces; wall faces stay zero.
-#include "sim.glsl"
+// subtract_grad: u -= ∇p on the interior faces; wall faces stay zero. The
+// pressure is packed (packed.glsl).
+#include "packed.glsl"
 
 uniform sampler2D u_vel;
 uniform sampler2D u_p;
@@ -10,8 +11,8 @@ void main()
     ivec2 c = cell();
     int i = c.x, j = c.y;
     vec2 vel = texelFetch(u_vel, c, 0).rg;
-    float pc = texelFetch(u_p, c, 0).r;
-    float nu = i > 0 ? vel.x - (pc - texelFetch(u_p, ivec2(i - 1, j), 0).r) / u_h : 0.0;
-    float nv = j > 0 ? vel.y - (pc - texelFetch(u_p, ivec2(i, j - 1), 0).r) / u_h : 0.0;
+    float pc = packed_at(u_p, c);
+    float nu = i > 0 ? vel.x - (pc - packed_at(u_p, ivec2(i - 1, j))) / u_h : 0.0;
+    float nv = j > 0 ? vel.y - (pc - packed_at(u_p, ivec2(i, j - 1))) / u_h : 0.0;
     o_out = vec4(nu, nv, 0.0, 0.0);
 }

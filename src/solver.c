@@ -20,6 +20,9 @@ enum {
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
     SH_MG_PROLONG, SH_COUNT
 };
+/* The pressure solve's fields (divergence, pressure, every multigrid level)
+ * are packed 2x2 cells to an RGBA texel (shaders/packed.glsl): a pass over
+ * them runs a quarter of the fragments. */
 static const char *const shader_files[SH_COUNT] = {
     "downsample.glsl", "blur.glsl", "target_blur.glsl", "set_target.glsl", "force.glsl",
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
@@ -39,8 +42,8 @@ struct Solver {
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
     Field *div, *ratio, *scratch; /* ratio: positivity ratios; scratch: uploads */
-    int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS];
-    FieldPair mgx[REF_MG_MAX_LEVELS]; /* level 0 is pres */
+    int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS]; /* level sizes in cells */
+    FieldPair mgx[REF_MG_MAX_LEVELS]; /* level 0 is pres; all packed */
     Field *mgb[REF_MG_MAX_LEVELS], *mgr[REF_MG_MAX_LEVELS];
     bool timing;
     GLuint queries[T_COUNT];
@@ -48,6 +51,9 @@ struct Solver {
 };
 
 static float cell_size(int w, int h) { return 1.0f / (float)(w < h ? w : h); }
+
+/* texels a side of a packed field of n cells */
+static int packed(int n) { return (n + 1) / 2; }
 
 /* ---- the common uniforms and the one draw primitive ---------------------- */
 
@@ -150,7 +156,7 @@ static void vcycle(Solver *s, int l)
     shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? s->div : s->mgb[l]));
     pass_draw(s->mgr[l]);
     sh = use(s, SH_MG_RESTRICT);
-    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+    shader_set_ivec2(sh, "u_size", s->lw[l + 1], s->lh[l + 1]);
     shader_set_texture(sh, "u_r", 0, field_texture(s->mgr[l]));
     pass_draw(s->mgb[l + 1]);
     field_clear(s->mgx[l + 1].read, 0.0f, 0.0f, 0.0f, 0.0f);
@@ -281,19 +287,19 @@ static int create_fields(Solver *s, char *err, size_t errlen)
 {
     if (field_pair_create(&s->vel, s->w, s->h, 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->dens, s->w, s->h, 4, err, errlen) < 0) return -1;
-    if (field_pair_create(&s->pres, s->w, s->h, 1, err, errlen) < 0) return -1;
+    if (field_pair_create(&s->pres, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->gerr, s->w, s->h, 1, err, errlen) < 0) return -1;
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
-    if (!(s->div = field_create(s->w, s->h, 1, err, errlen))) return -1;
+    if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 1, err, errlen))) return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
     s->nlev = ref_mg_levels(s->w, s->h, s->lw, s->lh);
     for (int l = 0; l < s->nlev; l++) {
-        if (l < s->nlev - 1 && !(s->mgr[l] = field_create(s->lw[l], s->lh[l], 1, err, errlen)))
-            return -1;
+        int pw = packed(s->lw[l]), ph = packed(s->lh[l]);
+        if (l < s->nlev - 1 && !(s->mgr[l] = field_create(pw, ph, 4, err, errlen))) return -1;
         if (l == 0) continue;
-        if (field_pair_create(&s->mgx[l], s->lw[l], s->lh[l], 1, err, errlen) < 0) return -1;
-        if (!(s->mgb[l] = field_create(s->lw[l], s->lh[l], 1, err, errlen))) return -1;
+        if (field_pair_create(&s->mgx[l], pw, ph, 4, err, errlen) < 0) return -1;
+        if (!(s->mgb[l] = field_create(pw, ph, 4, err, errlen))) return -1;
     }
     return 0;
 }
@@ -387,8 +393,9 @@ int solver_set_density(Solver *s, const float *rho)
     if (field_read(s->dens.read, buf) < 0) goto fail;
     for (size_t k = 0; k < n; k++) buf[4 * k] = rho[k];
     if (field_upload(s->dens.read, buf) < 0) goto fail;
-    memset(buf, 0, n * 4 * sizeof(float));
-    if (field_upload(s->vel.read, buf) < 0 || field_upload(s->pres.read, buf) < 0) goto fail;
+    if (field_clear(s->vel.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
+        field_clear(s->pres.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0)
+        goto fail;
     free(buf);
     return 0;
 fail:
@@ -525,14 +532,43 @@ static Field *field_of(Solver *s, SolverField f)
     return NULL;
 }
 
+static bool is_packed(SolverField f)
+{
+    return f == SOLVER_FIELD_PRESSURE || f == SOLVER_FIELD_DIVERGENCE;
+}
+
+/* cell (i, j) of a w x h field <-> its place in the packed RGBA texels */
+static size_t packed_index(int w, int i, int j)
+{
+    return ((size_t)(j / 2) * (size_t)packed(w) + (size_t)(i / 2)) * 4 + (size_t)(i % 2 + 2 * (j % 2));
+}
+
 int solver_debug_upload(Solver *s, SolverField f, const float *data)
 {
-    return field_upload(field_of(s, f), data);
+    if (!is_packed(f)) return field_upload(field_of(s, f), data);
+    size_t np = (size_t)packed(s->w) * packed(s->h) * 4;
+    float *buf = calloc(np, sizeof(float));
+    if (!buf) return -1;
+    for (int j = 0; j < s->h; j++)
+        for (int i = 0; i < s->w; i++) buf[packed_index(s->w, i, j)] = data[(size_t)j * s->w + i];
+    int rc = field_upload(field_of(s, f), buf);
+    free(buf);
+    return rc;
 }
 
 int solver_debug_read(Solver *s, SolverField f, float *out)
 {
-    return field_read(field_of(s, f), out);
+    if (!is_packed(f)) return field_read(field_of(s, f), out);
+    size_t np = (size_t)packed(s->w) * packed(s->h) * 4;
+    float *buf = malloc(np * sizeof(float));
+    if (!buf || field_read(field_of(s, f), buf) < 0) {
+        free(buf);
+        return -1;
+    }
+    for (int j = 0; j < s->h; j++)
+        for (int i = 0; i < s->w; i++) out[(size_t)j * s->w + i] = buf[packed_index(s->w, i, j)];
+    free(buf);
+    return 0;
 }
 
 int solver_debug_pass(Solver *s, SolverPass pass, bool first)
