@@ -1,36 +1,45 @@
 // gather_jacobi: one Jacobi iteration of the implicit gathering solve
 //   e − a ∇·(D ∇e) = ρ0 − ρ*,   a = dt·vg/h²,  D = ρ0·ρ̃* (lagged),
-// face D = mean of the two cells, no flux through the walls.
+// face D = mean of the two cells, no flux through the walls. e and D are
+// packed, four cells per fragment (packed.glsl); D comes from gather_coef.
 // With u_first = 1 the previous iterate is e = 0: starting from zero keeps
 // every mode's factor (1 + aℓλᵏ)/(1 + aℓ) within 1 for any iteration count;
 // starting from ρ0 − ρ* lets the unconverged checkerboard mode grow.
-#include "sim.glsl"
+#include "packed.glsl"
 
-uniform sampler2D u_dens;  // ρ0, ρ*, ρ̃*
-uniform sampler2D u_e;
+uniform sampler2D u_dens;  // ρ0, ρ*
+uniform sampler2D u_coef;  // D, packed
+uniform sampler2D u_e;     // e, packed
 uniform int u_first;
 uniform float u_a;
 out vec4 o_out;
 
-float e_at(ivec2 p)
+float rhs(int i, int j)
 {
-    return u_first != 0 ? 0.0 : texelFetch(u_e, p, 0).r;
+    vec4 d = texelFetch(u_dens, ivec2(i, j), 0);
+    return d.r - d.g;
 }
 
 void main()
 {
-    ivec2 c = cell();
-    vec4 d0 = texelFetch(u_dens, c, 0);
-    float dc = d0.r * d0.b;
-    float num = d0.r - d0.g, den = 1.0;
-    ivec2 nb[4] = ivec2[4](ivec2(-1, 0), ivec2(1, 0), ivec2(0, -1), ivec2(0, 1));
-    for (int q = 0; q < 4; q++) {
-        ivec2 n = c + nb[q];
-        if (n.x < 0 || n.x >= u_size.x || n.y < 0 || n.y >= u_size.y) continue;
-        vec4 dn = texelFetch(u_dens, n, 0);
-        float df = u_a * 0.5 * (dc + dn.r * dn.b);
-        num += df * e_at(n);
-        den += df;
+    ivec2 T = cell();
+    ivec4 i = packed_i(T), j = packed_j(T);
+    vec4 dc = texelFetch(u_coef, T, 0);
+    PackedNb D = packed_neighbours(u_coef, T, dc);
+    vec4 num = vec4(rhs(i.x, j.x), rhs(i.y, j.y), rhs(i.z, j.z), rhs(i.w, j.w));
+    vec4 den = vec4(1.0);
+    vec4 fl = packed_sel(D.hl, u_a * 0.5 * (dc + D.l)), fr = packed_sel(D.hr, u_a * 0.5 * (dc + D.r));
+    vec4 fd = packed_sel(D.hd, u_a * 0.5 * (dc + D.d)), fu = packed_sel(D.hu, u_a * 0.5 * (dc + D.u));
+    if (u_first == 0) {
+        PackedNb e = packed_neighbours(u_e, T, texelFetch(u_e, T, 0));
+        num += fl * e.l;
+        num += fr * e.r;
+        num += fd * e.d;
+        num += fu * e.u;
     }
-    o_out = vec4(num / den, 0.0, 0.0, 0.0);
+    den += fl;
+    den += fr;
+    den += fd;
+    den += fu;
+    o_out = packed_sel(packed_valid(T), num / den);
 }

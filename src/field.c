@@ -293,8 +293,13 @@ void pass_draw_screen(int x, int y, int w, int h)
     if (field_debug()) gl_check("field", "a pass into the window");
 }
 
+static unsigned long draws;
+
+unsigned long pass_draw_count(void) { return draws; }
+
 void pass_draw(Field *target)
 {
+    draws++;
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target->fbo);
     glViewport(0, 0, target->w, target->h);
     draw_triangle();

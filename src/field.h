@@ -65,6 +65,10 @@ void field_pair_swap(FieldPair *p);
  * framebuffer, sets the viewport to its size, binds the shared empty VAO. */
 void pass_draw(Field *target);
 
+/* How many pass_draw() calls this process has made (for the benchmark's
+ * passes per step). */
+unsigned long pass_draw_count(void);
+
 /* The same triangle into the default framebuffer (the window), viewport
  * (x, y, w, h) in window pixels, origin bottom-left. */
 void pass_draw_screen(int x, int y, int w, int h);

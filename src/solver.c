@@ -18,16 +18,16 @@ enum {
     SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
-    SH_MG_PROLONG, SH_COUNT
+    SH_MG_PROLONG, SH_GATHER_COEF, SH_COUNT
 };
-/* The pressure solve's fields (divergence, pressure, every multigrid level)
- * are packed 2x2 cells to an RGBA texel (shaders/packed.glsl): a pass over
- * them runs a quarter of the fragments. */
+/* The fields of the two Jacobi solves (divergence, pressure, every multigrid
+ * level; the gathering's e and D) are packed 2x2 cells to an RGBA texel
+ * (shaders/packed.glsl): a pass over them runs a quarter of the fragments. */
 static const char *const shader_files[SH_COUNT] = {
     "downsample.glsl", "blur.glsl", "target_blur.glsl", "set_target.glsl", "force.glsl",
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
-    "mg_prolong.glsl",
+    "mg_prolong.glsl", "gather_coef.glsl",
 };
 
 /* timestamp marks within one step, for solver_times() */
@@ -42,6 +42,7 @@ struct Solver {
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
     Field *div, *ratio, *scratch; /* ratio: positivity ratios; scratch: uploads */
+    Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
     int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS]; /* level sizes in cells */
     FieldPair mgx[REF_MG_MAX_LEVELS]; /* level 0 is pres; all packed */
     Field *mgb[REF_MG_MAX_LEVELS], *mgr[REF_MG_MAX_LEVELS];
@@ -200,10 +201,18 @@ static void pass_advect_density(Solver *s, float dt_sub)
 
 static float gather_a(const Solver *s) { return s->p.dt * s->p.vg / (s->cell * s->cell); }
 
+static void pass_gather_coef(Solver *s)
+{
+    Shader *sh = use(s, SH_GATHER_COEF);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    pass_draw(s->gcoef);
+}
+
 static void pass_gather_jacobi(Solver *s, bool first)
 {
     Shader *sh = use(s, SH_GATHER_JACOBI);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_coef", 2, field_texture(s->gcoef));
     shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
     shader_set_int(sh, "u_first", first ? 1 : 0);
     shader_set_float(sh, "u_a", gather_a(s));
@@ -265,6 +274,7 @@ int solver_step(Solver *s)
     mark(s, T_ADVECT_DENS);
     if (s->p.gather && s->p.vg > 0.0f) {     /* gathering */
         int gi = ref_gather_iters(s->w, s->h, &s->p);
+        pass_gather_coef(s);
         for (int k = 0; k < gi; k++) pass_gather_jacobi(s, k == 0);
         pass_gather_apply(s);
     }
@@ -288,7 +298,8 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (field_pair_create(&s->vel, s->w, s->h, 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->dens, s->w, s->h, 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->pres, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
-    if (field_pair_create(&s->gerr, s->w, s->h, 1, err, errlen) < 0) return -1;
+    if (field_pair_create(&s->gerr, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
+    if (!(s->gcoef = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 1, err, errlen))) return -1;
@@ -339,6 +350,7 @@ void solver_free(Solver *s)
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     field_free(s->div);
     field_free(s->ratio);
+    field_free(s->gcoef);
     for (int l = 0; l < REF_MG_MAX_LEVELS; l++) {
         field_pair_free(&s->mgx[l]);
         field_free(s->mgb[l]);
@@ -534,7 +546,7 @@ static Field *field_of(Solver *s, SolverField f)
 
 static bool is_packed(SolverField f)
 {
-    return f == SOLVER_FIELD_PRESSURE || f == SOLVER_FIELD_DIVERGENCE;
+    return f == SOLVER_FIELD_PRESSURE || f == SOLVER_FIELD_DIVERGENCE || f == SOLVER_FIELD_GATHER_E;
 }
 
 /* cell (i, j) of a w x h field <-> its place in the packed RGBA texels */
@@ -584,7 +596,10 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
     case SOLVER_PASS_ADVECT_DENSITY:
         pass_advect_density(s, s->p.dt / (float)ref_advect_substeps(s->w, s->h, &s->p));
         break;
-    case SOLVER_PASS_GATHER_JACOBI: pass_gather_jacobi(s, first); break;
+    case SOLVER_PASS_GATHER_JACOBI:
+        pass_gather_coef(s);
+        pass_gather_jacobi(s, first);
+        break;
     case SOLVER_PASS_GATHER_APPLY: pass_gather_apply(s); break;
     }
     return gl_check("solver", "a single pass");

@@ -69,7 +69,7 @@ typedef enum {
     SOLVER_PASS_VCYCLE,         /* one multigrid V-cycle on the pressure */
     SOLVER_PASS_SUBTRACT_GRAD,
     SOLVER_PASS_ADVECT_DENSITY, /* one substep of dt/substeps */
-    SOLVER_PASS_GATHER_JACOBI,  /* one iteration; first = from ρ − ρ* */
+    SOLVER_PASS_GATHER_JACOBI,  /* one iteration; first: the first, from e = 0 */
     SOLVER_PASS_GATHER_APPLY,
     SOLVER_PASS_BLUR_DENSITY    /* ρ̃ on the coarse grid only */
 } SolverPass;

@@ -1,8 +1,9 @@
-/* bench: GPU speed of the morph step. For each grid size: steps/s over a
- * timed run (wall clock, glFinish at the end), then the GPU time of each pass
- * group from timer queries. Prints a Markdown table.
+/* bench: GPU speed of the morph step. For each grid size: the draws per step
+ * (counted by pass_draw), steps/s over a timed run (wall clock, glFinish at the
+ * end), then the GPU time of each pass group from timer queries. Prints a
+ * Markdown table.
  *
- *   build/tools/bench [--sizes 128,256,512,1024,2048] [--steps N] [--jacobi N] [--seconds S]
+ *   build/tools/bench [--sizes 128,256,512,1024,2048] [--jacobi N] [--vcycles N] [--seconds S]
  *
  * Speed belongs here, never in a test's pass/fail. */
 #include <math.h>
@@ -14,6 +15,7 @@
 #include <GL/glew.h>
 
 #include "export.h"
+#include "field.h"
 #include "glctx.h"
 #include "refsolver.h"
 #include "shader.h"
@@ -83,7 +85,9 @@ int main(int argc, char **argv)
         solver_set_target(s, b, true);
         free(a);
         free(b);
+        unsigned long d0 = pass_draw_count();
         for (int k = 0; k < 5; k++) solver_step(s);
+        int passes = (int)((pass_draw_count() - d0) / 5);
         glFinish();
         /* timed run: as many steps as fit in `seconds`, checked in batches */
         long steps = 0;
@@ -104,12 +108,6 @@ int main(int argc, char **argv)
         SolverTimes t;
         solver_times(s, &t);
         double d = (double)t.steps;
-        int ns = ref_advect_substeps(n, n, &p);
-        int lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS];
-        int nlev = ref_mg_levels(n, n, lw, lh);
-        int vpasses = 7 * (nlev - 1) + REF_MG_COARSE_ITERS; /* all levels, small ones included */
-        int passes = 4 + 1 + 1 + 1 + vcycles * vpasses + jacobi + 1 + 2 * ns +
-                     (p.gather ? ref_gather_iters(n, n, &p) + 2 : 0);
         printf("| %d² | %d | %.1f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
                passes, sps, 1000.0 / sps, t.blur / d, t.force / d, t.advect_vel / d, t.divergence / d,
                t.jacobi / d, t.subtract / d, t.advect_density / d, t.gather / d);
