@@ -3,11 +3,14 @@
 // u_h the cell size; coarser levels use u_h = 1), four cells per fragment
 // (packed.glsl). Neumann walls: only neighbours inside the box count.
 // p += ω (p_jacobi − p), ω = 0.8 (REF_JACOBI_OMEGA): plain Jacobi leaves the
-// checkerboard mode undamped in a closed box.
+// checkerboard mode undamped in a closed box. With u_zero = 1 the previous
+// iterate is p = 0 (a coarse level's first iteration of a V-cycle), so the
+// level needs no clearing.
 #include "packed.glsl"
 
 uniform sampler2D u_p;
 uniform sampler2D u_div;
+uniform int u_zero;
 out vec4 o_out;
 
 void main()
@@ -15,6 +18,9 @@ void main()
     ivec2 T = cell();
     vec4 pc = texelFetch(u_p, T, 0);
     PackedNb nb = packed_neighbours(u_p, T, pc);
+    if (u_zero != 0) {
+        pc = nb.l = nb.r = nb.d = nb.u = vec4(0.0);
+    }
     vec4 sum = packed_sel(nb.hl, nb.l) + packed_sel(nb.hr, nb.r) + packed_sel(nb.hd, nb.d) +
                packed_sel(nb.hu, nb.u);
     vec4 n = vec4(nb.hl) + vec4(nb.hr) + vec4(nb.hd) + vec4(nb.hu);

@@ -128,8 +128,9 @@ static void pass_divergence(Solver *s)
     pass_draw(s->div);
 }
 
-/* one damped Jacobi iteration on pressure level l (0: the grid itself) */
-static void pass_jacobi_level(Solver *s, int l)
+/* one damped Jacobi iteration on pressure level l (0: the grid itself);
+ * zero: from p = 0 instead of the level's current values */
+static void pass_jacobi_level(Solver *s, int l, bool zero)
 {
     FieldPair *x = l == 0 ? &s->pres : &s->mgx[l];
     Shader *sh = use(s, SH_JACOBI);
@@ -137,18 +138,21 @@ static void pass_jacobi_level(Solver *s, int l)
     shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
     shader_set_texture(sh, "u_p", 0, field_texture(x->read));
     shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? s->div : s->mgb[l]));
+    shader_set_int(sh, "u_zero", zero ? 1 : 0);
     pass_draw(x->write);
     field_pair_swap(x);
 }
 
-static void pass_jacobi(Solver *s) { pass_jacobi_level(s, 0); }
+static void pass_jacobi(Solver *s) { pass_jacobi_level(s, 0, false); }
 
-/* One multigrid V-cycle from level l; see vcycle() in refsolver.c. */
+/* One multigrid V-cycle from level l; see vcycle() in refsolver.c. A coarse
+ * level starts from zero: its first smoothing iteration ignores what it holds. */
 static void vcycle(Solver *s, int l)
 {
     FieldPair *x = l == 0 ? &s->pres : &s->mgx[l];
     bool last = l == s->nlev - 1;
-    for (int k = 0; k < (last ? REF_MG_COARSE_ITERS : REF_MG_SMOOTH); k++) pass_jacobi_level(s, l);
+    for (int k = 0; k < (last ? REF_MG_COARSE_ITERS : REF_MG_SMOOTH); k++)
+        pass_jacobi_level(s, l, l > 0 && k == 0);
     if (last) return;
     Shader *sh = use(s, SH_MG_RESIDUAL);
     shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
@@ -160,7 +164,6 @@ static void vcycle(Solver *s, int l)
     shader_set_ivec2(sh, "u_size", s->lw[l + 1], s->lh[l + 1]);
     shader_set_texture(sh, "u_r", 0, field_texture(s->mgr[l]));
     pass_draw(s->mgb[l + 1]);
-    field_clear(s->mgx[l + 1].read, 0.0f, 0.0f, 0.0f, 0.0f);
     vcycle(s, l + 1);
     sh = use(s, SH_MG_PROLONG);
     shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
@@ -168,7 +171,7 @@ static void vcycle(Solver *s, int l)
     shader_set_texture(sh, "u_coarse", 1, field_texture(s->mgx[l + 1].read));
     pass_draw(x->write);
     field_pair_swap(x);
-    for (int k = 0; k < REF_MG_SMOOTH; k++) pass_jacobi_level(s, l);
+    for (int k = 0; k < REF_MG_SMOOTH; k++) pass_jacobi_level(s, l, false);
 }
 
 static void pass_subtract_grad(Solver *s)
