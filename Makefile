@@ -89,6 +89,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/share/smokemorph
 
 clean:
-	rm -rf build build-asan smokemorph smokemorph-out
+	rm -rf build build-asan smokemorph
 
 -include $(wildcard $(BUILD)/src/*.d $(BUILD)/tests/*.d $(BUILD)/tools/*.d)

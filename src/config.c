@@ -177,10 +177,9 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
     if (!*q) return false;
     for (; *q; q++)
         if (*q < '0' || *q > '9') return false;
-    errno = 0;
     char *end = NULL;
-    long v = strtol(s, &end, 10);
-    if (end == s || *end != '\0' || errno == ERANGE) return false;
+    long v = strtol(s, &end, 10); /* saturates: beyond long is beyond any range asked for */
+    if (end == s || *end != '\0') return false;
     if (v < lo || v > hi) return false;
     *out = v;
     return true;
@@ -453,15 +452,16 @@ static int int_opt(const char *name, const char *arg, long lo, long hi, long *ds
     return 0;
 }
 
-/* An int solver parameter: syntax here, range in solver_params_check(). */
+/* An int solver parameter: syntax here, range in solver_params_check() (a
+ * value beyond int is kept beyond the range, so that check names the range). */
 static int solver_int_opt(const char *name, const char *arg, int *dst, char *err, size_t errlen)
 {
     long v;
-    if (!parse_long(arg, INT_MIN, INT_MAX, &v)) {
+    if (!parse_long(arg, LONG_MIN, LONG_MAX, &v)) {
         set_err(err, errlen, "--%s: expected an integer, got '%s'", name, arg);
         return -1;
     }
-    *dst = (int)v;
+    *dst = v > INT_MAX ? INT_MAX : (v < INT_MIN ? INT_MIN : (int)v);
     return 0;
 }
 
@@ -572,7 +572,7 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_WINDOW:
         if (config_parse_size(arg, &c->win_w, &c->win_h) < 0 || c->win_w < 16 || c->win_h < 16 ||
             c->win_w > 8192 || c->win_h > 8192) {
-            set_err(err, errlen, "config: --window: expected WxH with sides 16..8192, got '%s'", arg);
+            set_err(err, errlen, "--window: expected WxH with sides 16..8192, got '%s'", arg);
             return -1;
         }
         return 0;

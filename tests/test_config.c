@@ -298,6 +298,20 @@ static void test_bad_numbers(void)
     BAD("--jacobi", "--jacobi", "99999999999999999999");
     BAD("--gather-iters", "--gather-iters", "-1");
     BAD("--gather-iters", "--gather-iters", "");
+    /* an integer beyond int or long is out of range, and the message says the range */
+    r = parse(&c, "--gather-iters", "99999999999", NULL);
+    CHECK(r == -1 && strcmp(errbuf, "config: --gather-iters must be in [0 (auto), 10000]") == 0,
+          "gather-iters 99999999999: '%s'", errbuf);
+    r = parse(&c, "--jacobi", "-99999999999999999999999", NULL);
+    CHECK(r == -1 && strcmp(errbuf, "config: --jacobi must be in [0, 10000]") == 0,
+          "jacobi -99999999999999999999999: '%s'", errbuf);
+    r = parse(&c, "--steps", "99999999999999999999999", NULL);
+    CHECK(r == -1 && strstr(errbuf, "config: --steps: expected an integer 0..") == errbuf,
+          "steps 99999999999999999999999: '%s'", errbuf);
+    /* one tag, not two */
+    r = parse(&c, "--window", "8x8", NULL);
+    CHECK(r == -1 && strcmp(errbuf, "config: --window: expected WxH with sides 16..8192, got '8x8'") == 0,
+          "window 8x8: '%s'", errbuf);
     /* integer options */
     BAD("--steps", "--steps", "-1");
     BAD("--steps", "--steps", "100000001");
