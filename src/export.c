@@ -1,7 +1,11 @@
 /* export: frames, metrics and progress; see export.h. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "export.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -103,6 +107,27 @@ int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t 
 }
 
 int export_count(const Exporter *x) { return x->count; }
+
+int export_remove_stale(Exporter *x)
+{
+    DIR *d = opendir(x->dir);
+    if (!d) return -1;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        int k;
+        char again[64];
+        /* exactly our pattern, numbered past this run's last frame */
+        if (sscanf(e->d_name, "frame_%d.png", &k) != 1 || k <= x->count) continue;
+        snprintf(again, sizeof again, "frame_%05d.png", k);
+        if (strcmp(again, e->d_name) != 0) continue;
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
+        if (unlink(path) == 0) removed++;
+    }
+    closedir(d);
+    return removed;
+}
 const char *export_dir(const Exporter *x) { return x->dir; }
 
 void export_close(Exporter *x)
@@ -115,27 +140,51 @@ void export_close(Exporter *x)
 /* ---- metrics ---------------------------------------------------------------- */
 
 struct Metrics {
-    char *path, *tmp;
+    char *path, *tmp; /* tmp NULL: written in place (a device or a pipe) */
     FILE *f;
 };
 
 Metrics *metrics_open(const char *path, char *err, size_t errlen)
 {
     Metrics *m = calloc(1, sizeof *m);
-    size_t n = strlen(path) + 16;
-    if (!m || !(m->path = strdup(path)) || !(m->tmp = malloc(n))) goto oom;
-    snprintf(m->tmp, n, "%s.tmp%ld", path, (long)getpid());
+    if (!m || !(m->path = strdup(path))) goto oom;
     /* a directory would only fail at the rename, after the frames are written */
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "cannot write %s: is a directory", path);
         goto fail;
     }
-    if (!(m->f = fopen(m->tmp, "w"))) {
+    /* A device or a pipe (/dev/stdout, a fifo) is written in place: a rename
+     * would replace it with a plain file. A symlink keeps pointing where it
+     * did: the temporary file goes beside its target, which the rename
+     * replaces. */
+    const char *final = path;
+    char real[PATH_MAX];
+    bool special = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    if (!special && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real)) {
+        free(m->path);
+        if (!(m->path = strdup(real))) goto oom;
+        final = m->path;
+    }
+    if (special) {
+        m->f = fopen(path, "w");
+    } else {
+        size_t n = strlen(final) + 32;
+        if (!(m->tmp = malloc(n))) goto oom;
+        snprintf(m->tmp, n, "%s.tmp%ld", final, (long)getpid());
+        m->f = fopen(m->tmp, "w");
+    }
+    if (!m->f) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         goto fail;
     }
-    fprintf(m->f, "step,time,error,mass,max_div\n");
+    /* a full device fails here, before any frame is written */
+    if (fprintf(m->f, "step,time,error,mass,max_div\n") < 0 || fflush(m->f) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        fclose(m->f);
+        if (m->tmp) unlink(m->tmp);
+        goto fail;
+    }
     return m;
 oom:
     snprintf(err, errlen, "out of memory");
@@ -160,13 +209,13 @@ int metrics_close(Metrics *m, int keep, char *err, size_t errlen)
     if (ferror(m->f)) rc = -1;
     if (fclose(m->f) != 0) rc = -1;
     if (rc < 0) snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
-    if (keep && rc == 0) {
+    if (m->tmp && keep && rc == 0) {
         if (rename(m->tmp, m->path) < 0) {
             snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
             rc = -1;
         }
     }
-    if (!keep || rc < 0) unlink(m->tmp);
+    if (m->tmp && (!keep || rc < 0)) unlink(m->tmp);
     free(m->path);
     free(m->tmp);
     free(m);

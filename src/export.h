@@ -23,11 +23,17 @@ Exporter *export_open(const char *dir, int out_w, int out_h, const float rgb[3],
                       size_t errlen);
 int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen);
 int export_count(const Exporter *x);
+/* Delete frame_NNNNN.png files in the directory numbered past this run's
+ * last frame (an earlier, longer run's), so the directory holds one run.
+ * Returns how many were deleted, or -1 when the directory cannot be read. */
+int export_remove_stale(Exporter *x);
 const char *export_dir(const Exporter *x);
 void export_close(Exporter *x);
 
 /* Metrics CSV "step,time,error,mass,max_div", written to a temporary file
- * and renamed into place by metrics_close (so a failed run leaves none). */
+ * and renamed into place by metrics_close (so a failed run leaves none). A
+ * device or a pipe (/dev/stdout, a fifo) is written in place instead; a
+ * symlink is followed, so it keeps pointing at the new file. */
 typedef struct Metrics Metrics;
 Metrics *metrics_open(const char *path, char *err, size_t errlen);
 int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div);

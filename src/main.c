@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,22 @@ static int write_outputs(Outputs *o, Morph *m, const Config *c, double *err_out)
     return 0;
 }
 
+/* Ctrl-C or SIGTERM in a headless run: finish the step, then stop the way a
+ * failed run does (frames written so far stay, the metrics file is not kept). */
+static volatile sig_atomic_t g_signal;
+
+static void on_signal(int sig) { g_signal = sig; }
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static int run_headless(Morph *m, const Config *c)
 {
     char err[512];
@@ -124,9 +141,18 @@ static int run_headless(Morph *m, const Config *c)
 
     Progress prog;
     progress_begin(&prog, steps, c->progress && c->verbosity > 0);
+    catch_signals();
     double error = 0.0;
     if (write_outputs(&o, m, c, &error) < 0) goto done;
     for (long k = 1; k <= steps; k++) {
+        if (g_signal) {
+            progress_end(&prog);
+            log_error("smokemorph", "interrupted at step %ld%s%s%s", k - 1,
+                      o.frames ? "; the frames so far are in " : "", o.frames ? dir : "",
+                      o.metrics ? "; no metrics file kept" : "");
+            rc = 128 + (int)g_signal;
+            goto done;
+        }
         if (morph_step(m) < 0) {
             log_error("solver", "a GL error at step %ld", k);
             goto done;
@@ -142,8 +168,12 @@ static int run_headless(Morph *m, const Config *c)
     }
     progress_end(&prog);
     rc = 0;
+    int stale = o.frames ? export_remove_stale(o.frames) : 0;
     if (o.frames && c->verbosity > 0) {
         int nf = export_count(o.frames);
+        if (stale > 0)
+            fprintf(stderr, "smokemorph: removed %d later-numbered frames of an earlier run from %s\n",
+                    stale, dir);
         fprintf(stderr,
                 "smokemorph: wrote %d frames to %s/frame_00001.png ... frame_%05d.png\n"
                 "  make a video: ffmpeg -framerate 30 -i %s/frame_%%05d.png -c:v libx264 "
@@ -154,7 +184,7 @@ done:
     if (o.metrics) {
         if (metrics_close(o.metrics, rc == 0, err, sizeof err) < 0) {
             log_error("export", "%s", err);
-            rc = 1;
+            if (rc == 0) rc = 1;
         } else if (rc == 0 && c->verbosity > 0) {
             fprintf(stderr, "smokemorph: metrics in %s\n", c->metrics_path);
         }

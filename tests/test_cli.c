@@ -16,8 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -38,6 +41,14 @@ typedef struct {
 } Result;
 
 static Result R;
+
+/* For the next run only: a resource limit set in the child (res < 0: none),
+ * and a signal sent to it after kill_ms milliseconds (0: none). */
+static struct {
+    int res;
+    rlim_t lim;
+    int kill_ms, kill_sig;
+} g_next = {-1, 0, 0, 0};
 
 /* ---------------------------------------------------------------------- */
 /* Small helpers                                                          */
@@ -174,9 +185,22 @@ static void run_argv(char **args)
         close(fe);
         unsetenv("DISPLAY"); /* headless, as in CI */
         unsetenv("WAYLAND_DISPLAY");
+        if (g_next.res >= 0) {
+            struct rlimit rl = {g_next.lim, g_next.lim};
+            if (setrlimit(g_next.res, &rl) < 0) _exit(126);
+            signal(SIGXFSZ, SIG_IGN); /* a too-large file is then an error, not a kill */
+        }
         execv(bin, argv);
         _exit(127);
     }
+    if (g_next.kill_ms > 0) {
+        struct timespec ts = {g_next.kill_ms / 1000, (long)(g_next.kill_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+        }
+        kill(pid, g_next.kill_sig);
+    }
+    g_next.res = -1;
+    g_next.kill_ms = 0;
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
@@ -776,6 +800,117 @@ static void test_gpu_vs_cpu(void)
     }
 }
 
+/* Every entry of dir is a complete frame (loads as a PNG) and none is a
+ * temporary file. Returns the number of frames, or -1. */
+static int complete_frames(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        char p[1200];
+        snprintf(p, sizeof p, "%s/%s", dir, e->d_name);
+        Image *im = strstr(e->d_name, ".tmp") ? NULL : load_ch(p, IMAGE_CHANNEL_A);
+        CHECK(im != NULL, "%s is not a complete frame", p);
+        if (im) n++;
+        image_free(im);
+    }
+    closedir(d);
+    return n;
+}
+
+/* Ctrl-C / SIGTERM in a long headless run: a message, exit 128 + signal,
+ * the frames written so far complete, no metrics file nor temporary. */
+static void test_interrupt(void)
+{
+    int sigs[2] = {SIGTERM, SIGINT};
+    for (int k = 0; k < 2; k++) {
+        reset_work();
+        g_next.kill_ms = 1500;
+        g_next.kill_sig = sigs[k];
+        run("-q", "--cpu", "--grid", "96", "--steps", "1000000", "--every", "20", "--frames", "F",
+            "--metrics", "m.csv", disc, square, NULL);
+        CHECK(R.signal == 0 && R.code == 128 + sigs[k], "signal %d: exit %d signal %d; stderr:\n%s",
+              sigs[k], R.code, R.signal, R.err);
+        CHECK(count_lines(R.err) == 1 && has(R.err, "interrupted at step") &&
+                  has(R.err, "no metrics file kept"),
+              "signal %d: stderr:\n%s", sigs[k], R.err);
+        char f[700], m[700];
+        path_in(f, sizeof f, work, "F");
+        path_in(m, sizeof m, work, "m.csv");
+        int n = complete_frames(f);
+        CHECK(n >= 1, "signal %d: %d complete frames", sigs[k], n);
+        CHECK(!exists(m) && count_entries(work) == 1, "signal %d: %d entries in the working directory",
+              sigs[k], count_entries(work));
+    }
+}
+
+/* A frame that cannot be written mid-run (the file size limit): one
+ * message naming the frame, exit 1, the earlier frames complete, no
+ * temporary, no metrics. The limit falls between the sizes of frames 1
+ * and 2 of the same run, measured first. */
+static void test_frame_write_fails(void)
+{
+    reset_work();
+    run("--cpu", "--grid", "64", "--steps", "8", "--every", "4", "--frames", "F", disc, square, NULL);
+    expect_ok(__LINE__, "the unlimited run");
+    char f1[700], f2[700];
+    path_in(f1, sizeof f1, work, "F/frame_00001.png");
+    path_in(f2, sizeof f2, work, "F/frame_00002.png");
+    struct stat s1, s2;
+    bool sized = stat(f1, &s1) == 0 && stat(f2, &s2) == 0 && s2.st_size > s1.st_size;
+    CHECK(sized, "frame 2 is not larger than frame 1: cannot place a limit between them");
+    if (!sized) return;
+    reset_work();
+    g_next.res = RLIMIT_FSIZE;
+    g_next.lim = (rlim_t)(s1.st_size + s2.st_size) / 2;
+    run("-q", "--cpu", "--grid", "64", "--steps", "8", "--every", "4", "--frames", "F", "--metrics",
+        "m.csv", disc, square, NULL);
+    CHECK(R.signal == 0 && R.code == 1, "exit %d signal %d; stderr:\n%s", R.code, R.signal, R.err);
+    CHECK(count_lines(R.err) == 1 && has(R.err, "frame_00002.png") &&
+              has(R.err, "too large"),
+          "stderr does not name frame 2 and the problem:\n%s", R.err);
+    char f[700];
+    path_in(f, sizeof f, work, "F");
+    CHECK(complete_frames(f) == 1, "%d complete frames, expected frame 1 only", complete_frames(f));
+    CHECK(count_entries(work) == 1, "%d entries in the working directory (metrics kept?)",
+          count_entries(work));
+}
+
+/* A grid the machine has no memory for: one message, exit 1, nothing
+ * written. (Not under AddressSanitizer, which needs far more address space
+ * than any limit that would make the grid fail.) */
+static void test_grid_too_large_for_memory(void)
+{
+    if (getenv("ASAN_OPTIONS")) {
+        printf("SKIP test_grid_too_large_for_memory: address-space limits do not mix with ASan\n");
+        return;
+    }
+    reset_work();
+    g_next.res = RLIMIT_AS;
+    g_next.lim = (rlim_t)400 << 20;
+    run("--cpu", "--grid", "4096", "--steps", "2", "--frames", "F", "--metrics", "m.csv", disc,
+        square, NULL);
+    expect_fail(__LINE__, "--cpu --grid 4096 in 400 MiB", 1, "memory", "4096x4096", NULL);
+}
+
+/* A second, shorter run into the same directory leaves that run's frames
+ * only, and says it removed the earlier run's later ones. */
+static void test_rerun_same_dir(void)
+{
+    reset_work();
+    run("--cpu", "--grid", "32", "--steps", "10", "--every", "2", "--frames", "F", disc, square, NULL);
+    expect_ok(__LINE__, "the first, longer run");
+    run("--cpu", "--grid", "32", "--steps", "4", "--every", "2", "--frames", "F", disc, square, NULL);
+    expect_ok(__LINE__, "the second, shorter run");
+    char f[700];
+    path_in(f, sizeof f, work, "F");
+    CHECK(count_entries(f) == 3, "%d frames after the shorter run, expected 3", count_entries(f));
+    CHECK(has(R.err, "removed 3 later-numbered frames"), "stderr:\n%s", R.err);
+}
+
 int main(void)
 {
     const char *b = getenv("SMOKEMORPH_BIN");
@@ -815,6 +950,10 @@ int main(void)
     RUN(test_default_targets);
     RUN(test_gpu);
     RUN(test_gpu_vs_cpu);
+    RUN(test_interrupt);
+    RUN(test_frame_write_fails);
+    RUN(test_grid_too_large_for_memory);
+    RUN(test_rerun_same_dir);
     rm_rf(tmp);
     return check_done();
 }

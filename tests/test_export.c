@@ -1,6 +1,7 @@
 /* test_export: numbered RGBA frames, --size resampling, directory errors,
- * no temporary files left, the metrics CSV (kept / discarded / bad path)
- * and a silent progress line. No GL. */
+ * no temporary files left, the metrics CSV (kept / discarded / bad path /
+ * symlink / pipe), an earlier run's frames removed, and a silent progress
+ * line. No GL. */
 #define _XOPEN_SOURCE 700
 #include <dirent.h>
 #include <fcntl.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -353,6 +355,113 @@ static void test_metrics_missing_dir(void)
     CHECK(ntmp == 0, "metrics_open on a directory left a temporary file");
 }
 
+/* A symlink as the metrics path keeps pointing at the (new) file; no
+ * temporary file is left beside the link or the target. */
+static void test_metrics_symlink(void)
+{
+    char dir[512], target[600], link[600];
+    snprintf(dir, sizeof dir, "%s/ms", tmpdir);
+    mkdir(dir, 0777);
+    snprintf(target, sizeof target, "%s/real.csv", dir);
+    snprintf(link, sizeof link, "%s/link.csv", dir);
+    FILE *f = fopen(target, "w");
+    if (f) fclose(f);
+    CHECK(symlink("real.csv", link) == 0, "symlink");
+    char err[512] = "";
+    Metrics *m = metrics_open(link, err, sizeof err);
+    CHECK(m != NULL, "metrics_open on a symlink: %s", err);
+    if (!m) return;
+    metrics_row(m, 0, 0.0, 0.5, 2.0, 0.0);
+    CHECK(metrics_close(m, 1, err, sizeof err) == 0, "metrics_close: %s", err);
+    struct stat st;
+    CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "%s is no longer a symlink", link);
+    char *s = read_all(target);
+    CHECK(s && strncmp(s, "step,time,error,mass,max_div\n0,", 31) == 0, "target holds '%.40s'",
+          s ? s : "(nothing)");
+    free(s);
+    int ntmp = 0, n = count_entries(dir, ".tmp", &ntmp);
+    CHECK(n == 2 && ntmp == 0, "%d entries (%d temporary) in %s", n, ntmp, dir);
+}
+
+/* A pipe (as /dev/stdout may be) is written in place: a temporary file and a
+ * rename would replace it with a plain file. */
+static void test_metrics_fifo(void)
+{
+    char fifo[512], out[600];
+    snprintf(fifo, sizeof fifo, "%s/pipe", tmpdir);
+    snprintf(out, sizeof out, "%s/pipe.out", tmpdir);
+    CHECK(mkfifo(fifo, 0666) == 0, "mkfifo");
+    pid_t pid = fork();
+    if (pid == 0) { /* the reader: copy the pipe into a file */
+        char cmd[1300];
+        snprintf(cmd, sizeof cmd, "timeout 10 cat '%s' > '%s'", fifo, out);
+        _exit(system(cmd) == 0 ? 0 : 1);
+    }
+    char err[512] = "";
+    Metrics *m = metrics_open(fifo, err, sizeof err);
+    CHECK(m != NULL, "metrics_open on a fifo: %s", err);
+    if (m) {
+        metrics_row(m, 0, 0.0, 0.5, 2.0, 0.0);
+        metrics_row(m, 10, 0.1, 0.4, 2.0, 0.001);
+        CHECK(metrics_close(m, 1, err, sizeof err) == 0, "metrics_close: %s", err);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    struct stat st;
+    CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "%s is no longer a fifo", fifo);
+    char *s = read_all(out);
+    int lines = 0;
+    for (char *p = s; p && *p; p++) lines += *p == '\n';
+    CHECK(s && strncmp(s, "step,time,error,mass,max_div\n", 29) == 0 && lines == 3,
+          "the reader got %d lines: '%.60s'", lines, s ? s : "(nothing)");
+    free(s);
+    int ntmp = 0;
+    count_entries(tmpdir, "pipe.tmp", &ntmp);
+    CHECK(ntmp == 0, "a temporary file was left beside the fifo");
+}
+
+/* After a shorter run into the same directory, the frames numbered past its
+ * last are an earlier run's: export_remove_stale deletes exactly those. */
+static void test_remove_stale(void)
+{
+    char dir[512], path[700];
+    snprintf(dir, sizeof dir, "%s/stale", tmpdir);
+    mkdir(dir, 0777);
+    const char *keep[] = {"frame_00001.png", "frame_00002.png", "frame_7.png", "frame_00009.png.bak",
+                          "notes.txt", "frame_000010.png"};
+    const char *old[] = {"frame_00003.png", "frame_00004.png", "frame_00012.png", "frame_123456.png"};
+    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, keep[k]);
+        FILE *f = fopen(path, "w");
+        if (f) fclose(f);
+    }
+    for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, old[k]);
+        FILE *f = fopen(path, "w");
+        if (f) fclose(f);
+    }
+    char err[512];
+    float rgb[3] = {1, 1, 1};
+    Exporter *x = export_open(dir, 0, 0, rgb, err, sizeof err);
+    CHECK(x != NULL, "export_open: %s", err);
+    if (!x) return;
+    float *rho = make_density(8, 8);
+    CHECK(export_frame(x, rho, 8, 8, err, sizeof err) == 0, "frame 1: %s", err);
+    CHECK(export_frame(x, rho, 8, 8, err, sizeof err) == 0, "frame 2: %s", err);
+    int removed = export_remove_stale(x);
+    CHECK(removed == 4, "removed %d stale frames, expected 4", removed);
+    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, keep[k]);
+        CHECK(exists(path), "%s was removed", keep[k]);
+    }
+    for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, old[k]);
+        CHECK(!exists(path), "%s was kept", old[k]);
+    }
+    free(rho);
+    export_close(x);
+}
+
 /* Run the progress calls with stderr going to a temporary file; return
  * what was written (caller frees). */
 static char *progress_output(int enabled)
@@ -403,6 +512,9 @@ int main(void)
     RUN(test_metrics_keep);
     RUN(test_metrics_discard);
     RUN(test_metrics_missing_dir);
+    RUN(test_metrics_symlink);
+    RUN(test_metrics_fifo);
+    RUN(test_remove_stale);
     RUN(test_progress);
     remove_tmpdir();
     return check_done();
