@@ -183,23 +183,20 @@ static void pass_subtract_grad(Solver *s)
     field_pair_swap(&s->vel);
 }
 
-/* one substep: the donors' ratios, then the limited fluxes */
+/* one substep: the face fluxes and the donors' ratios, then the update */
 static void pass_advect_density(Solver *s, float dt_sub)
 {
-    for (int k = 0; k < 2; k++) {
-        Shader *sh = use(s, k == 0 ? SH_ADVECT_RATIO : SH_ADVECT_DENSITY);
-        shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
-        shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
-        shader_set_float(sh, "u_k", dt_sub / s->cell);
-        shader_set_float(sh, "u_umax", s->p.umax);
-        if (k == 0) {
-            pass_draw(s->ratio);
-        } else {
-            shader_set_texture(sh, "u_ratio", 2, field_texture(s->ratio));
-            pass_draw(s->dens.write);
-            field_pair_swap(&s->dens);
-        }
-    }
+    Shader *sh = use(s, SH_ADVECT_RATIO);
+    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+    shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
+    shader_set_float(sh, "u_k", dt_sub / s->cell);
+    shader_set_float(sh, "u_umax", s->p.umax);
+    pass_draw(s->ratio);
+    sh = use(s, SH_ADVECT_DENSITY);
+    shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_ratio", 2, field_texture(s->ratio));
+    pass_draw(s->dens.write);
+    field_pair_swap(&s->dens);
 }
 
 static float gather_a(const Solver *s) { return s->p.dt * s->p.vg / (s->cell * s->cell); }
@@ -305,7 +302,7 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (!(s->gcoef = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
-    if (!(s->ratio = field_create(s->w, s->h, 1, err, errlen))) return -1;
+    if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
     s->nlev = ref_mg_levels(s->w, s->h, s->lw, s->lh);
     for (int l = 0; l < s->nlev; l++) {
@@ -573,6 +570,14 @@ int solver_debug_upload(Solver *s, SolverField f, const float *data)
 
 int solver_debug_read(Solver *s, SolverField f, float *out)
 {
+    if (f == SOLVER_FIELD_RATIO) { /* .r of the RGBA ratio-and-fluxes field */
+        size_t n = (size_t)s->w * s->h;
+        float *buf = malloc(n * 4 * sizeof(float));
+        int rc = buf ? field_read(s->ratio, buf) : -1;
+        for (size_t k = 0; rc == 0 && k < n; k++) out[k] = buf[4 * k];
+        free(buf);
+        return rc;
+    }
     if (!is_packed(f)) return field_read(field_of(s, f), out);
     size_t np = (size_t)packed(s->w) * packed(s->h) * 4;
     float *buf = malloc(np * sizeof(float));
