@@ -1,6 +1,12 @@
 /* make install PREFIX=... DESTDIR=...: the binary, shaders and bundled
  * targets land under DESTDIR/PREFIX, and the installed binary finds them
- * from anywhere (run with another working directory). */
+ * from anywhere (run with another working directory).
+ *
+ * tools/install-deps.sh, run by sh with PATH set to a directory of fake
+ * dpkg-query, id, sudo and apt-get scripts (nothing else), which log their
+ * argv: it installs exactly the missing packages, through sudo unless root,
+ * and is silent when nothing is missing. Run from the repository root. */
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +63,379 @@ static void test_install(void)
     }
 }
 
+/* ------------------------------------------------------ install-deps.sh */
+
+/* The fakes. Each appends "NAME [arg1] [arg2] ..." to $FAKE/log. With PATH
+ * holding only their directory they may use shell builtins alone.
+ * dpkg-query -W -f=FORMAT PKG prints the status "ii " unless PKG is a line
+ * of $FAKE/missing (then, like the real one for an unknown package, an error
+ * and exit 1) or of $FAKE/removed (status "rc ": removed, config kept). id -u
+ * prints the line in $FAKE/uid. sudo runs its arguments. apt-get also logs
+ * "  DEBIAN_FRONTEND=..." and exits 100 when $FAKE/aptfail exists. */
+#define FAKE_LOG "{ printf '%s' \"${0##*/}\"; for a in \"$@\"; do printf ' [%s]' \"$a\"; done; " \
+                 "echo; } >>\"$FAKE/log\"\n"
+static const char fake_dpkg_query[] =
+    "#!/bin/sh\n" FAKE_LOG
+    "for a in \"$@\"; do p=$a; done\n"
+    "while read -r m; do\n"
+    "    if [ \"$m\" = \"$p\" ]; then echo \"dpkg-query: no packages found matching $p\" >&2; exit 1; fi\n"
+    "done <\"$FAKE/missing\"\n"
+    "while read -r m; do\n"
+    "    if [ \"$m\" = \"$p\" ]; then printf 'rc '; exit 0; fi\n"
+    "done <\"$FAKE/removed\"\n"
+    "printf 'ii '\n";
+static const char fake_id[] =
+    "#!/bin/sh\n" FAKE_LOG
+    "[ \"$*\" = -u ] || { echo \"fake id: only -u\" >&2; exit 2; }\n"
+    "read -r u <\"$FAKE/uid\"\n"
+    "echo \"$u\"\n";
+static const char fake_sudo[] =
+    "#!/bin/sh\n" FAKE_LOG
+    "exec \"$@\"\n";
+static const char fake_apt_get[] =
+    "#!/bin/sh\n" FAKE_LOG
+    "echo \"  DEBIAN_FRONTEND=${DEBIAN_FRONTEND:-}\" >>\"$FAKE/log\"\n"
+    "if [ -e \"$FAKE/aptfail\" ]; then echo 'E: fake failure' >&2; exit 100; fi\n"
+    "echo 'fake apt-get output'\n";
+
+static char g_deps[512];
+
+static int write_text(const char *path, const char *text, int mode)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    bool ok = fputs(text, f) >= 0;
+    ok = (fclose(f) == 0) && ok;
+    return ok && chmod(path, (mode_t)mode) == 0 ? 0 : -1;
+}
+
+/* The whole file, malloc'd ("" when missing). */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    size_t cap = 4096, n = 0, got;
+    char *buf = malloc(cap);
+    if (!buf)
+        abort();
+    while (f && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap && !(buf = realloc(buf, cap *= 2)))
+            abort();
+    }
+    if (f)
+        fclose(f);
+    buf[n] = '\0';
+    return buf;
+}
+
+static char *pathf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *pathf(const char *fmt, ...)
+{
+    static char buf[4][1024];
+    static int k;
+    char *p = buf[k++ & 3];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(p, sizeof buf[0], fmt, ap);
+    va_end(ap);
+    return p;
+}
+
+/* Two directories of fakes: with sudo and without. */
+static bool deps_setup(void)
+{
+    snprintf(g_deps, sizeof g_deps, "%s/deps", g_tmp);
+    bool ok = mkdir(g_deps, 0755) == 0 && mkdir(pathf("%s/sudo", g_deps), 0755) == 0 &&
+              mkdir(pathf("%s/nosudo", g_deps), 0755) == 0;
+    static const char *const dirs[2] = {"sudo", "nosudo"};
+    for (int d = 0; d < 2 && ok; d++) {
+        ok = write_text(pathf("%s/%s/dpkg-query", g_deps, dirs[d]), fake_dpkg_query, 0755) == 0 &&
+             write_text(pathf("%s/%s/id", g_deps, dirs[d]), fake_id, 0755) == 0 &&
+             write_text(pathf("%s/%s/apt-get", g_deps, dirs[d]), fake_apt_get, 0755) == 0;
+        if (ok && d == 0)
+            ok = write_text(pathf("%s/sudo/sudo", g_deps), fake_sudo, 0755) == 0;
+    }
+    return ok;
+}
+
+typedef struct {
+    int rc;
+    char *out, *err, *log;
+} DepsRun;
+
+static void deps_free(DepsRun *r)
+{
+    free(r->out);
+    free(r->err);
+    free(r->log);
+}
+
+/* Run `sh tools/install-deps.sh ARGS` with PATH = the fakes (with or without
+ * sudo), the given uid, and MISSING and REMOVED (package names, one a line)
+ * reported not installed. */
+static DepsRun deps_run(bool with_sudo, int uid, const char *missing, const char *removed,
+                        bool apt_fails, const char *args)
+{
+    DepsRun r = {-1, NULL, NULL, NULL};
+    char uidtext[32], cmd[4096];
+    snprintf(uidtext, sizeof uidtext, "%d\n", uid);
+    bool ok = write_text(pathf("%s/uid", g_deps), uidtext, 0644) == 0 &&
+              write_text(pathf("%s/missing", g_deps), missing, 0644) == 0 &&
+              write_text(pathf("%s/removed", g_deps), removed, 0644) == 0 &&
+              write_text(pathf("%s/log", g_deps), "", 0644) == 0;
+    unlink(pathf("%s/aptfail", g_deps));
+    if (apt_fails)
+        ok = ok && write_text(pathf("%s/aptfail", g_deps), "", 0644) == 0;
+    CHECK(ok, "cannot write the fakes' state under %s", g_deps);
+    snprintf(cmd, sizeof cmd,
+             "env -u DEBIAN_FRONTEND FAKE='%s' PATH='%s/%s' /bin/sh tools/install-deps.sh %s "
+             ">'%s/out' 2>'%s/err'",
+             g_deps, g_deps, with_sudo ? "sudo" : "nosudo", args, g_deps, g_deps);
+    r.rc = sh(cmd);
+    r.out = read_text(pathf("%s/out", g_deps));
+    r.err = read_text(pathf("%s/err", g_deps));
+    r.log = read_text(pathf("%s/log", g_deps));
+    return r;
+}
+
+/* Number of log lines that start with PREFIX. */
+static int log_count(const char *log, const char *prefix)
+{
+    int n = 0;
+    size_t lp = strlen(prefix);
+    for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        n += !strncmp(l, prefix, lp);
+    return n;
+}
+
+/* The first log line that starts with PREFIX, without its newline, in a
+ * static buffer ("" when none); *pos is its offset in the log (-1 if none). */
+static const char *log_line(const char *log, const char *prefix, long *pos)
+{
+    static char buf[4096];
+    size_t lp = strlen(prefix);
+    buf[0] = '\0';
+    *pos = -1;
+    for (const char *l = log; *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : l + strlen(l))
+        if (!strncmp(l, prefix, lp)) {
+            size_t n = strcspn(l, "\n");
+            n = n < sizeof buf - 1 ? n : sizeof buf - 1;
+            memcpy(buf, l, n);
+            buf[n] = '\0';
+            *pos = l - log;
+            break;
+        }
+    return buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The blank-separated words of TEXT (up to its first newline), sorted and
+ * joined by single spaces, in OUT. */
+static void sorted_words(const char *text, char *out, size_t outlen)
+{
+    char copy[4096], *names[256], *save = NULL;
+    int n = 0;
+    snprintf(copy, sizeof copy, "%.*s", (int)strcspn(text, "\n"), text);
+    for (char *w = strtok_r(copy, " \t", &save); w && n < 256; w = strtok_r(NULL, " \t", &save))
+        names[n++] = w;
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++)
+        snprintf(out + strlen(out), outlen - strlen(out), "%s%s", i ? " " : "", names[i]);
+}
+
+/* The bracketed arguments of LINE that do not start with '-', from the
+ * FIRST-th on, as sorted_words gives them, in OUT. */
+static void operands(const char *line, int first, char *out, size_t outlen)
+{
+    char words[4096] = "";
+    int k = 0;
+    for (const char *p = strchr(line, '['); p; p = strchr(p + 1, '[')) {
+        const char *e = strchr(p, ']');
+        if (!e)
+            break;
+        if (k++ >= first && p[1] != '-')
+            snprintf(words + strlen(words), sizeof words - strlen(words), " %.*s",
+                     (int)(e - p - 1), p + 1);
+        p = e;
+    }
+    sorted_words(words, out, outlen);
+}
+
+/* The packages the script asks dpkg-query about, in order (filled by
+ * test_deps_all_installed). */
+static char g_pkgs[64][64];
+static int g_npkgs;
+
+/* Missing packages for the later cases: the second and the last are not
+ * known to dpkg, the fourth is removed (status "rc"). WANT: all three,
+ * sorted as operands() sorts. */
+static char g_missing[256], g_removed[128], g_want[256];
+
+static bool deps_pick_missing(void)
+{
+    if (g_npkgs < 5)
+        return false;
+    snprintf(g_missing, sizeof g_missing, "%s\n%s\n", g_pkgs[1], g_pkgs[g_npkgs - 1]);
+    snprintf(g_removed, sizeof g_removed, "%s\n", g_pkgs[3]);
+    char words[256];
+    snprintf(words, sizeof words, "%s %s %s", g_pkgs[1], g_pkgs[g_npkgs - 1], g_pkgs[3]);
+    sorted_words(words, g_want, sizeof g_want);
+    return true;
+}
+
+/* (a) everything installed: silent, exit 0, no apt-get, no sudo; also with --check */
+static void test_deps_all_installed(void)
+{
+    DepsRun r = deps_run(true, 1000, "", "", false, "");
+    CHECK(r.rc == 0, "all installed: exit %d, want 0 (stderr: %s)", r.rc, r.err);
+    CHECK(!*r.out && !*r.err, "all installed: prints nothing, got stdout '%s' stderr '%s'", r.out,
+          r.err);
+    CHECK(log_count(r.log, "apt-get") == 0 && log_count(r.log, "sudo") == 0,
+          "all installed: called apt-get or sudo:\n%s", r.log);
+    /* the packages asked about: each dpkg-query call's last argument */
+    g_npkgs = 0;
+    for (const char *l = r.log; *l && g_npkgs < 64; l = strchr(l, '\n') + 1) {
+        if (!strncmp(l, "dpkg-query ", 11)) {
+            const char *e = strchr(l, '\n'), *b = e;
+            while (b > l && b[-1] != '[')
+                b--;
+            if (e - b >= 2 && e - b < 64) {
+                memcpy(g_pkgs[g_npkgs], b, (size_t)(e - b - 1));
+                g_pkgs[g_npkgs++][e - b - 1] = '\0';
+            }
+        }
+        if (!strchr(l, '\n'))
+            break;
+    }
+    CHECK(g_npkgs >= 5, "install-deps asked dpkg-query about %d packages:\n%s", g_npkgs, r.log);
+    bool gcc = false, make = false;
+    for (int k = 0; k < g_npkgs; k++) {
+        gcc |= !strcmp(g_pkgs[k], "gcc");
+        make |= !strcmp(g_pkgs[k], "make");
+    }
+    CHECK(gcc && make, "install-deps does not check gcc and make");
+    deps_free(&r);
+
+    r = deps_run(true, 1000, "", "", false, "--check");
+    CHECK(r.rc == 0 && !*r.out && !*r.err && log_count(r.log, "apt-get") == 0,
+          "--check, all installed: exit %d, stdout '%s', stderr '%s'", r.rc, r.out, r.err);
+    deps_free(&r);
+}
+
+/* Check that LOG runs `apt-get update` and then `apt-get install` of exactly
+ * g_want, each through sudo right before it when SUDO. */
+static void check_installs(const char *what, const char *log, bool sudo)
+{
+    long pu, pi, psu, psi;
+    char upd[4096], ins[4096], got[1024];
+    snprintf(upd, sizeof upd, "%s", log_line(log, "apt-get [update]", &pu));
+    snprintf(ins, sizeof ins, "%s", log_line(log, "apt-get [install]", &pi));
+    CHECK(log_count(log, "apt-get [update]") == 1 && log_count(log, "apt-get [install]") == 1 &&
+              log_count(log, "apt-get") == 2,
+          "%s: want one apt-get update and one apt-get install:\n%s", what, log);
+    CHECK(pu >= 0 && pi > pu, "%s: apt-get update does not come before apt-get install:\n%s", what,
+          log);
+    operands(ins, 1, got, sizeof got);
+    CHECK(!strcmp(got, g_want), "%s: apt-get install of '%s', want exactly '%s'", what, got,
+          g_want);
+    CHECK(strstr(ins, "[-y]") != NULL, "%s: apt-get install without -y: %s", what, ins);
+    if (sudo) {
+        char want[4200];
+        const char *s;
+        CHECK(log_count(log, "sudo") == 2, "%s: want two sudo calls:\n%s", what, log);
+        s = log_line(log, "sudo [apt-get] [update]", &psu);
+        snprintf(want, sizeof want, "sudo [apt-get]%s", upd + strlen("apt-get"));
+        CHECK(!strcmp(s, want), "%s: want '%s', got '%s'", what, want, s);
+        s = log_line(log, "sudo [apt-get] [install]", &psi);
+        snprintf(want, sizeof want, "sudo [apt-get]%s", ins + strlen("apt-get"));
+        CHECK(!strcmp(s, want), "%s: want '%s', got '%s'", what, want, s);
+        CHECK(psu >= 0 && psu < pu && psi > pu && psi < pi, "%s: sudo calls out of order:\n%s",
+              what, log);
+    } else {
+        CHECK(log_count(log, "sudo") == 0, "%s: sudo called:\n%s", what, log);
+    }
+}
+
+/* (b) missing packages, not root: sudo apt-get update, sudo apt-get install */
+static void test_deps_sudo(void)
+{
+    if (!deps_pick_missing())
+        return;
+    DepsRun r = deps_run(true, 1000, g_missing, g_removed, false, "");
+    CHECK(r.rc == 0, "missing, with sudo: exit %d (stderr: %s)", r.rc, r.err);
+    check_installs("missing, with sudo", r.log, true);
+    CHECK(!*r.out, "missing, with sudo: apt-get output reaches stdout: '%s'", r.out);
+    deps_free(&r);
+}
+
+/* (c) missing packages, as root: apt-get without sudo, non-interactive */
+static void test_deps_root(void)
+{
+    if (!deps_pick_missing())
+        return;
+    DepsRun r = deps_run(true, 0, g_missing, g_removed, false, "");
+    CHECK(r.rc == 0, "missing, as root: exit %d (stderr: %s)", r.rc, r.err);
+    check_installs("missing, as root", r.log, false);
+    CHECK(log_count(r.log, "  DEBIAN_FRONTEND=noninteractive") == 2,
+          "as root: apt-get does not run with DEBIAN_FRONTEND=noninteractive:\n%s", r.log);
+    deps_free(&r);
+}
+
+/* (d) --check: lists what is missing, exit 1, installs nothing */
+static void test_deps_check(void)
+{
+    if (!deps_pick_missing())
+        return;
+    DepsRun r = deps_run(true, 1000, g_missing, g_removed, false, "--check");
+    char got[1024] = "";
+    CHECK(r.rc == 1, "--check, packages missing: exit %d, want 1", r.rc);
+    CHECK(log_count(r.log, "apt-get") == 0 && log_count(r.log, "sudo") == 0,
+          "--check installs:\n%s", r.log);
+    /* one line naming exactly the missing packages */
+    const char *colon = strstr(r.err, "missing packages:");
+    if (colon)
+        sorted_words(colon + strlen("missing packages:"), got, sizeof got);
+    CHECK(!strncmp(r.err, "install-deps: ", 14) && colon && !strcmp(got, g_want),
+          "--check: stderr '%s', want the missing packages '%s'", r.err, g_want);
+    CHECK(!*r.out, "--check: stdout '%s'", r.out);
+    deps_free(&r);
+}
+
+/* (e) missing packages, not root, no sudo: one clear line, exit 1 */
+static void test_deps_no_sudo(void)
+{
+    if (!deps_pick_missing())
+        return;
+    DepsRun r = deps_run(false, 1000, g_missing, g_removed, false, "");
+    CHECK(r.rc == 1, "no root, no sudo: exit %d, want 1", r.rc);
+    CHECK(log_count(r.log, "apt-get") == 0, "no root, no sudo: apt-get called:\n%s", r.log);
+    const char *nl = strchr(r.err, '\n');
+    CHECK(!strncmp(r.err, "install-deps: ", 14) && strstr(r.err, "root or sudo") && nl && !nl[1],
+          "no root, no sudo: want one line 'install-deps: need root or sudo ...', got '%s'", r.err);
+    const int named[3] = {1, 3, g_npkgs - 1};
+    for (int k = 0; k < 3; k++)
+        CHECK(strstr(r.err, g_pkgs[named[k]]) != NULL,
+              "no root, no sudo: the message does not name %s", g_pkgs[named[k]]);
+    deps_free(&r);
+}
+
+/* apt-get failing: install-deps fails too and does not say done */
+static void test_deps_apt_fails(void)
+{
+    if (!deps_pick_missing())
+        return;
+    DepsRun r = deps_run(true, 1000, g_missing, g_removed, true, "");
+    CHECK(r.rc != 0, "apt-get failed but install-deps exited 0");
+    CHECK(!strstr(r.err, "done"), "apt-get failed but install-deps says done: '%s'", r.err);
+    deps_free(&r);
+}
+
 int main(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/smokemorph-install-XXXXXX");
@@ -65,6 +444,18 @@ int main(void)
         return 1;
     }
     RUN(test_install);
+    if (access("tools/install-deps.sh", R_OK) != 0) {
+        CHECK(false, "no tools/install-deps.sh here: run from the repository root");
+    } else if (!deps_setup()) {
+        CHECK(false, "cannot write the fake commands under %s", g_tmp);
+    } else {
+        RUN(test_deps_all_installed);
+        RUN(test_deps_sudo);
+        RUN(test_deps_root);
+        RUN(test_deps_check);
+        RUN(test_deps_no_sudo);
+        RUN(test_deps_apt_fails);
+    }
     if (check_failed == 0) {
         char cmd[512];
         snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);

@@ -5,7 +5,7 @@
  * its images go to a fresh temporary directory and are read back with
  * image_load. Masses are in pixels (sum of densities). The bundled targets are
  * read from targets/ under the current directory (the repository root under
- * `make test`). */
+ * `make test`), and `make targets` must reproduce them byte for byte. */
 #include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
@@ -485,6 +485,139 @@ static void test_bundled_targets(void)
     CHECK(blob && star, "blob.png and star.png are bundled");
 }
 
+/* The names of the entries of PATH (not "." or ".."), sorted, in a
+ * NULL-terminated array of at most max - 1 names; NULL if PATH cannot be read. */
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char **list_dir(const char *path, char **names, int max)
+{
+    DIR *d = opendir(path);
+    if (!d)
+        return NULL;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) && n < max - 1)
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            names[n++] = strdup(e->d_name);
+    closedir(d);
+    names[n] = NULL;
+    qsort(names, (size_t)n, sizeof *names, cmp_names);
+    return names;
+}
+
+/* The whole file at PATH in a malloc'd buffer, its size in *len; NULL if unreadable. */
+static unsigned char *read_all(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    unsigned char *buf = malloc(cap);
+    size_t got;
+    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+        n += got;
+        if (n == cap) {
+            unsigned char *nb = realloc(buf, cap *= 2);
+            if (!nb)
+                free(buf);
+            buf = nb;
+        }
+    }
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+/* `make targets` (sh tools/make-targets.sh MKTARGETS targets) run into a
+ * temporary directory instead of targets/: it writes exactly the files that
+ * are in targets/, each byte for byte the committed one. A byte difference
+ * whose pixels are equal is reported as such (the PNG encoder, e.g. zlib,
+ * changed rather than the drawing). */
+static void test_make_targets_reproduces(void)
+{
+    const char *tdir = getenv("SMOKEMORPH_TARGETS");
+    if (!tdir)
+        tdir = "targets";
+    char out[300], cmd[4096];
+    snprintf(out, sizeof out, "%s/regen", dir);
+    snprintf(cmd, sizeof cmd, "sh tools/make-targets.sh '%s' '%s' >'%s/out.txt' 2>'%s/err.txt'",
+             tool, out, dir, dir);
+    int st = system(cmd);
+    int rc = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    CHECK(rc == 0, "make-targets.sh exited %d: %s", rc, slurp("err.txt"));
+    if (rc != 0)
+        return;
+
+    enum { MAXF = 256 };
+    char *want[MAXF], *got[MAXF] = {NULL};
+    bool listed = list_dir(tdir, want, MAXF) != NULL;
+    CHECK(listed, "cannot list %s", tdir);
+    if (!listed)
+        return;
+    listed = list_dir(out, got, MAXF) != NULL;
+    CHECK(listed, "cannot list %s", out);
+    int nw = 0, ng = 0, same = 0;
+    while (want[nw])
+        nw++;
+    while (got[ng])
+        ng++;
+    CHECK(nw >= 8, "only %d files in %s", nw, tdir);
+    /* both lists are sorted: walk them together */
+    for (int i = 0, j = 0; i < nw || j < ng;) {
+        int c = i == nw ? 1 : j == ng ? -1 : strcmp(want[i], got[j]);
+        if (c < 0) {
+            CHECK(false, "%s/%s is committed but make-targets.sh does not write it", tdir,
+                  want[i++]);
+            continue;
+        }
+        if (c > 0) {
+            CHECK(false, "make-targets.sh writes %s, which is not in %s", got[j++], tdir);
+            continue;
+        }
+        char pa[1024], pb[1024];
+        snprintf(pa, sizeof pa, "%s/%s", tdir, want[i]);
+        snprintf(pb, sizeof pb, "%s/%s", out, got[j]);
+        size_t la = 0, lb = 0;
+        unsigned char *a = read_all(pa, &la), *b = read_all(pb, &lb);
+        bool equal = a && b && la == lb && !memcmp(a, b, la);
+        if (a && b && !equal) {
+            /* tell a drawing change from an encoding change */
+            Image *ia = load_path(pa), *ib = load_path(pb);
+            float d = -1.0f;
+            if (ia && ib && ia->w == ib->w && ia->h == ib->h) {
+                d = 0.0f;
+                for (size_t k = 0; k < (size_t)ia->w * ia->h; k++)
+                    d = fmaxf(d, fabsf(ia->px[k] - ib->px[k]));
+            }
+            const char *why = d == 0.0f  ? "the pixels are equal: the PNG encoding changed"
+                              : d > 0.0f ? "the pixels differ"
+                                         : "the images differ in size or do not load";
+            CHECK(false, "%s differs from the committed file (%zu bytes written, %zu committed); %s",
+                  want[i], lb, la, why);
+            if (d > 0.0f)
+                printf("  %s: largest pixel difference %g\n", want[i], d);
+            image_free(ia);
+            image_free(ib);
+        } else {
+            CHECK(a && b, "cannot read %s or %s", pa, pb);
+        }
+        same += equal;
+        free(a);
+        free(b);
+        i++;
+        j++;
+    }
+    CHECK(same == nw && nw == ng, "%d of %d committed targets reproduced (%d written)", same, nw,
+          ng);
+    for (int i = 0; i < nw; i++)
+        free(want[i]);
+    for (int j = 0; j < ng; j++)
+        free(got[j]);
+}
+
 int main(void)
 {
     const char *b = getenv("SMOKEMORPH_BUILD");
@@ -511,6 +644,7 @@ int main(void)
     RUN(test_value_add_sub);
     RUN(test_bad_specs);
     RUN(test_bundled_targets);
+    RUN(test_make_targets_reproduces);
 
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
