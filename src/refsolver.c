@@ -14,7 +14,7 @@ void solver_params_default(SolverParams *p)
     p->vg = 0.002f;
     p->sigma = 0.05f;
     p->jacobi = 10;
-    p->vcycles = 2;
+    p->vcycles = 3;
     p->gather_iters = 0; /* auto: ref_gather_iters() */
     p->umax = 0.18f;
     p->eps = 1e-30f;

@@ -70,7 +70,9 @@ static void test_install(void)
  * dpkg-query -W -f=FORMAT PKG prints the status "ii " unless PKG is a line
  * of $FAKE/missing (then, like the real one for an unknown package, an error
  * and exit 1) or of $FAKE/removed (status "rc ": removed, config kept). id -u
- * prints the line in $FAKE/uid. sudo runs its arguments. apt-get also logs
+ * prints the line in $FAKE/uid. sudo runs its arguments in an environment of
+ * PATH and FAKE alone, as Debian's sudo (env_reset) does, with VAR=value
+ * arguments set first. apt-get also logs
  * "  DEBIAN_FRONTEND=..." and exits 100 when $FAKE/aptfail exists. */
 #define FAKE_LOG "{ printf '%s' \"${0##*/}\"; for a in \"$@\"; do printf ' [%s]' \"$a\"; done; " \
                  "echo; } >>\"$FAKE/log\"\n"
@@ -91,7 +93,7 @@ static const char fake_id[] =
     "echo \"$u\"\n";
 static const char fake_sudo[] =
     "#!/bin/sh\n" FAKE_LOG
-    "exec \"$@\"\n";
+    "exec /usr/bin/env -i PATH=\"$PATH\" FAKE=\"$FAKE\" \"$@\"\n"; /* env_reset; VAR=value args set */
 static const char fake_apt_get[] =
     "#!/bin/sh\n" FAKE_LOG
     "echo \"  DEBIAN_FRONTEND=${DEBIAN_FRONTEND:-}\" >>\"$FAKE/log\"\n"
@@ -349,11 +351,13 @@ static void check_installs(const char *what, const char *log, bool sudo)
         char want[4200];
         const char *s;
         CHECK(log_count(log, "sudo") == 2, "%s: want two sudo calls:\n%s", what, log);
-        s = log_line(log, "sudo [apt-get] [update]", &psu);
-        snprintf(want, sizeof want, "sudo [apt-get]%s", upd + strlen("apt-get"));
+        s = log_line(log, "sudo [DEBIAN_FRONTEND=noninteractive] [apt-get] [update]", &psu);
+        snprintf(want, sizeof want, "sudo [DEBIAN_FRONTEND=noninteractive] [apt-get]%s",
+                 upd + strlen("apt-get"));
         CHECK(!strcmp(s, want), "%s: want '%s', got '%s'", what, want, s);
-        s = log_line(log, "sudo [apt-get] [install]", &psi);
-        snprintf(want, sizeof want, "sudo [apt-get]%s", ins + strlen("apt-get"));
+        s = log_line(log, "sudo [DEBIAN_FRONTEND=noninteractive] [apt-get] [install]", &psi);
+        snprintf(want, sizeof want, "sudo [DEBIAN_FRONTEND=noninteractive] [apt-get]%s",
+                 ins + strlen("apt-get"));
         CHECK(!strcmp(s, want), "%s: want '%s', got '%s'", what, want, s);
         CHECK(psu >= 0 && psu < pu && psi > pu && psi < pi, "%s: sudo calls out of order:\n%s",
               what, log);
@@ -370,6 +374,9 @@ static void test_deps_sudo(void)
     DepsRun r = deps_run(true, 1000, g_missing, g_removed, false, "");
     CHECK(r.rc == 0, "missing, with sudo: exit %d (stderr: %s)", r.rc, r.err);
     check_installs("missing, with sudo", r.log, true);
+    /* through sudo's reset environment too */
+    CHECK(log_count(r.log, "  DEBIAN_FRONTEND=noninteractive") == 2,
+          "with sudo: apt-get does not run with DEBIAN_FRONTEND=noninteractive:\n%s", r.log);
     CHECK(!*r.out, "missing, with sudo: apt-get output reaches stdout: '%s'", r.out);
     deps_free(&r);
 }

@@ -697,19 +697,19 @@ static double step_projection(int n, int vcycles, int jacobi, uint32_t seed, boo
     return d1 > 0.0 ? d0 / d1 : INFINITY;
 }
 
-/* The projection as ref_step runs it with the defaults (2 V-cycles, then 10
- * damped Jacobi iterations) lowers max|∇·u| of a random field about 100x at
- * every grid size. The max norm of white noise depends on the few largest
- * cells, so the reduction varies with the field: over 32 fields it was 75..142x
- * at 64², 75..126x at 128², 77..107x at 256², geometric means ≈ 95..110x.
- * The check takes 4 fields per size: each ≥ 60x and their geometric mean
- * ≥ 80x. For scale, with one V-cycle + 10 Jacobi the means are ≈ 50..60x
- * (no field over 72x), 10 Jacobi alone ≈ 25x, 40 Jacobi alone ≈ 85..105x. */
+/* The projection as ref_step runs it with the defaults (3 V-cycles, then 10
+ * damped Jacobi iterations) lowers max|∇·u| of a random field at least 100x
+ * at every grid size (the issue's bar). The max norm of white noise depends on
+ * the few largest cells, so the reduction varies with the field: 143..201x at
+ * 64², 152..180x at 128², 138..165x at 256² for the four fields below. For
+ * scale, with 2 V-cycles + 10 Jacobi (the earlier defaults) it was 75..142x
+ * over 32 fields, with one V-cycle + 10 Jacobi ≈ 50..60x, 10 Jacobi alone
+ * ≈ 25x, 40 Jacobi alone ≈ 85..105x. */
 static void test_projection_defaults(void)
 {
     SolverParams d;
     solver_params_default(&d);
-    CHECK(d.vcycles == 2 && d.jacobi == 10,
+    CHECK(d.vcycles == 3 && d.jacobi == 10,
           "defaults changed to %d V-cycles + %d Jacobi: revisit this test's bounds", d.vcycles,
           d.jacobi);
     static const int sizes[] = {64, 128, 256};
@@ -730,10 +730,8 @@ static void test_projection_defaults(void)
                "(fields: %.0fx %.0fx %.0fx %.0fx)\n", d.vcycles, d.jacobi, n, gm, r[0], r[1],
                r[2], r[3]);
         CHECK(ok_all, "projection at %d^2: non-finite velocity or non-zero wall faces", n);
-        CHECK(lo >= 60.0, "projection with the defaults at %d^2: a random field's max|div| only "
-              "reduced %.0fx (want >= 60x each)", n, lo);
-        CHECK(gm >= 80.0, "projection with the defaults at %d^2: max|div| reduced %.0fx "
-              "(geometric mean of %d fields; want >= 80x)", n, gm, NSEED);
+        CHECK(lo >= 100.0, "projection with the defaults at %d^2: a random field's max|div| only "
+              "reduced %.0fx (want >= 100x each)", n, lo);
     }
 }
 

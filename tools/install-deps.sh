@@ -33,8 +33,12 @@ else
 fi
 
 echo "install-deps: installing:$missing" >&2
+# apt-get without questions; sudo resets the environment, so it is told there
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq >/dev/null
+apt() {
+    if [ -n "$SUDO" ]; then $SUDO DEBIAN_FRONTEND=noninteractive apt-get "$@"; else apt-get "$@"; fi
+}
+apt update -qq >/dev/null
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt install -y -qq --no-install-recommends $missing >/dev/null
 echo "install-deps: done" >&2
