@@ -18,7 +18,7 @@ enum {
     SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
-    SH_MG_PROLONG, SH_GATHER_COEF, SH_COUNT
+    SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_COUNT
 };
 /* The fields of the two Jacobi solves (divergence, pressure, every multigrid
  * level; the gathering's e and D) are packed 2x2 cells to an RGBA texel
@@ -27,7 +27,7 @@ static const char *const shader_files[SH_COUNT] = {
     "downsample.glsl", "blur.glsl", "target_blur.glsl", "set_target.glsl", "force.glsl",
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
-    "mg_prolong.glsl", "gather_coef.glsl",
+    "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl",
 };
 
 /* timestamp marks within one step, for solver_times() */
@@ -145,12 +145,25 @@ static void pass_jacobi_level(Solver *s, int l, bool zero)
 
 static void pass_jacobi(Solver *s) { pass_jacobi_level(s, 0, false); }
 
+/* The coarsest level's iterations in one pass when it is small enough
+ * (shaders/mg_coarse.glsl; N there). */
+#define MG_COARSE_ONE_PASS 8
+
 /* One multigrid V-cycle from level l; see vcycle() in refsolver.c. A coarse
  * level starts from zero: its first smoothing iteration ignores what it holds. */
 static void vcycle(Solver *s, int l)
 {
     FieldPair *x = l == 0 ? &s->pres : &s->mgx[l];
     bool last = l == s->nlev - 1;
+    if (last && l > 0 && s->lw[l] <= MG_COARSE_ONE_PASS && s->lh[l] <= MG_COARSE_ONE_PASS) {
+        Shader *sh = use(s, SH_MG_COARSE);
+        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+        shader_set_texture(sh, "u_div", 0, field_texture(s->mgb[l]));
+        shader_set_int(sh, "u_iters", REF_MG_COARSE_ITERS);
+        pass_draw(x->write);
+        field_pair_swap(x);
+        return;
+    }
     for (int k = 0; k < (last ? REF_MG_COARSE_ITERS : REF_MG_SMOOTH); k++)
         pass_jacobi_level(s, l, l > 0 && k == 0);
     if (last) return;

@@ -277,7 +277,8 @@ static void test_whole_steps(void)
 
 /* Odd sizes: the pressure solve packs 2x2 cells to a texel, so every level of
  * a 37x29 grid (37x29, 19x15, 10x8, 5x4) has padding cells that must stay out
- * of the sums. */
+ * of the sums. And a flat grid whose coarsest level is too large for the
+ * one-pass coarse solve. */
 static void test_odd_size(void)
 {
     int w0 = W, h0 = H;
@@ -290,6 +291,11 @@ static void test_odd_size(void)
     p.vcycles = 3;
     p.jacobi = 0;
     whole_steps(&p, "37x29, 3 V-cycles only");
+    /* a coarsest level too large for the one-pass coarse solve: 80x12 ->
+     * 40x6 -> 20x3, iterated pass by pass */
+    W = 80;
+    H = 12;
+    whole_steps(&p, "80x12, 3 V-cycles only");
     W = w0;
     H = h0;
 }
