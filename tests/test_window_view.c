@@ -23,7 +23,7 @@ static char g_tmp[256];
 static int run(const char *args)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "timeout 120 %s %s >%s/out.txt 2>&1", bin(), args, g_tmp);
+    snprintf(cmd, sizeof cmd, "timeout 30 %s %s >%s/out.txt 2>&1", bin(), args, g_tmp);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -160,6 +160,151 @@ static void test_keys_run_through(void)
     }
 }
 
+/* ---- keys against equivalent runs -------------------------------------------
+ * display() presses one key, then takes --steps-per-frame steps (2) unless
+ * paused; 's' takes one. A key therefore acts before the frame's steps: a
+ * first key acts at step 0, after "h" (a key that leaves the simulation
+ * alone) at step 2, after "hh" at step 4. --steps stops the stepping, and the
+ * screenshot waits for the keys to run out. 'r' zeroes the step count, so
+ * --steps more steps follow it. On a 64x64 grid in a 64x64 window the
+ * screenshot is the density, bit for bit (test_screenshot_matches_density). */
+#define KEY_STEPS 30
+
+/* A 64x64 window over a 64x64 grid: --keys KEYS (NULL: none), KEY_STEPS
+ * steps, OPTS, then the screenshot NAME. */
+static int window_shot(const char *keys, const char *opts, const char *name)
+{
+    char args[1024], k[64] = "";
+    if (keys) snprintf(k, sizeof k, "--keys '%s'", keys);
+    snprintf(args, sizeof args, "--grid 64 --window 64x64 --steps %d %s %s --screenshot %s/%s",
+             KEY_STEPS, k, opts, g_tmp, name);
+    int rc = run(args);
+    CHECK(rc == 0, "window run --keys '%s' %s exited %d", keys ? keys : "", opts, rc);
+    return rc;
+}
+
+/* The density after KEY_STEPS headless GPU steps on a 64x64 grid (a --grid
+ * in OPTS overrides it) with OPTS, written to DIR as frame_00002.png. Each
+ * DIR is computed once. */
+static int headless_frame(const char *opts, const char *dir)
+{
+    char args[1024], path[512];
+    snprintf(path, sizeof path, "%s/%s/frame_00002.png", g_tmp, dir);
+    if (access(path, R_OK) == 0) return 0;
+    snprintf(args, sizeof args, "--headless --grid 64 --steps %d --every %d %s --frames %s/%s",
+             KEY_STEPS, KEY_STEPS, opts, g_tmp, dir);
+    int rc = run(args);
+    CHECK(rc == 0, "headless run %s exited %d", opts, rc);
+    return rc;
+}
+
+/* Max difference between two PNGs in g_tmp, each through its channel (a
+ * window screenshot is grey: red; a frame is white smoke: alpha); -1 when
+ * either is missing or the sizes differ. */
+static double png_diff(const char *a, ImageChannel ca, const char *b, ImageChannel cb)
+{
+    Image *x = load(a, ca), *y = load(b, cb);
+    double d = -1.0;
+    if (x && y && x->w == y->w && x->h == y->h) d = max_diff(x, y);
+    image_free(x);
+    image_free(y);
+    return d;
+}
+
+#define SHOT IMAGE_CHANNEL_R
+#define FRAME IMAGE_CHANNEL_A
+#define SAME (0.5 / 255.0) /* 8-bit PNGs: equal */
+#define VISIBLE (4.0 / 255.0)
+
+/* The window run with KEYS must equal the headless run with OPTS, and the
+ * key must matter: the plain run differs. */
+static void check_key_as_option(const char *keys, const char *opts, const char *dir)
+{
+    char shot[64];
+    snprintf(shot, sizeof shot, "key_%s.png", dir);
+    if (window_shot(keys, "", shot) || headless_frame(opts, dir) || headless_frame("", "plain")) return;
+    char frame[128];
+    snprintf(frame, sizeof frame, "%s/frame_00002.png", dir);
+    double same = png_diff(shot, SHOT, frame, FRAME);
+    double plain = png_diff(shot, SHOT, "plain/frame_00002.png", FRAME);
+    printf("  --keys '%s' vs headless %s: max diff %.1f/255 (vs the plain run %.1f/255)\n", keys, opts,
+           same * 255.0, plain * 255.0);
+    CHECK(same >= 0.0 && same <= SAME, "--keys '%s' differs from headless %s by %.1f/255", keys, opts,
+          same * 255.0);
+    CHECK(plain >= VISIBLE, "--keys '%s' looks like the plain run (%.1f/255): the key did nothing", keys,
+          plain * 255.0);
+}
+
+/* 'g' before the first step: gathering off, as --no-gather. */
+static void test_key_gather(void) { check_key_as_option("g", "--no-gather", "nogather"); }
+
+/* ']' and '[' scale the driving force by 1.25: 0.5 becomes 0.625 and 0.4. */
+static void test_keys_driving_force(void)
+{
+    check_key_as_option("]", "--vf 0.625", "vf0625");
+    check_key_as_option("[", "--vf 0.4", "vf04");
+}
+
+/* 't' then 'r' at step 4: the swap makes the target the start image, the
+ * reset goes back to it with step 0: the morph from the star to the blob, as
+ * a headless run with the two images swapped. A 'r' that did nothing, or kept
+ * the velocity or the step count, would not match. */
+static void test_keys_swap_then_reset(void)
+{
+    check_key_as_option("hhtr", "targets/star.png targets/blob.png", "swapped");
+}
+
+/* Mean difference between A and IMG, of the same size. */
+static double mean_diff(const Image *a, const Image *img)
+{
+    double s = 0.0;
+    for (int k = 0; k < img->w * img->h; k++) s += fabs(a->px[k] - img->px[k]);
+    return s / (img->w * img->h);
+}
+
+/* 't' swaps start and target: the smoke turns back to the start image (the
+ * blob). Swapped at step 30 (10 steps a frame, after "hhh"), 60 steps later
+ * it is nearer the blob than at the swap, and much nearer than without it. */
+static void test_key_swap_flows_back(void)
+{
+    if (window_shot("hhht", "--steps-per-frame 10 --steps 90", "back.png") || headless_frame("", "plain") ||
+        headless_frame("--steps 90 --every 90", "plain90"))
+        return;
+    Image *blob = bundled("blob.png", 64, 64);
+    Image *back = load("back.png", SHOT), *at = load("plain/frame_00002.png", FRAME),
+          *on = load("plain90/frame_00002.png", FRAME);
+    if (blob && back && at && on) {
+        double db = mean_diff(back, blob), da = mean_diff(at, blob), dn = mean_diff(on, blob);
+        printf("  mean distance to the blob: at the swap (step 30) %.4f, at step 90 %.4f, without the "
+               "swap %.4f\n", da, db, dn);
+        CHECK(db < 0.8 * da && db < 0.5 * dn, "after 't' the smoke does not flow back to the blob: %.4f at "
+              "the swap, %.4f after, %.4f without", da, db, dn);
+    }
+    image_free(blob);
+    image_free(back);
+    image_free(at);
+    image_free(on);
+}
+
+/* 's' takes one step and pauses, space pauses and resumes: "sst " and "h t "
+ * swap at step 2, as "ht" does; "hht" (at step 4) shows that the step of the
+ * swap is visible. */
+static void test_keys_single_step_and_pause(void)
+{
+    if (window_shot("ht", "", "swap2.png") || window_shot("hht", "", "swap4.png")) return;
+    double d24 = png_diff("swap2.png", SHOT, "swap4.png", SHOT);
+    printf("  swap at step 2 vs at step 4: max diff %.1f/255\n", d24 * 255.0);
+    CHECK(d24 >= VISIBLE, "a swap at step 2 looks like one at step 4 (%.1f/255)", d24 * 255.0);
+    const char *seqs[] = {"sst ", "h t "};
+    for (int k = 0; k < 2; k++) {
+        if (window_shot(seqs[k], "", "seq.png")) continue;
+        double d = png_diff("seq.png", SHOT, "swap2.png", SHOT);
+        printf("  --keys '%s' vs 'ht': max diff %.1f/255\n", seqs[k], d * 255.0);
+        CHECK(d >= 0.0 && d <= SAME, "--keys '%s' does not swap at step 2 as 'ht' does: %.1f/255", seqs[k],
+              d * 255.0);
+    }
+}
+
 /* The bottom row of the Fig. 2 layout in a 200x192 window over a 64x64 grid:
  * the layout (64 wide, 96 high) scales by 2 to 128x192 at x = 36; the morph
  * fills the top 128 rows, the start and the target one cell per pixel below
@@ -252,6 +397,11 @@ int main(void)
     RUN(test_keys_quit_and_help);
     RUN(test_keys_run_through);
     RUN(test_fig2_layout);
+    RUN(test_key_gather);
+    RUN(test_keys_driving_force);
+    RUN(test_keys_swap_then_reset);
+    RUN(test_key_swap_flows_back);
+    RUN(test_keys_single_step_and_pause);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
     if (system(cmd) != 0) printf("could not remove %s\n", g_tmp);
