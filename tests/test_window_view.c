@@ -385,6 +385,95 @@ static void test_fig2_layout(void)
     }
 }
 
+/* ---- mouse, resize and title through xdotool --------------------------------
+ * The window starts paused (--keys ' ') at a known step; the script waits for
+ * "paused" in the title, acts, and resumes with space: what it does lands
+ * between the same two steps in every run. */
+
+/* Runs smokemorph ARGS in the background and the sh commands SCRIPT beside
+ * it; in SCRIPT, `title RE` waits until the window's title matches the
+ * extended regex RE and sets $w to the window. Returns smokemorph's exit
+ * status, 3 when the title never came. */
+static int xrun(const char *args, const char *script)
+{
+    char path[512], cmd[1024];
+    snprintf(path, sizeof path, "%s/x.sh", g_tmp);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f) return -1;
+    fprintf(f,
+            "%s %s >%s/out.txt 2>&1 &\n"
+            "pid=$!\n"
+            "title() {\n"
+            "    n=0\n"
+            "    until w=$(xdotool search --name \"$1\") && [ -n \"$w\" ]; do\n"
+            "        n=$((n + 1))\n"
+            "        [ $n -le 500 ] || { echo \"no window titled '$1'\"; kill $pid; exit 3; }\n"
+            "        sleep 0.02\n"
+            "    done\n"
+            "}\n"
+            "%s\n"
+            "wait $pid\n",
+            bin(), args, g_tmp, script);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "timeout 30 sh %s >%s/x.txt 2>&1", path, g_tmp);
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The centre of mass of IM's values, in cells (row 0 at the top). */
+static void centroid(const Image *im, double *cx, double *cy)
+{
+    double s = 0.0, sx = 0.0, sy = 0.0;
+    for (int y = 0; y < im->h; y++)
+        for (int x = 0; x < im->w; x++) {
+            double v = im->px[y * im->w + x];
+            s += v;
+            sx += v * x;
+            sy += v * y;
+        }
+    *cx = s > 0.0 ? sx / s : 0.0;
+    *cy = s > 0.0 ? sy / s : 0.0;
+}
+
+/* A drag to the right and down through the blob, at step 0, in a 96x64
+ * window (the 64x64 grid one cell per pixel from x = 16): the picture after
+ * 30 steps changes around the stroke, from cell (22, 40) to (42, 50), and
+ * the smoke moves the way of the drag. Rows mirrored or the pillarbox
+ * offset ignored would stir elsewhere (rows 13..23 hold no smoke). */
+static void test_mouse_drag_stirs(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "--grid 64 --window 96x64 --keys ' ' --steps %d --screenshot %s/drag.png",
+             KEY_STEPS, g_tmp);
+    int rc = xrun(args, "title paused\n"
+                        "xdotool mousemove --window $w 38 40 mousedown 1 mousemove --window $w 43 42 "
+                        "mousemove --window $w 48 45 mousemove --window $w 53 47 mousemove --window $w 58 50 "
+                        "mouseup 1 key --window $w space");
+    CHECK(rc == 0, "drag run exited %d", rc);
+    if (rc != 0 || headless_frame("", "plain")) return;
+    Image *shot = load("drag.png", SHOT), *plain = load("plain/frame_00002.png", FRAME);
+    Image *drag = shot ? crop(shot, 16, 0, 64, 64) : NULL, *diff = image_create(64, 64, 1);
+    if (drag && plain && diff) {
+        for (int k = 0; k < 64 * 64; k++) diff->px[k] = fabsf(drag->px[k] - plain->px[k]);
+        double d = max_diff(drag, plain), dx, dy, px, py, ax, ay;
+        centroid(diff, &dx, &dy);
+        centroid(drag, &ax, &ay);
+        centroid(plain, &px, &py);
+        printf("  drag vs no drag: max diff %.1f/255 around cell (%.1f, %.1f); the smoke moved by (%.3f, "
+               "%.3f) cells\n", d * 255.0, dx, dy, ax - px, ay - py);
+        CHECK(d >= 0.1, "the drag did not change the picture (%.1f/255)", d * 255.0);
+        CHECK(fabs(dx - 32.0) < 6.0 && fabs(dy - 45.0) < 6.0,
+              "the drag changed the picture around cell (%.1f, %.1f), not along the stroke", dx, dy);
+        CHECK(ax - px > 0.05 && ay - py > 0.05, "the drag right and down moved the smoke by (%.3f, %.3f)",
+              ax - px, ay - py);
+    }
+    image_free(shot);
+    image_free(plain);
+    image_free(drag);
+    image_free(diff);
+}
+
 int main(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/smokemorph-win-XXXXXX");
@@ -402,6 +491,7 @@ int main(void)
     RUN(test_keys_swap_then_reset);
     RUN(test_key_swap_flows_back);
     RUN(test_keys_single_step_and_pause);
+    RUN(test_mouse_drag_stirs);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
     if (system(cmd) != 0) printf("could not remove %s\n", g_tmp);
