@@ -474,6 +474,52 @@ static void test_mouse_drag_stirs(void)
     image_free(diff);
 }
 
+/* A 64x32 grid in a 64x32 window, paused at step 0, resized to W x H, then
+ * resumed: the screenshot is W x H and shows the grid one cell per pixel at
+ * X, Y (the largest rectangle of the grid's aspect, centred) and the clear
+ * colour (0.08) around it. */
+static void check_resize(int w, int h, int x, int y)
+{
+    char args[1024], script[512];
+    snprintf(args, sizeof args,
+             "--grid 64x32 --window 64x32 --keys ' ' --steps %d --screenshot %s/resized.png", KEY_STEPS,
+             g_tmp);
+    snprintf(script, sizeof script,
+             "title paused\nxdotool windowsize --sync $w %d %d key --window $w space", w, h);
+    int rc = xrun(args, script);
+    CHECK(rc == 0, "resize run to %dx%d exited %d", w, h, rc);
+    if (rc != 0 || headless_frame("--grid 64x32", "plain64x32")) return;
+    Image *shot = load("resized.png", SHOT), *rho = load("plain64x32/frame_00002.png", FRAME);
+    if (!shot || !rho) goto done;
+    CHECK(shot->w == w && shot->h == h, "resized to %dx%d, the screenshot is %dx%d", w, h, shot->w, shot->h);
+    if (shot->w != w || shot->h != h) goto done;
+    double grid = 0.0, around = 0.0;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double v = shot->px[j * w + i];
+            if (i >= x && i < x + 64 && j >= y && j < y + 32)
+                grid = fmax(grid, fabs(v - rho->px[(j - y) * 64 + i - x]));
+            else
+                around = fmax(around, fabs(v - 0.08));
+        }
+    printf("  resized to %dx%d: the grid at (%d, %d) vs the density %.1f/255, around it vs the clear colour "
+           "%.1f/255\n", w, h, x, y, grid * 255.0, around * 255.0);
+    CHECK(grid <= SAME, "resized to %dx%d: the picture at (%d, %d) is not the density (%.1f/255)", w, h, x, y,
+          grid * 255.0);
+    CHECK(around <= 1.0 / 255.0, "resized to %dx%d: the bars around the picture are not clear (%.1f/255)", w,
+          h, around * 255.0);
+done:
+    image_free(shot);
+    image_free(rho);
+}
+
+/* Taller: bars above and below; wider: bars left and right. */
+static void test_resize_keeps_aspect(void)
+{
+    check_resize(64, 96, 0, 32);
+    check_resize(128, 32, 32, 0);
+}
+
 int main(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/smokemorph-win-XXXXXX");
@@ -492,6 +538,7 @@ int main(void)
     RUN(test_key_swap_flows_back);
     RUN(test_keys_single_step_and_pause);
     RUN(test_mouse_drag_stirs);
+    RUN(test_resize_keeps_aspect);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
     if (system(cmd) != 0) printf("could not remove %s\n", g_tmp);
