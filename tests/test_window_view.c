@@ -46,6 +46,19 @@ static double max_diff(const Image *a, const Image *b)
     return m;
 }
 
+/* The text of NAME in g_tmp into BUF (empty when there is none). */
+static void slurp(const char *name, char *buf, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    size_t k = fread(buf, 1, n - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+}
+
 /* A bundled target resampled to W x H, as smokemorph loads it. */
 static Image *bundled(const char *name, int w, int h)
 {
@@ -130,14 +143,8 @@ static void test_keys_quit_and_help(void)
 {
     int rc = run("--grid 32 --window 64x64 --keys hq");
     CHECK(rc == 0, "--keys hq exited %d (not quit by 'q'?)", rc);
-    char path[512], buf[4096] = {0};
-    snprintf(path, sizeof path, "%s/out.txt", g_tmp);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        buf[n] = '\0';
-        fclose(f);
-    }
+    char buf[4096];
+    slurp("out.txt", buf, sizeof buf);
     CHECK(strstr(buf, "space") && strstr(buf, "pause"), "'h' did not print the key list: %s", buf);
 }
 
@@ -392,8 +399,8 @@ static void test_fig2_layout(void)
 
 /* Runs smokemorph ARGS in the background and the sh commands SCRIPT beside
  * it; in SCRIPT, `title RE` waits until the window's title matches the
- * extended regex RE and sets $w to the window. Returns smokemorph's exit
- * status, 3 when the title never came. */
+ * extended regex RE (for up to 10 s) and sets $w to the window. Returns
+ * smokemorph's exit status, 3 when the title never came. */
 static int xrun(const char *args, const char *script)
 {
     char path[512], cmd[1024];
@@ -405,10 +412,9 @@ static int xrun(const char *args, const char *script)
             "%s %s >%s/out.txt 2>&1 &\n"
             "pid=$!\n"
             "title() {\n"
-            "    n=0\n"
+            "    end=$(($(date +%%s) + 10))\n"
             "    until w=$(xdotool search --name \"$1\") && [ -n \"$w\" ]; do\n"
-            "        n=$((n + 1))\n"
-            "        [ $n -le 500 ] || { echo \"no window titled '$1'\"; kill $pid; exit 3; }\n"
+            "        [ $(date +%%s) -lt $end ] || { echo \"no window titled '$1'\"; kill $pid; exit 3; }\n"
             "        sleep 0.02\n"
             "    done\n"
             "}\n"
@@ -418,7 +424,13 @@ static int xrun(const char *args, const char *script)
     fclose(f);
     snprintf(cmd, sizeof cmd, "timeout 30 sh %s >%s/x.txt 2>&1", path, g_tmp);
     int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (rc != 0) {
+        char out[2048];
+        slurp("x.txt", out, sizeof out);
+        printf("  the script said: %s\n", out);
+    }
+    return rc;
 }
 
 /* The centre of mass of IM's values, in cells (row 0 at the top). */
@@ -520,6 +532,50 @@ static void test_resize_keeps_aspect(void)
     check_resize(128, 32, 32, 0);
 }
 
+/* The title bar: "sss" steps three times, one step each, and pauses; "vvvv"
+ * after them forces a title with the Fig. 2 view's name, so the first title
+ * naming it and "paused" is read at step 3: it shows step 3 and the error a
+ * headless run reports after 3 steps. Resumed, within about a second it
+ * shows a rate above zero and no "paused"; 'q' quits. */
+static void test_title_bar(void)
+{
+    char args[1024], script[1024], title[512], later[512];
+    snprintf(args, sizeof args, "--grid 64 --window 64x64 --keys sssvvvv");
+    snprintf(script, sizeof script,
+             "title 'target]  paused'\n"
+             "xdotool getwindowname $w >%s/title.txt\n"
+             "xdotool key --window $w space\n"
+             "title ' [1-9][0-9]* steps/s .*target]  [(]'\n"
+             "xdotool getwindowname $w >%s/later.txt\n"
+             "xdotool key --window $w q",
+             g_tmp, g_tmp);
+    int rc = xrun(args, script);
+    CHECK(rc == 0, "title run exited %d", rc);
+    slurp("title.txt", title, sizeof title);
+    slurp("later.txt", later, sizeof later);
+    printf("  paused: %s  running: %s", title, later);
+    long step = -1, step2 = -1;
+    double rate = -1.0, err = -1.0, rate2 = -1.0, err2 = -1.0;
+    int n = sscanf(title, "smokemorph step %ld %lf steps/s error %lf", &step, &rate, &err);
+    CHECK(n == 3 && step == 3 && strstr(title, "paused"), "the paused title is not at step 3: '%s'", title);
+    n = sscanf(later, "smokemorph step %ld %lf steps/s error %lf", &step2, &rate2, &err2);
+    CHECK(n == 3 && step2 > 3 && rate2 > 0.0 && !strstr(later, "paused"),
+          "the running title shows no progress: '%s'", later);
+
+    char csv[4096], *row;
+    snprintf(args, sizeof args, "--headless --grid 64 --steps 3 --every 1 --metrics %s/m.csv", g_tmp);
+    rc = run(args);
+    CHECK(rc == 0, "headless run with --metrics exited %d", rc);
+    slurp("m.csv", csv, sizeof csv);
+    double want = -1.0;
+    if ((row = strstr(csv, "\n3,")) && sscanf(row, "\n3,%*[^,],%lf", &want) == 1) {
+        printf("  error after 3 steps: title %.3f, headless %.6f\n", err, want);
+        CHECK(fabs(err - want) <= 0.0005 + 1e-9, "the title's error %.3f is not the error %.6f", err, want);
+    } else {
+        CHECK(0, "no step 3 in the metrics: %s", csv);
+    }
+}
+
 int main(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/smokemorph-win-XXXXXX");
@@ -539,6 +595,7 @@ int main(void)
     RUN(test_keys_single_step_and_pause);
     RUN(test_mouse_drag_stirs);
     RUN(test_resize_keeps_aspect);
+    RUN(test_title_bar);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
     if (system(cmd) != 0) printf("could not remove %s\n", g_tmp);
