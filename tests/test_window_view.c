@@ -1,5 +1,7 @@
 /* The live window (tier 3, under xvfb-run): it opens, steps, draws, answers
- * keys, and what it shows is the field the GPU holds. */
+ * keys, and what it shows is the field the GPU holds. Each key is checked
+ * against a run that must give the same picture; the mouse, a resize and the
+ * title bar through xdotool, on a window paused at a known step. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +23,7 @@ static char g_tmp[256];
 static int run(const char *args)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "timeout 120 %s %s >%s/out.txt 2>&1", bin(), args, g_tmp);
+    snprintf(cmd, sizeof cmd, "timeout 30 %s %s >%s/out.txt 2>&1", bin(), args, g_tmp);
     int st = system(cmd);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
@@ -42,6 +44,55 @@ static double max_diff(const Image *a, const Image *b)
     double m = 0.0;
     for (int k = 0; k < a->w * a->h; k++) m = fmax(m, fabs(a->px[k] - b->px[k]));
     return m;
+}
+
+/* The text of NAME in g_tmp into BUF (empty when there is none). */
+static void slurp(const char *name, char *buf, size_t n)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    buf[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    size_t k = fread(buf, 1, n - 1, f);
+    buf[k] = '\0';
+    fclose(f);
+}
+
+/* A bundled target resampled to W x H, as smokemorph loads it. */
+static Image *bundled(const char *name, int w, int h)
+{
+    char path[512], err[512];
+    snprintf(path, sizeof path, "targets/%s", name);
+    ImageLoadOpts o = {0};
+    Image *im = image_load(path, &o, err, sizeof err);
+    CHECK(im != NULL, "bundled target: %s", err);
+    Image *g = im ? image_resample(im, w, h) : NULL;
+    image_free(im);
+    return g;
+}
+
+/* The target the solver holds: the star scaled to the blob's mass, and
+ * clamped to 1 as the display clamps. */
+static Image *matched_target(int w, int h)
+{
+    Image *s = bundled("blob.png", w, h), *t = bundled("star.png", w, h);
+    if (s && t) {
+        double scale = image_sum(s) / image_sum(t);
+        for (int k = 0; k < w * h; k++) t->px[k] = fminf(1.0f, (float)(t->px[k] * scale));
+    }
+    image_free(s);
+    return t;
+}
+
+/* The W x H block of IM (one channel) at X, Y (rows from the top). */
+static Image *crop(const Image *im, int x, int y, int w, int h)
+{
+    Image *c = image_create(w, h, 1);
+    if (!c) return NULL;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) c->px[j * w + i] = im->px[(y + j) * im->w + x + i];
+    return c;
 }
 
 /* A 64x64 window over a 64x64 grid shows each cell on one pixel: after 10
@@ -77,24 +128,14 @@ static void test_key_view_target(void)
     int rc = run(args);
     CHECK(rc == 0, "window run exited %d", rc);
     Image *shot = load("target.png", IMAGE_CHANNEL_R);
-    char err[512];
-    ImageLoadOpts o = {0};
-    Image *s0 = image_load("targets/blob.png", &o, err, sizeof err);
-    Image *t0 = image_load("targets/star.png", &o, err, sizeof err);
-    CHECK(s0 && t0, "bundled targets: %s", err);
-    if (shot && s0 && t0) {
-        Image *s = image_resample(s0, 64, 64), *t = image_resample(t0, 64, 64);
-        double scale = image_sum(s) / image_sum(t);
-        for (int k = 0; k < 64 * 64; k++) t->px[k] = fminf(1.0f, (float)(t->px[k] * scale));
+    Image *t = matched_target(64, 64);
+    if (shot && t) {
         double d = max_diff(shot, t);
         printf("  target view vs mass-matched target: max diff %.1f/255\n", d * 255.0);
         CHECK(d <= 2.0 / 255.0 + 1e-6, "the target view differs from the target by %.1f/255", d * 255.0);
-        image_free(s);
-        image_free(t);
     }
     image_free(shot);
-    image_free(s0);
-    image_free(t0);
+    image_free(t);
 }
 
 /* 'q' quits at once (no --steps: it would run until quit). 'h' prints keys. */
@@ -102,26 +143,20 @@ static void test_keys_quit_and_help(void)
 {
     int rc = run("--grid 32 --window 64x64 --keys hq");
     CHECK(rc == 0, "--keys hq exited %d (not quit by 'q'?)", rc);
-    char path[512], buf[4096] = {0};
-    snprintf(path, sizeof path, "%s/out.txt", g_tmp);
-    FILE *f = fopen(path, "r");
-    if (f) {
-        size_t n = fread(buf, 1, sizeof buf - 1, f);
-        buf[n] = '\0';
-        fclose(f);
-    }
+    char buf[4096];
+    slurp("out.txt", buf, sizeof buf);
     CHECK(strstr(buf, "space") && strstr(buf, "pause"), "'h' did not print the key list: %s", buf);
 }
 
-/* Space pauses: with "  " (pause, resume) the run still reaches --steps;
- * 's' single-steps while paused; 'r' resets: after "r" at step 1 the
- * screenshot after the remaining steps equals a plain run... kept simple:
- * each key sequence must end in a clean exit with a screenshot. */
+/* Each key sequence ends in a clean exit with a screenshot of the window's
+ * size; what each key does is checked below, against equivalent runs. */
 static void test_keys_run_through(void)
 {
     const char *seqs[] = {"  ", "s ", "r", "t", "g", "][", "vvvvv", "vvvv"};
     for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
         char args[1024];
+        snprintf(args, sizeof args, "%s/k.png", g_tmp);
+        remove(args);
         snprintf(args, sizeof args, "--grid 32 --window 96x64 --keys '%s' --steps 4 --screenshot %s/k.png",
                  seqs[k], g_tmp);
         int rc = run(args);
@@ -132,24 +167,413 @@ static void test_keys_run_through(void)
     }
 }
 
-/* With the Fig. 2 layout ("vvvv") the window shows three pictures: the
- * middle of the bottom row is dark between them, the top shows smoke. */
-static void test_fig2_layout(void)
+/* ---- keys against equivalent runs -------------------------------------------
+ * display() presses one key, then takes --steps-per-frame steps (2) unless
+ * paused; 's' takes one. A key therefore acts before the frame's steps: a
+ * first key acts at step 0, after "h" (a key that leaves the simulation
+ * alone) at step 2, after "hh" at step 4. --steps stops the stepping, and the
+ * screenshot waits for the keys to run out. 'r' zeroes the step count, so
+ * --steps more steps follow it. On a 64x64 grid in a 64x64 window the
+ * screenshot is the density, bit for bit (test_screenshot_matches_density). */
+#define KEY_STEPS 30
+
+/* A 64x64 window over a 64x64 grid: --keys KEYS (NULL: none), KEY_STEPS
+ * steps, OPTS, then the screenshot NAME. */
+static int window_shot(const char *keys, const char *opts, const char *name)
+{
+    char args[1024], k[64] = "";
+    if (keys) snprintf(k, sizeof k, "--keys '%s'", keys);
+    snprintf(args, sizeof args, "--grid 64 --window 64x64 --steps %d %s %s --screenshot %s/%s",
+             KEY_STEPS, k, opts, g_tmp, name);
+    int rc = run(args);
+    CHECK(rc == 0, "window run --keys '%s' %s exited %d", keys ? keys : "", opts, rc);
+    return rc;
+}
+
+/* The density after KEY_STEPS headless GPU steps on a 64x64 grid (a --grid
+ * in OPTS overrides it) with OPTS, written to DIR as frame_00002.png. Each
+ * DIR is computed once. */
+static int headless_frame(const char *opts, const char *dir)
+{
+    char args[1024], path[512];
+    snprintf(path, sizeof path, "%s/%s/frame_00002.png", g_tmp, dir);
+    if (access(path, R_OK) == 0) return 0;
+    snprintf(args, sizeof args, "--headless --grid 64 --steps %d --every %d %s --frames %s/%s",
+             KEY_STEPS, KEY_STEPS, opts, g_tmp, dir);
+    int rc = run(args);
+    CHECK(rc == 0, "headless run %s exited %d", opts, rc);
+    return rc;
+}
+
+/* Max difference between two PNGs in g_tmp, each through its channel (a
+ * window screenshot is grey: red; a frame is white smoke: alpha); -1 when
+ * either is missing or the sizes differ. */
+static double png_diff(const char *a, ImageChannel ca, const char *b, ImageChannel cb)
+{
+    Image *x = load(a, ca), *y = load(b, cb);
+    double d = -1.0;
+    if (x && y && x->w == y->w && x->h == y->h) d = max_diff(x, y);
+    image_free(x);
+    image_free(y);
+    return d;
+}
+
+#define SHOT IMAGE_CHANNEL_R
+#define FRAME IMAGE_CHANNEL_A
+#define SAME (0.5 / 255.0) /* 8-bit PNGs: equal */
+#define VISIBLE (4.0 / 255.0)
+
+/* The window run with KEYS must equal the headless run with OPTS, and the
+ * key must matter: the plain run differs. */
+static void check_key_as_option(const char *keys, const char *opts, const char *dir)
+{
+    char shot[64];
+    snprintf(shot, sizeof shot, "key_%s.png", dir);
+    if (window_shot(keys, "", shot) || headless_frame(opts, dir) || headless_frame("", "plain")) return;
+    char frame[128];
+    snprintf(frame, sizeof frame, "%s/frame_00002.png", dir);
+    double same = png_diff(shot, SHOT, frame, FRAME);
+    double plain = png_diff(shot, SHOT, "plain/frame_00002.png", FRAME);
+    printf("  --keys '%s' vs headless %s: max diff %.1f/255 (vs the plain run %.1f/255)\n", keys, opts,
+           same * 255.0, plain * 255.0);
+    CHECK(same >= 0.0 && same <= SAME, "--keys '%s' differs from headless %s by %.1f/255", keys, opts,
+          same * 255.0);
+    CHECK(plain >= VISIBLE, "--keys '%s' looks like the plain run (%.1f/255): the key did nothing", keys,
+          plain * 255.0);
+}
+
+/* 'g' before the first step: gathering off, as --no-gather. */
+static void test_key_gather(void) { check_key_as_option("g", "--no-gather", "nogather"); }
+
+/* ']' and '[' scale the driving force by 1.25: 0.5 becomes 0.625 and 0.4. */
+static void test_keys_driving_force(void)
+{
+    check_key_as_option("]", "--vf 0.625", "vf0625");
+    check_key_as_option("[", "--vf 0.4", "vf04");
+}
+
+/* 't' then 'r' at step 4: the swap makes the target the start image, the
+ * reset goes back to it with step 0: the morph from the star to the blob, as
+ * a headless run with the two images swapped. A 'r' that did nothing, or kept
+ * the velocity or the step count, would not match. */
+static void test_keys_swap_then_reset(void)
+{
+    check_key_as_option("hhtr", "targets/star.png targets/blob.png", "swapped");
+}
+
+/* Mean difference between A and IMG, of the same size. */
+static double mean_diff(const Image *a, const Image *img)
+{
+    double s = 0.0;
+    for (int k = 0; k < img->w * img->h; k++) s += fabs(a->px[k] - img->px[k]);
+    return s / (img->w * img->h);
+}
+
+/* 't' swaps start and target: the smoke turns back to the start image (the
+ * blob). Swapped at step 30 (10 steps a frame, after "hhh"), 60 steps later
+ * it is nearer the blob than at the swap, and much nearer than without it. */
+static void test_key_swap_flows_back(void)
+{
+    if (window_shot("hhht", "--steps-per-frame 10 --steps 90", "back.png") || headless_frame("", "plain") ||
+        headless_frame("--steps 90 --every 90", "plain90"))
+        return;
+    Image *blob = bundled("blob.png", 64, 64);
+    Image *back = load("back.png", SHOT), *at = load("plain/frame_00002.png", FRAME),
+          *on = load("plain90/frame_00002.png", FRAME);
+    if (blob && back && at && on) {
+        double db = mean_diff(back, blob), da = mean_diff(at, blob), dn = mean_diff(on, blob);
+        printf("  mean distance to the blob: at the swap (step 30) %.4f, at step 90 %.4f, without the "
+               "swap %.4f\n", da, db, dn);
+        CHECK(db < 0.8 * da && db < 0.5 * dn, "after 't' the smoke does not flow back to the blob: %.4f at "
+              "the swap, %.4f after, %.4f without", da, db, dn);
+    }
+    image_free(blob);
+    image_free(back);
+    image_free(at);
+    image_free(on);
+}
+
+/* 's' takes one step and pauses, space pauses and resumes: "sst " and "h t "
+ * swap at step 2, as "ht" does; "hht" (at step 4) shows that the step of the
+ * swap is visible. */
+static void test_keys_single_step_and_pause(void)
+{
+    if (window_shot("ht", "", "swap2.png") || window_shot("hht", "", "swap4.png")) return;
+    double d24 = png_diff("swap2.png", SHOT, "swap4.png", SHOT);
+    printf("  swap at step 2 vs at step 4: max diff %.1f/255\n", d24 * 255.0);
+    CHECK(d24 >= VISIBLE, "a swap at step 2 looks like one at step 4 (%.1f/255)", d24 * 255.0);
+    const char *seqs[] = {"sst ", "h t "};
+    for (int k = 0; k < 2; k++) {
+        if (window_shot(seqs[k], "", "seq.png")) continue;
+        double d = png_diff("seq.png", SHOT, "swap2.png", SHOT);
+        printf("  --keys '%s' vs 'ht': max diff %.1f/255\n", seqs[k], d * 255.0);
+        CHECK(d >= 0.0 && d <= SAME, "--keys '%s' does not swap at step 2 as 'ht' does: %.1f/255", seqs[k],
+              d * 255.0);
+    }
+}
+
+/* The bottom row of the Fig. 2 layout in a 200x192 window over a 64x64 grid:
+ * the layout (64 wide, 96 high) scales by 2 to 128x192 at x = 36; the morph
+ * fills the top 128 rows, the start and the target one cell per pixel below
+ * it, 2 pixels either side of the middle: columns 34 and 102 from row 128.
+ * Sets the largest difference of each to the start (the blob) and to the
+ * mass-matched target (the star). */
+static int fig2_bottom(const char *keys, const char *name, double *d_start, double *d_target)
 {
     char args[1024];
-    snprintf(args, sizeof args, "--grid 64 --window 300x300 --keys vvvv --steps 1 --screenshot %s/fig2.png", g_tmp);
+    snprintf(args, sizeof args, "--grid 64 --window 200x192 --keys %s --steps 1 --screenshot %s/%s", keys,
+             g_tmp, name);
     int rc = run(args);
-    CHECK(rc == 0, "fig2 run exited %d", rc);
-    Image *im = load("fig2.png", IMAGE_CHANNEL_R);
-    if (!im) return;
-    /* letterbox: 200 wide, 300 high; top 200 rows show the morph */
-    double top = 0.0, bottom = 0.0;
-    for (int y = 0; y < 200; y++)
-        for (int x = 0; x < 300; x++) top += im->px[y * 300 + x];
-    for (int y = 200; y < 300; y++)
-        for (int x = 0; x < 300; x++) bottom += im->px[y * 300 + x];
-    CHECK(top > 100.0 && bottom > 50.0, "fig2 layout: top %.0f bottom %.0f", top, bottom);
+    CHECK(rc == 0, "--keys %s exited %d", keys, rc);
+    Image *im = load(name, IMAGE_CHANNEL_R);
+    Image *blob = bundled("blob.png", 64, 64), *star = matched_target(64, 64);
+    Image *left = im ? crop(im, 34, 128, 64, 64) : NULL, *right = im ? crop(im, 102, 128, 64, 64) : NULL;
+    rc = -1;
+    if (left && right && blob && star) {
+        *d_start = max_diff(left, blob);
+        *d_target = max_diff(right, star);
+        rc = 0;
+    }
     image_free(im);
+    image_free(blob);
+    image_free(star);
+    image_free(left);
+    image_free(right);
+    return rc;
+}
+
+/* "vvvv" shows the Fig. 2 layout: the start image below left, the target
+ * below right, each as it is. The plain density view ("vvvvv", the cycle
+ * back) shows neither there. */
+static void test_fig2_layout(void)
+{
+    double ds, dt;
+    if (fig2_bottom("vvvv", "fig2.png", &ds, &dt) == 0) {
+        printf("  Fig. 2 layout: below left vs the start %.1f/255, below right vs the target %.1f/255\n",
+               ds * 255.0, dt * 255.0);
+        CHECK(ds <= 1.0 / 255.0 + 1e-6, "Fig. 2 layout: below left is not the start image (%.1f/255)",
+              ds * 255.0);
+        CHECK(dt <= 1.0 / 255.0 + 1e-6, "Fig. 2 layout: below right is not the target (%.1f/255)",
+              dt * 255.0);
+    }
+    /* the morph above at twice the size: output pixels 2j and 2j+1 sample
+     * cell j -/+ 1/4, bilinearly, so each 2x2 block averages to the density
+     * filtered by (1/8, 3/4, 1/8) along each axis (clamped at the walls) */
+    char args[1024];
+    snprintf(args, sizeof args, "--headless --grid 64 --steps 1 --every 1 --frames %s/step1", g_tmp);
+    int rc = run(args);
+    CHECK(rc == 0, "headless run of 1 step exited %d", rc);
+    Image *im = load("fig2.png", IMAGE_CHANNEL_R), *rho = load("step1/frame_00002.png", IMAGE_CHANNEL_A);
+    if (im && rho) {
+        double d = 0.0;
+        for (int j = 0; j < 64; j++)
+            for (int i = 0; i < 64; i++) {
+                double block = 0.0, want = 0.0;
+                for (int b = 0; b < 2; b++)
+                    for (int a = 0; a < 2; a++) block += im->px[(2 * j + b) * im->w + 36 + 2 * i + a] / 4.0;
+                for (int b = -1; b <= 1; b++)
+                    for (int a = -1; a <= 1; a++) {
+                        int x = i + a < 0 ? 0 : (i + a > 63 ? 63 : i + a);
+                        int y = j + b < 0 ? 0 : (j + b > 63 ? 63 : j + b);
+                        want += (a ? 0.125 : 0.75) * (b ? 0.125 : 0.75) * rho->px[y * 64 + x];
+                    }
+                d = fmax(d, fabs(block - want));
+            }
+        printf("  Fig. 2 layout: above vs the density, filtered: max diff %.1f/255\n", d * 255.0);
+        CHECK(d <= 2.0 / 255.0, "Fig. 2 layout: above is not the morph (%.1f/255)", d * 255.0);
+    }
+    image_free(im);
+    image_free(rho);
+    if (fig2_bottom("vvvvv", "dens.png", &ds, &dt) == 0) {
+        printf("  density view: the same places vs the start %.1f/255, vs the target %.1f/255\n", ds * 255.0,
+               dt * 255.0);
+        CHECK(ds > 0.25 && dt > 0.25, "the density view passes for the Fig. 2 layout (%.1f/255, %.1f/255)",
+              ds * 255.0, dt * 255.0);
+    }
+}
+
+/* ---- mouse, resize and title through xdotool --------------------------------
+ * The window starts paused (--keys ' ') at a known step; the script waits for
+ * "paused" in the title, acts, and resumes with space: what it does lands
+ * between the same two steps in every run. */
+
+/* Runs smokemorph ARGS in the background and the sh commands SCRIPT beside
+ * it; in SCRIPT, `title RE` waits until the window's title matches the
+ * extended regex RE (for up to 10 s) and sets $w to the window. Returns
+ * smokemorph's exit status, 3 when the title never came. */
+static int xrun(const char *args, const char *script)
+{
+    char path[512], cmd[1024];
+    snprintf(path, sizeof path, "%s/x.sh", g_tmp);
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    if (!f) return -1;
+    fprintf(f,
+            "%s %s >%s/out.txt 2>&1 &\n"
+            "pid=$!\n"
+            "title() {\n"
+            "    end=$(($(date +%%s) + 10))\n"
+            "    until w=$(xdotool search --name \"$1\") && [ -n \"$w\" ]; do\n"
+            "        [ $(date +%%s) -lt $end ] || { echo \"no window titled '$1'\"; kill $pid; exit 3; }\n"
+            "        sleep 0.02\n"
+            "    done\n"
+            "}\n"
+            "%s\n"
+            "wait $pid\n",
+            bin(), args, g_tmp, script);
+    fclose(f);
+    snprintf(cmd, sizeof cmd, "timeout 30 sh %s >%s/x.txt 2>&1", path, g_tmp);
+    int st = system(cmd);
+    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (rc != 0) {
+        char out[2048];
+        slurp("x.txt", out, sizeof out);
+        printf("  the script said: %s\n", out);
+    }
+    return rc;
+}
+
+/* The centre of mass of IM's values, in cells (row 0 at the top). */
+static void centroid(const Image *im, double *cx, double *cy)
+{
+    double s = 0.0, sx = 0.0, sy = 0.0;
+    for (int y = 0; y < im->h; y++)
+        for (int x = 0; x < im->w; x++) {
+            double v = im->px[y * im->w + x];
+            s += v;
+            sx += v * x;
+            sy += v * y;
+        }
+    *cx = s > 0.0 ? sx / s : 0.0;
+    *cy = s > 0.0 ? sy / s : 0.0;
+}
+
+/* A drag to the right and down through the blob, at step 0, in a 96x64
+ * window (the 64x64 grid one cell per pixel from x = 16): the picture after
+ * 30 steps changes around the stroke, from cell (22, 40) to (42, 50), and
+ * the smoke moves the way of the drag. Rows mirrored or the pillarbox
+ * offset ignored would stir elsewhere (rows 13..23 hold no smoke). */
+static void test_mouse_drag_stirs(void)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "--grid 64 --window 96x64 --keys ' ' --steps %d --screenshot %s/drag.png",
+             KEY_STEPS, g_tmp);
+    int rc = xrun(args, "title paused\n"
+                        "xdotool mousemove --window $w 38 40 mousedown 1 mousemove --window $w 43 42 "
+                        "mousemove --window $w 48 45 mousemove --window $w 53 47 mousemove --window $w 58 50 "
+                        "mouseup 1 key --window $w space");
+    CHECK(rc == 0, "drag run exited %d", rc);
+    if (rc != 0 || headless_frame("", "plain")) return;
+    Image *shot = load("drag.png", SHOT), *plain = load("plain/frame_00002.png", FRAME);
+    Image *drag = shot ? crop(shot, 16, 0, 64, 64) : NULL, *diff = image_create(64, 64, 1);
+    if (drag && plain && diff) {
+        for (int k = 0; k < 64 * 64; k++) diff->px[k] = fabsf(drag->px[k] - plain->px[k]);
+        double d = max_diff(drag, plain), dx, dy, px, py, ax, ay;
+        centroid(diff, &dx, &dy);
+        centroid(drag, &ax, &ay);
+        centroid(plain, &px, &py);
+        printf("  drag vs no drag: max diff %.1f/255 around cell (%.1f, %.1f); the smoke moved by (%.3f, "
+               "%.3f) cells\n", d * 255.0, dx, dy, ax - px, ay - py);
+        CHECK(d >= 0.1, "the drag did not change the picture (%.1f/255)", d * 255.0);
+        CHECK(fabs(dx - 32.0) < 6.0 && fabs(dy - 45.0) < 6.0,
+              "the drag changed the picture around cell (%.1f, %.1f), not along the stroke", dx, dy);
+        CHECK(ax - px > 0.05 && ay - py > 0.05, "the drag right and down moved the smoke by (%.3f, %.3f)",
+              ax - px, ay - py);
+    }
+    image_free(shot);
+    image_free(plain);
+    image_free(drag);
+    image_free(diff);
+}
+
+/* A 64x32 grid in a 64x32 window, paused at step 0, resized to W x H, then
+ * resumed: the screenshot is W x H and shows the grid one cell per pixel at
+ * X, Y (the largest rectangle of the grid's aspect, centred) and the clear
+ * colour (0.08) around it. */
+static void check_resize(int w, int h, int x, int y)
+{
+    char args[1024], script[512];
+    snprintf(args, sizeof args,
+             "--grid 64x32 --window 64x32 --keys ' ' --steps %d --screenshot %s/resized.png", KEY_STEPS,
+             g_tmp);
+    snprintf(script, sizeof script,
+             "title paused\nxdotool windowsize --sync $w %d %d key --window $w space", w, h);
+    int rc = xrun(args, script);
+    CHECK(rc == 0, "resize run to %dx%d exited %d", w, h, rc);
+    if (rc != 0 || headless_frame("--grid 64x32", "plain64x32")) return;
+    Image *shot = load("resized.png", SHOT), *rho = load("plain64x32/frame_00002.png", FRAME);
+    if (!shot || !rho) goto done;
+    CHECK(shot->w == w && shot->h == h, "resized to %dx%d, the screenshot is %dx%d", w, h, shot->w, shot->h);
+    if (shot->w != w || shot->h != h) goto done;
+    double grid = 0.0, around = 0.0;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double v = shot->px[j * w + i];
+            if (i >= x && i < x + 64 && j >= y && j < y + 32)
+                grid = fmax(grid, fabs(v - rho->px[(j - y) * 64 + i - x]));
+            else
+                around = fmax(around, fabs(v - 0.08));
+        }
+    printf("  resized to %dx%d: the grid at (%d, %d) vs the density %.1f/255, around it vs the clear colour "
+           "%.1f/255\n", w, h, x, y, grid * 255.0, around * 255.0);
+    CHECK(grid <= SAME, "resized to %dx%d: the picture at (%d, %d) is not the density (%.1f/255)", w, h, x, y,
+          grid * 255.0);
+    CHECK(around <= 1.0 / 255.0, "resized to %dx%d: the bars around the picture are not clear (%.1f/255)", w,
+          h, around * 255.0);
+done:
+    image_free(shot);
+    image_free(rho);
+}
+
+/* Taller: bars above and below; wider: bars left and right. */
+static void test_resize_keeps_aspect(void)
+{
+    check_resize(64, 96, 0, 32);
+    check_resize(128, 32, 32, 0);
+}
+
+/* The title bar: "sss" steps three times, one step each, and pauses; "vvvv"
+ * after them forces a title with the Fig. 2 view's name, so the first title
+ * naming it and "paused" is read at step 3: it shows step 3 and the error a
+ * headless run reports after 3 steps. Resumed, within about a second it
+ * shows a rate above zero and no "paused"; 'q' quits. */
+static void test_title_bar(void)
+{
+    char args[1024], script[1024], title[512], later[512];
+    snprintf(args, sizeof args, "--grid 64 --window 64x64 --keys sssvvvv");
+    snprintf(script, sizeof script,
+             "title 'target]  paused'\n"
+             "xdotool getwindowname $w >%s/title.txt\n"
+             "xdotool key --window $w space\n"
+             "title ' [1-9][0-9]* steps/s .*target]  [(]'\n"
+             "xdotool getwindowname $w >%s/later.txt\n"
+             "xdotool key --window $w q",
+             g_tmp, g_tmp);
+    int rc = xrun(args, script);
+    CHECK(rc == 0, "title run exited %d", rc);
+    slurp("title.txt", title, sizeof title);
+    slurp("later.txt", later, sizeof later);
+    printf("  paused: %s  running: %s", title, later);
+    long step = -1, step2 = -1;
+    double rate = -1.0, err = -1.0, rate2 = -1.0, err2 = -1.0;
+    int n = sscanf(title, "smokemorph step %ld %lf steps/s error %lf", &step, &rate, &err);
+    CHECK(n == 3 && step == 3 && strstr(title, "paused"), "the paused title is not at step 3: '%s'", title);
+    n = sscanf(later, "smokemorph step %ld %lf steps/s error %lf", &step2, &rate2, &err2);
+    CHECK(n == 3 && step2 > 3 && rate2 > 0.0 && !strstr(later, "paused"),
+          "the running title shows no progress: '%s'", later);
+
+    char csv[4096], *row;
+    snprintf(args, sizeof args, "--headless --grid 64 --steps 3 --every 1 --metrics %s/m.csv", g_tmp);
+    rc = run(args);
+    CHECK(rc == 0, "headless run with --metrics exited %d", rc);
+    slurp("m.csv", csv, sizeof csv);
+    double want = -1.0;
+    if ((row = strstr(csv, "\n3,")) && sscanf(row, "\n3,%*[^,],%lf", &want) == 1) {
+        printf("  error after 3 steps: title %.3f, headless %.6f\n", err, want);
+        CHECK(fabs(err - want) <= 0.0005 + 1e-9, "the title's error %.3f is not the error %.6f", err, want);
+    } else {
+        CHECK(0, "no step 3 in the metrics: %s", csv);
+    }
 }
 
 int main(void)
@@ -164,6 +588,14 @@ int main(void)
     RUN(test_keys_quit_and_help);
     RUN(test_keys_run_through);
     RUN(test_fig2_layout);
+    RUN(test_key_gather);
+    RUN(test_keys_driving_force);
+    RUN(test_keys_swap_then_reset);
+    RUN(test_key_swap_flows_back);
+    RUN(test_keys_single_step_and_pause);
+    RUN(test_mouse_drag_stirs);
+    RUN(test_resize_keeps_aspect);
+    RUN(test_title_bar);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
     if (system(cmd) != 0) printf("could not remove %s\n", g_tmp);

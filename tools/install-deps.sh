@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="gcc libc6-dev make pkg-config freeglut3-dev libglew-dev libpng-dev libegl-dev \
-libgl-dev libgl1-mesa-dri libegl-mesa0 xvfb xauth"
+libgl-dev libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool"
 
 missing=""
 for p in $PKGS; do
