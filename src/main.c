@@ -206,8 +206,10 @@ int main(int argc, char **argv)
     if (r > 0) return 0;
     log_set_level(c.verbosity == 0 ? LOG_ERROR : (c.verbosity >= 2 ? LOG_DEBUG : LOG_INFO));
 
-    /* GL first when asked for information only */
-    bool window = !c.cpu && !c.headless && !c.gl_info && glctx_display_available();
+    /* GL first. A window when a display is there and neither --cpu nor
+     * --headless says otherwise; --gl-info reports the path a run with the
+     * same options takes, so it decides the same way. */
+    bool window = !c.cpu && !c.headless && glctx_display_available();
     GlCtx *ctx = NULL;
     if (c.gl_info || !c.cpu) {
         ctx = window ? glctx_create_window(&argc, argv, c.win_w, c.win_h, "smokemorph", err, sizeof err)

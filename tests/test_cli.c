@@ -699,10 +699,19 @@ static void test_default_targets(void)
 static void test_gpu(void)
 {
     reset_work();
-    run("--gl-info", NULL);
-    expect_ok(__LINE__, "--gl-info");
-    CHECK(has(R.out, "renderer"), "--gl-info printed no renderer:\n%s", R.out);
-    CHECK(count_entries(work) == 0, "--gl-info wrote files");
+    /* no display: a run goes headless, with or without --headless, and
+     * --gl-info reports that path (test_window_cli: with a display) */
+    static const char *const gl_info_extra[] = {NULL, "--headless"};
+    for (int k = 0; k < 2; k++) {
+        reset_work();
+        run("--gl-info", gl_info_extra[k], NULL);
+        expect_ok(__LINE__, "--gl-info");
+        CHECK(strncmp(R.out, "path:     headless EGL", 22) == 0,
+              "--gl-info %s without a display: not the headless path:\n%s",
+              gl_info_extra[k] ? gl_info_extra[k] : "", R.out);
+        CHECK(has(R.out, "renderer"), "--gl-info printed no renderer:\n%s", R.out);
+        CHECK(count_entries(work) == 0, "--gl-info wrote files");
+    }
 
     reset_work();
     run("--grid", "32", "--steps", "6", "--every", "3", "--frames", "D", "--metrics", "M.csv",
