@@ -238,8 +238,9 @@ static int finish_gl_init(char *err, size_t errlen)
 /* ---- headless: EGL ------------------------------------------------------ */
 
 /* Initialise dpy and make a 4.3 (else 3.3) core context current on it with
- * no surface. On failure dpy is terminated and why says what went wrong. */
-static EGLContext egl_context_on(EGLDisplay dpy, char *why, size_t whylen)
+ * no surface. On failure dpy is terminated, why says what went wrong and
+ * *too_old is set when the driver refused the 3.3 core context itself. */
+static EGLContext egl_context_on(EGLDisplay dpy, char *why, size_t whylen, bool *too_old)
 {
     EGLint emaj = 0, emin = 0;
     if (!eglInitialize(dpy, &emaj, &emin)) {
@@ -287,7 +288,8 @@ static EGLContext egl_context_on(EGLDisplay dpy, char *why, size_t whylen)
         if (ctx == EGL_NO_CONTEXT) last = eglGetError();
     }
     if (ctx == EGL_NO_CONTEXT) {
-        snprintf(why, whylen, "no OpenGL 3.3 core context (eglCreateContext: %s)", egl_error_name(last));
+        snprintf(why, whylen, "no 3.3 core context, eglCreateContext: %s", egl_error_name(last));
+        *too_old = true;
         goto undo_init;
     }
     if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
@@ -344,6 +346,7 @@ GlCtx *glctx_create_headless(char *err, size_t errlen)
     EGLDisplay dpy = EGL_NO_DISPLAY;
     EGLContext ctx = EGL_NO_CONTEXT;
     CtxKind kind = CTX_EGL_DEVICE;
+    bool too_old = false;
     /* pass 0: hardware devices, pass 1: Mesa surfaceless, pass 2: software devices */
     for (int pass = 0; pass < 3 && ctx == EGL_NO_CONTEXT; pass++) {
         if (pass == 1) {
@@ -357,7 +360,7 @@ GlCtx *glctx_create_headless(char *err, size_t errlen)
                        egl_error_name(eglGetError()));
                 continue;
             }
-            ctx = egl_context_on(dpy, why, sizeof why);
+            ctx = egl_context_on(dpy, why, sizeof why, &too_old);
             if (ctx == EGL_NO_CONTEXT)
                 append(tried, sizeof tried, "; EGL surfaceless (Mesa): %s", why);
             else
@@ -372,7 +375,7 @@ GlCtx *glctx_create_headless(char *err, size_t errlen)
                        software[i] ? " (software)" : "", egl_error_name(eglGetError()));
                 continue;
             }
-            ctx = egl_context_on(dpy, why, sizeof why);
+            ctx = egl_context_on(dpy, why, sizeof why, &too_old);
             if (ctx == EGL_NO_CONTEXT)
                 append(tried, sizeof tried, "; EGL device %d%s: %s", (int)i,
                        software[i] ? " (software)" : "", why);
@@ -381,7 +384,13 @@ GlCtx *glctx_create_headless(char *err, size_t errlen)
         }
     }
     if (ctx == EGL_NO_CONTEXT) {
-        snprintf(err, errlen, "glctx: no headless OpenGL context%s", tried);
+        /* one line: the problem first, then every way tried (tried starts "; ") */
+        if (!tried[0]) append(tried, sizeof tried, "; no EGL platform to try");
+        if (too_old)
+            snprintf(err, errlen, "glctx: OpenGL 3.3 or newer is needed, no headless driver here "
+                     "offers it (%s)", tried + 2);
+        else
+            snprintf(err, errlen, "glctx: no headless OpenGL context (%s)", tried + 2);
         return NULL;
     }
     if (tried[0]) log_debug("glctx", "headless context after failures%s", tried);

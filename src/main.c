@@ -215,8 +215,8 @@ int main(int argc, char **argv)
         ctx = window ? glctx_create_window(&argc, argv, c.win_w, c.win_h, "smokemorph", err, sizeof err)
                      : glctx_create_headless(err, sizeof err);
         if (!ctx) {
-            fprintf(stderr, "%s\n", err);
-            if (!c.gl_info) fprintf(stderr, "smokemorph: no usable OpenGL; --cpu runs the morph without a GPU\n");
+            /* one line: glctx's reason, and for a run the way out */
+            fprintf(stderr, "%s%s\n", err, c.gl_info ? "" : "; --cpu runs the morph without a GPU");
             return 1;
         }
         if (c.gl_info) {
