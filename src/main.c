@@ -215,8 +215,12 @@ int main(int argc, char **argv)
         ctx = window ? glctx_create_window(&argc, argv, c.win_w, c.win_h, "smokemorph", err, sizeof err)
                      : glctx_create_headless(err, sizeof err);
         if (!ctx) {
-            /* one line: glctx's reason, and for a run the way out */
-            fprintf(stderr, "%s%s\n", err, c.gl_info ? "" : "; --cpu runs the morph without a GPU");
+            /* one line: glctx's reason, and for a run the ways around it
+             * (a display's GLX can be older than the GPU's EGL, as over ssh -X) */
+            const char *hint = c.gl_info ? ""
+                               : window ? "; --headless runs without a window, --cpu without a GPU"
+                                        : "; --cpu runs the morph without a GPU";
+            fprintf(stderr, "%s%s\n", err, hint);
             return 1;
         }
         if (c.gl_info) {

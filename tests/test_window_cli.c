@@ -54,6 +54,14 @@ static int count_entries(const char *dir)
     return n;
 }
 
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; *p; p++)
+        if (*p == '\n') n++;
+    return n + (s[0] && s[strlen(s) - 1] != '\n');
+}
+
 /* Run the binary with the NULL-terminated arguments; `display` replaces
  * $DISPLAY for the child (NULL: keep xvfb-run's), `env` is one extra
  * NAME=VALUE or NULL. Fills R. */
@@ -137,6 +145,32 @@ static void test_gl_info_path(void)
     expect_gl_info(__LINE__, "--gl-info, DISPLAY empty", "headless EGL");
 }
 
+/* A window on a driver older than 3.3 (Mesa capped at 3.0): one line in
+ * the project's voice (not Xlib's five-line GLXBadFBConfig report), saying
+ * 3.3 is needed and the ways around it, exit 1, nothing written. */
+static void test_old_gl_window(void)
+{
+    static const char *const gl_info[9] = {"--gl-info", NULL};
+    static const char *const morph[9] = {"--grid", "32", "--steps", "4", "--frames", "F",
+                                        "--metrics", "m.csv", NULL};
+    const char *const *cases[] = {gl_info, morph};
+    for (int k = 0; k < 2; k++) {
+        const char *const *a = cases[k];
+        run(NULL, "MESA_GL_VERSION_OVERRIDE=3.0", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7],
+            NULL);
+        CHECK(R.signal == 0 && R.code == 1, "GL 3.0 window %s: exit %d signal %d", a[0], R.code,
+              R.signal);
+        CHECK(count_lines(R.err) == 1, "GL 3.0 window %s: %d lines on stderr, expected one:\n%s",
+              a[0], count_lines(R.err), R.err);
+        CHECK(strncmp(R.err, "glctx: OpenGL 3.3 or newer is needed", 36) == 0 &&
+                  strstr(R.err, "--headless") && strstr(R.err, "--cpu"),
+              "GL 3.0 window %s: not the 3.3 message with --headless and --cpu:\n%s", a[0], R.err);
+        CHECK(R.out[0] == '\0', "GL 3.0 window %s: printed on stdout: %s", a[0], R.out);
+        CHECK(count_entries(work) == 0, "GL 3.0 window %s: %d files written", a[0],
+              count_entries(work));
+    }
+}
+
 int main(void)
 {
     const char *d = getenv("DISPLAY");
@@ -163,6 +197,7 @@ int main(void)
         return 2;
     }
     RUN(test_gl_info_path);
+    RUN(test_old_gl_window);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
     if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmp);
