@@ -856,6 +856,49 @@ static void test_old_gl(void)
     expect_fail(__LINE__, "GL 3.0", 1, "glctx:", "OpenGL 3.3 or newer is needed", "--cpu", NULL);
 }
 
+/* Out of memory at start-up, under `ulimit -v` (1.2 GB: llvmpipe's
+ * textures are address space; two render threads, so the limit means the
+ * same on any machine): one line naming memory and the grid, exit 1, no
+ * frames directory, no metrics file, no temporary. A 4096² grid fails
+ * creating a field; a 2048² one gets its fields and fails a read-back
+ * buffer while the images go in (once reported as "the target image is
+ * empty"). */
+static void test_out_of_memory(void)
+{
+    if (!gl_is_mesa()) return;
+    static const char *const grids[][2] = {{"4096", "4096x4096"}, {"2048", "2048x2048"}};
+    for (int k = 0; k < 2; k++) {
+        reset_work();
+        child_env[0] = "LP_NUM_THREADS=2";
+        child_vlimit = "1200000";
+        run("--headless", "--grid", grids[k][0], "--steps", "4", FM, disc, square, NULL);
+        char what[64];
+        snprintf(what, sizeof what, "out of memory at %s", grids[k][1]);
+        expect_fail(__LINE__, what, 1, "memory", grids[k][1], NULL);
+        CHECK(!has(R.err, "empty"), "%s: reported as an empty image: %s", what, R.err);
+    }
+}
+
+/* Out of memory for a frame (8192² RGBA floats under a 1.2 GB limit), after
+ * the run has begun: the start line and one error line, exit 1, the frames
+ * directory empty (no half frame, no temporary), no metrics file. */
+static void test_out_of_memory_frame(void)
+{
+    if (!gl_is_mesa()) return;
+    reset_work();
+    child_env[0] = "LP_NUM_THREADS=2";
+    child_vlimit = "1200000";
+    run("--headless", SMALL, "--size", "8192x8192", FM, disc, square, NULL);
+    CHECK(R.signal == 0 && R.code == 1, "frame out of memory: exit %d signal %d; stderr:\n%s",
+          R.code, R.signal, R.err);
+    const char *second = strchr(R.err, '\n');
+    CHECK(count_lines(R.err) == 2 && strncmp(R.err, "smokemorph: GPU, 32x32 grid", 27) == 0 &&
+              second && strncmp(second + 1, "export: out of memory", 21) == 0 &&
+              has(second, "8192x8192"),
+          "frame out of memory: expected the start line and one export line:\n%s", R.err);
+    check_nothing_written(__LINE__, "frame out of memory");
+}
+
 /* GPU and CPU frames of the same run agree to 2/255 in alpha. */
 static void test_gpu_vs_cpu(void)
 {
@@ -1044,6 +1087,8 @@ int main(void)
     RUN(test_rerun_same_dir);
     RUN(test_no_gl);
     RUN(test_old_gl);
+    RUN(test_out_of_memory);
+    RUN(test_out_of_memory_frame);
     rm_rf(tmp);
     return check_done();
 }
