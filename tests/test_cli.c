@@ -32,6 +32,7 @@ static char bin[PATH_MAX];
 static char tmp[256];  /* fixtures live here */
 static char work[512]; /* cwd of every child; emptied after each run */
 static char shaders_src[PATH_MAX + 32];
+static char targets_src[PATH_MAX + 32]; /* the bundled targets */
 
 typedef struct {
     int code;   /* exit status, or -1 */
@@ -801,6 +802,59 @@ static void test_gpu(void)
     check_nothing_written(__LINE__, "broken shader");
 }
 
+/* The plain default run on the GPU: no images, no display, so the bundled
+ * blob -> star at the default 256² grid, headless, frames every 10 steps
+ * into ./smokemorph-out/, and two lines saying where they went and how to
+ * make a video of them. --steps 20 only shortens the loop (main runs
+ * --steps steps, CONFIG_HEADLESS_STEPS when 0); everything else is the
+ * default run's path. */
+static void test_default_gpu_run(void)
+{
+    reset_work();
+    run("--steps", "20", NULL);
+    expect_ok(__LINE__, "default GPU run");
+    char d[700];
+    path_in(d, sizeof d, work, "smokemorph-out");
+    check_frames(__LINE__, d, 3, 256, 256); /* steps 0, 10, 20 */
+    CHECK(count_entries(work) == 1, "default GPU run left %d entries in cwd, expected only "
+          "smokemorph-out", count_entries(work));
+    CHECK(R.out[0] == '\0', "default GPU run printed on stdout: %s", R.out);
+
+    /* the GPU path, and the closing lines exactly as the README shows them */
+    static const char head[] = "smokemorph: GPU, 256x256 grid, 20 steps, frames to smokemorph-out\n";
+    CHECK(strncmp(R.err, head, sizeof head - 1) == 0,
+          "default GPU run: first line is not the GPU start line:\n%s", R.err);
+    static const char tail[] =
+        "smokemorph: wrote 3 frames to smokemorph-out/frame_00001.png ... frame_00003.png\n"
+        "  make a video: ffmpeg -framerate 30 -i smokemorph-out/frame_%05d.png -c:v libx264 "
+        "-pix_fmt yuv420p smokemorph.mp4\n";
+    size_t le = strlen(R.err), lt = strlen(tail);
+    CHECK(le >= lt && strcmp(R.err + le - lt, tail) == 0,
+          "default GPU run: stderr does not end with where the frames went and the ffmpeg "
+          "command:\n%s", R.err);
+
+    /* frame 1 is the bundled start (256², no resampling); the last has moved */
+    char f1[800], f3[800], blob[PATH_MAX + 64];
+    snprintf(f1, sizeof f1, "%s/frame_00001.png", d);
+    snprintf(f3, sizeof f3, "%s/frame_00003.png", d);
+    snprintf(blob, sizeof blob, "%s/blob.png", targets_src);
+    Image *a1 = load_ch(f1, IMAGE_CHANNEL_A), *a3 = load_ch(f3, IMAGE_CHANNEL_A),
+          *s = load_ch(blob, IMAGE_CHANNEL_LUMA);
+    CHECK(a1 && a3 && s, "cannot load %s, %s or %s", f1, f3, blob);
+    if (a1 && a3 && s && a1->w == s->w && a1->h == s->h) {
+        float e = 0.0f, moved = 0.0f;
+        for (int k = 0; k < s->w * s->h; k++) {
+            e = fmaxf(e, fabsf(a1->px[k] - s->px[k]));
+            moved = fmaxf(moved, fabsf(a3->px[k] - a1->px[k]));
+        }
+        CHECK(e <= 1.0f / 255.0f, "default GPU run: frame 1 differs from blob.png by %g", e);
+        CHECK(moved >= 0.05f, "default GPU run: frame 3 is frame 1 (largest change %g)", moved);
+    }
+    image_free(a1);
+    image_free(a3);
+    image_free(s);
+}
+
 /* Whether headless GL here is Mesa's (llvmpipe in CI): the cases below
  * that bend GL through Mesa's environment or an address-space limit only
  * mean something there. Asked once, through --gl-info. */
@@ -1058,6 +1112,8 @@ int main(void)
     if (slash) *slash = '\0';
     snprintf(shaders_src, sizeof shaders_src, "%s/shaders", tree);
     if (!exists(shaders_src)) snprintf(shaders_src, sizeof shaders_src, "%s/../shaders", tree);
+    snprintf(targets_src, sizeof targets_src, "%s/targets", tree);
+    if (!exists(targets_src)) snprintf(targets_src, sizeof targets_src, "%s/../targets", tree);
 
     snprintf(tmp, sizeof tmp, "/tmp/test_cli.XXXXXX");
     if (!mkdtemp(tmp)) {
@@ -1085,6 +1141,7 @@ int main(void)
     RUN(test_frame_write_fails);
     RUN(test_grid_too_large_for_memory);
     RUN(test_rerun_same_dir);
+    RUN(test_default_gpu_run);
     RUN(test_no_gl);
     RUN(test_old_gl);
     RUN(test_out_of_memory);
