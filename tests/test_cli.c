@@ -802,6 +802,93 @@ static void test_gpu(void)
     check_nothing_written(__LINE__, "broken shader");
 }
 
+/* Every row of a metrics CSV as step,time,error,mass,max_div; the row
+ * count, or -1 without the header. */
+static int read_metrics_rows(const char *path, double (*row)[5], int max)
+{
+    char buf[16384];
+    read_file(path, buf, sizeof buf);
+    if (strncmp(buf, "step,time,error,mass,max_div\n", 29) != 0) return -1;
+    int n = 0;
+    for (char *p = strchr(buf, '\n'); p && p[1] && n < max; p = strchr(p + 1, '\n')) {
+        double *r = row[n];
+        if (sscanf(p + 1, "%lf,%lf,%lf,%lf,%lf", &r[0], &r[1], &r[2], &r[3], &r[4]) != 5) break;
+        n++;
+    }
+    return n;
+}
+
+/* The same run exported by both backends, with a colour, an output size
+ * that is neither the grid's nor square (wider: enlarged in x, shrunk in
+ * y) and metrics: every channel of every frame within 2/255, every
+ * metrics row at the same step and time with values within 1e-3
+ * relative. */
+static void test_gpu_vs_cpu_export(void)
+{
+    char gd[700], cd[700], gm[700], cm[700];
+    path_in(gd, sizeof gd, tmp, "gpu-export");
+    path_in(cd, sizeof cd, tmp, "cpu-export");
+    path_in(gm, sizeof gm, tmp, "gpu-metrics.csv");
+    path_in(cm, sizeof cm, tmp, "cpu-metrics.csv");
+#define EXPORT_RUN "--grid", "48", "--steps", "20", "--every", "5", "--color", "80c0ff", \
+                   "--size", "72x40"
+    reset_work();
+    run(EXPORT_RUN, "--frames", gd, "--metrics", gm, disc, square, NULL);
+    expect_ok(__LINE__, "gpu export");
+    reset_work();
+    run("--cpu", EXPORT_RUN, "--frames", cd, "--metrics", cm, disc, square, NULL);
+    expect_ok(__LINE__, "cpu export");
+#undef EXPORT_RUN
+    check_frames(__LINE__, gd, 5, 72, 40); /* steps 0, 5, 10, 15, 20 */
+    check_frames(__LINE__, cd, 5, 72, 40);
+
+    static const ImageChannel ch[4] = {IMAGE_CHANNEL_R, IMAGE_CHANNEL_G, IMAGE_CHANNEL_B,
+                                       IMAGE_CHANNEL_A};
+    static const float rgb[3] = {128.0f / 255.0f, 192.0f / 255.0f, 1.0f};
+    for (int k = 1; k <= 5; k++) {
+        char pg[800], pc[800];
+        snprintf(pg, sizeof pg, "%s/frame_%05d.png", gd, k);
+        snprintf(pc, sizeof pc, "%s/frame_%05d.png", cd, k);
+        for (int c = 0; c < 4; c++) {
+            Image *a = load_ch(pg, ch[c]), *b = load_ch(pc, ch[c]);
+            CHECK(a && b && a->w == b->w && a->h == b->h, "frame %d channel %d: cannot compare",
+                  k, c);
+            if (a && b && a->w == b->w && a->h == b->h) {
+                float e = 0.0f, off = 0.0f;
+                for (int i = 0; i < a->w * a->h; i++) {
+                    e = fmaxf(e, fabsf(a->px[i] - b->px[i]));
+                    if (c < 3) off = fmaxf(off, fabsf(a->px[i] - rgb[c]));
+                }
+                CHECK(e <= 2.0f / 255.0f + 1e-6f,
+                      "frame %d channel %c: GPU and CPU differ by %.1f/255", k, "RGBA"[c],
+                      e * 255.0f);
+                CHECK(off <= 0.5f / 255.0f, "frame %d channel %c: not the --color 80c0ff value "
+                      "(off by %.1f/255)", k, "RGBA"[c], off * 255.0f);
+                if (c == 3 && k == 5) CHECK(image_sum(a) > 1.0, "GPU frame %d has no smoke", k);
+            }
+            image_free(a);
+            image_free(b);
+        }
+    }
+
+    double rg[16][5], rc[16][5];
+    int ng = read_metrics_rows(gm, rg, 16), nc = read_metrics_rows(cm, rc, 16);
+    CHECK(ng == 5 && nc == 5, "metrics rows: GPU %d, CPU %d, expected 5 (-1: no header)", ng, nc);
+    static const char *const col[5] = {"step", "time", "error", "mass", "max_div"};
+    for (int r = 0; r < ng && r < nc; r++) {
+        CHECK(rg[r][0] == rc[r][0] && rg[r][0] == 5.0 * r, "metrics row %d: step %g on the GPU, "
+              "%g on the CPU", r, rg[r][0], rc[r][0]);
+        for (int c = 1; c < 5; c++) {
+            double a = rg[r][c], b = rc[r][c];
+            double tol = 1e-3 * fmax(fabs(a), fabs(b)) + 1e-9;
+            CHECK(isfinite(a) && fabs(a - b) <= tol, "metrics row %d (step %g): %s %.8g on the "
+                  "GPU, %.8g on the CPU", r, rc[r][0], col[c], a, b);
+        }
+    }
+    CHECK(ng == 5 && rg[4][4] > 0.0 && rg[4][2] < rg[0][2],
+          "GPU metrics: no divergence measured or the error did not fall");
+}
+
 /* The plain default run on the GPU: no images, no display, so the bundled
  * blob -> star at the default 256² grid, headless, frames every 10 steps
  * into ./smokemorph-out/, and two lines saying where they went and how to
@@ -1137,6 +1224,7 @@ int main(void)
     RUN(test_default_targets);
     RUN(test_gpu);
     RUN(test_gpu_vs_cpu);
+    RUN(test_gpu_vs_cpu_export);
     RUN(test_interrupt);
     RUN(test_frame_write_fails);
     RUN(test_grid_too_large_for_memory);
