@@ -292,7 +292,7 @@ void config_usage(FILE *out, const char *prog)
         "Run mode:\n"
         "  --cpu                 run the CPU reference solver instead of the GPU\n"
         "  --headless            no window: run --steps steps and write frames\n"
-        "  --gl-info             print the OpenGL renderer and version\n"
+        "  --gl-info             print the OpenGL path, renderer and version a run would use\n"
         "  --shader-dir DIR      load shaders from DIR (default: built-in search path)\n"
         "  --steps-per-frame N   simulation steps per displayed frame, 1..%d (default %d)\n"
         "  --keys STR            window: press these keys, one per frame, at the start\n"

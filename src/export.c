@@ -78,7 +78,7 @@ int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t 
     const Image *a = &src;
     if (ow != w || oh != h) {
         if (!(scaled = image_resample(&src, ow, oh))) {
-            snprintf(err, errlen, "cannot resample a frame to %dx%d", ow, oh);
+            snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
             return -1;
         }
         a = scaled;

@@ -238,8 +238,9 @@ static int finish_gl_init(char *err, size_t errlen)
 /* ---- headless: EGL ------------------------------------------------------ */
 
 /* Initialise dpy and make a 4.3 (else 3.3) core context current on it with
- * no surface. On failure dpy is terminated and why says what went wrong. */
-static EGLContext egl_context_on(EGLDisplay dpy, char *why, size_t whylen)
+ * no surface. On failure dpy is terminated, why says what went wrong and
+ * *too_old is set when the driver refused the 3.3 core context itself. */
+static EGLContext egl_context_on(EGLDisplay dpy, char *why, size_t whylen, bool *too_old)
 {
     EGLint emaj = 0, emin = 0;
     if (!eglInitialize(dpy, &emaj, &emin)) {
@@ -287,7 +288,8 @@ static EGLContext egl_context_on(EGLDisplay dpy, char *why, size_t whylen)
         if (ctx == EGL_NO_CONTEXT) last = eglGetError();
     }
     if (ctx == EGL_NO_CONTEXT) {
-        snprintf(why, whylen, "no OpenGL 3.3 core context (eglCreateContext: %s)", egl_error_name(last));
+        snprintf(why, whylen, "no 3.3 core context, eglCreateContext: %s", egl_error_name(last));
+        *too_old = true;
         goto undo_init;
     }
     if (!eglMakeCurrent(dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, ctx)) {
@@ -344,6 +346,7 @@ GlCtx *glctx_create_headless(char *err, size_t errlen)
     EGLDisplay dpy = EGL_NO_DISPLAY;
     EGLContext ctx = EGL_NO_CONTEXT;
     CtxKind kind = CTX_EGL_DEVICE;
+    bool too_old = false;
     /* pass 0: hardware devices, pass 1: Mesa surfaceless, pass 2: software devices */
     for (int pass = 0; pass < 3 && ctx == EGL_NO_CONTEXT; pass++) {
         if (pass == 1) {
@@ -357,7 +360,7 @@ GlCtx *glctx_create_headless(char *err, size_t errlen)
                        egl_error_name(eglGetError()));
                 continue;
             }
-            ctx = egl_context_on(dpy, why, sizeof why);
+            ctx = egl_context_on(dpy, why, sizeof why, &too_old);
             if (ctx == EGL_NO_CONTEXT)
                 append(tried, sizeof tried, "; EGL surfaceless (Mesa): %s", why);
             else
@@ -372,7 +375,7 @@ GlCtx *glctx_create_headless(char *err, size_t errlen)
                        software[i] ? " (software)" : "", egl_error_name(eglGetError()));
                 continue;
             }
-            ctx = egl_context_on(dpy, why, sizeof why);
+            ctx = egl_context_on(dpy, why, sizeof why, &too_old);
             if (ctx == EGL_NO_CONTEXT)
                 append(tried, sizeof tried, "; EGL device %d%s: %s", (int)i,
                        software[i] ? " (software)" : "", why);
@@ -381,7 +384,13 @@ GlCtx *glctx_create_headless(char *err, size_t errlen)
         }
     }
     if (ctx == EGL_NO_CONTEXT) {
-        snprintf(err, errlen, "glctx: no headless OpenGL context%s", tried);
+        /* one line: the problem first, then every way tried (tried starts "; ") */
+        if (!tried[0]) append(tried, sizeof tried, "; no EGL platform to try");
+        if (too_old)
+            snprintf(err, errlen, "glctx: OpenGL 3.3 or newer is needed, no headless driver here "
+                     "offers it (%s)", tried + 2);
+        else
+            snprintf(err, errlen, "glctx: no headless OpenGL context (%s)", tried + 2);
         return NULL;
     }
     if (tried[0]) log_debug("glctx", "headless context after failures%s", tried);
@@ -408,10 +417,23 @@ undo_egl:
 
 /* Xlib through dlopen: freeglut already needs libX11, and this keeps the
  * link line (and the Makefile) free of an x11 dependency of our own. */
+typedef int (*XErrorFn)(void *display, void *event);
 typedef struct {
     void *(*open_display)(const char *);
     int (*close_display)(void *);
+    XErrorFn (*set_error_handler)(XErrorFn); /* NULL: leave Xlib's handler */
+    int (*get_error_text)(void *, int, char *, int);
 } Xlib;
+
+/* The head of Xlib's XErrorEvent (unchanged since X11R1); only the codes
+ * are read. */
+typedef struct {
+    int type;
+    void *display;
+    unsigned long resourceid;
+    unsigned long serial;
+    unsigned char error_code, request_code, minor_code;
+} XErrorHead;
 
 static const Xlib *xlib(void)
 {
@@ -426,6 +448,9 @@ static const Xlib *xlib(void)
         }
         *(void **)&x.open_display = dlsym(lib, "XOpenDisplay");
         *(void **)&x.close_display = dlsym(lib, "XCloseDisplay");
+        *(void **)&x.set_error_handler = dlsym(lib, "XSetErrorHandler");
+        *(void **)&x.get_error_text = dlsym(lib, "XGetErrorText");
+        if (!x.get_error_text) x.set_error_handler = NULL;
         if (!x.open_display || !x.close_display) {
             x.open_display = NULL;
             dlclose(lib);
@@ -462,13 +487,36 @@ bool glctx_display_available(void)
     return true;
 }
 
+/* The first X error while the window and its context are made. Xlib's own
+ * handler prints five lines and exits; with this one the failing call
+ * returns, and freeglut reports it through glut_error in one line. */
+static char g_x_error[160];
+
+static int x_error_record(void *display, void *event)
+{
+    const XErrorHead *e = event;
+    if (!g_x_error[0]) {
+        char text[96] = "";
+        xlib()->get_error_text(display, e->error_code, text, (int)sizeof text);
+        snprintf(g_x_error, sizeof g_x_error, "; X error %s (request %d.%d)", text[0] ? text : "?",
+                 e->request_code, e->minor_code);
+    }
+    return 0;
+}
+
 /* freeglut's default error handler prints and exits; keep the exit (its code
- * cannot continue after an error) but say it in the project's voice. */
+ * cannot continue after an error) but say it in the project's voice, in one
+ * line. A context freeglut cannot create is the window's "no OpenGL 3.3":
+ * say so, and the ways around it (the X server's GLX may be older than the
+ * GPU's EGL, as over ssh -X). */
 static void glut_error(const char *fmt, va_list ap)
 {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    die("glctx", "freeglut: %s", msg);
+    if (strncmp(msg, "Unable to create OpenGL", 23) == 0)
+        die("glctx", "OpenGL 3.3 or newer is needed, the display offers no 3.3 core context "
+            "(freeglut: %s%s); --headless runs without a window, --cpu without a GPU", msg, g_x_error);
+    die("glctx", "freeglut: %s%s", msg, g_x_error);
 }
 
 static void glut_warning(const char *fmt, va_list ap)
@@ -522,17 +570,22 @@ GlCtx *glctx_create_window(int *argc, char **argv, int w, int h, const char *tit
     glutInitContextProfile(GLUT_CORE_PROFILE);
     glutInitContextFlags(GLUT_FORWARD_COMPATIBLE | (debug_requested() ? GLUT_DEBUG : 0));
     glutInitWindowSize(w, h);
+    g_x_error[0] = '\0';
+    XErrorFn xlib_handler = x->set_error_handler ? x->set_error_handler(x_error_record) : NULL;
     gc->win = glutCreateWindow(title ? title : "smokemorph");
     if (gc->win <= 0) {
-        snprintf(err, errlen, "glctx: cannot create a %dx%d window", w, h);
-        goto undo_glut;
+        snprintf(err, errlen, "glctx: cannot create a %dx%d window%s", w, h, g_x_error);
+        goto undo_handler;
     }
     if (finish_gl_init(err, errlen) != 0) goto undo_win;
+    if (x->set_error_handler) x->set_error_handler(xlib_handler);
+    if (g_x_error[0]) log_debug("glctx", "while making the window%s", g_x_error);
     return gc;
 
 undo_win:
     glutDestroyWindow(gc->win);
-undo_glut:
+undo_handler:
+    if (x->set_error_handler) x->set_error_handler(xlib_handler);
     glutExit();
     g_glut_initialised = false;
     free(gc);

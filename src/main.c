@@ -206,15 +206,21 @@ int main(int argc, char **argv)
     if (r > 0) return 0;
     log_set_level(c.verbosity == 0 ? LOG_ERROR : (c.verbosity >= 2 ? LOG_DEBUG : LOG_INFO));
 
-    /* GL first when asked for information only */
-    bool window = !c.cpu && !c.headless && !c.gl_info && glctx_display_available();
+    /* GL first. A window when a display is there and neither --cpu nor
+     * --headless says otherwise; --gl-info reports the path a run with the
+     * same options takes, so it decides the same way. */
+    bool window = !c.cpu && !c.headless && glctx_display_available();
     GlCtx *ctx = NULL;
     if (c.gl_info || !c.cpu) {
         ctx = window ? glctx_create_window(&argc, argv, c.win_w, c.win_h, "smokemorph", err, sizeof err)
                      : glctx_create_headless(err, sizeof err);
         if (!ctx) {
-            fprintf(stderr, "%s\n", err);
-            if (!c.gl_info) fprintf(stderr, "smokemorph: no usable OpenGL; --cpu runs the morph without a GPU\n");
+            /* one line: glctx's reason, and for a run the ways around it
+             * (a display's GLX can be older than the GPU's EGL, as over ssh -X) */
+            const char *hint = c.gl_info ? ""
+                               : window ? "; --headless runs without a window, --cpu without a GPU"
+                                        : "; --cpu runs the morph without a GPU";
+            fprintf(stderr, "%s%s\n", err, hint);
             return 1;
         }
         if (c.gl_info) {

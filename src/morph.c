@@ -43,8 +43,16 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
     } else {
         if (!(m->cpu = ref_create(w, h, p, err, errlen))) goto fail;
     }
-    if (load_state(m, start, target) < 0) {
+    double target_mass = 0.0;
+    for (size_t k = 0; k < n; k++) target_mass += target[k];
+    if (!(target_mass > 0.0)) {
         snprintf(err, errlen, "the target image is empty (all zero): nothing to morph to");
+        goto fail;
+    }
+    /* with a target, what fails here is memory: a read-back buffer, or the
+     * GL's own (whose GL error gl_check has already printed) */
+    if (load_state(m, start, target) < 0) {
+        snprintf(err, errlen, "out of memory loading the images into a %dx%d grid", w, h);
         goto fail;
     }
     return m;

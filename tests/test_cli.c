@@ -32,6 +32,7 @@ static char bin[PATH_MAX];
 static char tmp[256];  /* fixtures live here */
 static char work[512]; /* cwd of every child; emptied after each run */
 static char shaders_src[PATH_MAX + 32];
+static char targets_src[PATH_MAX + 32]; /* the bundled targets */
 
 typedef struct {
     int code;   /* exit status, or -1 */
@@ -156,6 +157,13 @@ static int count_lines(const char *s)
 /* ---------------------------------------------------------------------- */
 /* Running the binary                                                     */
 
+/* Also for the next run only (run_argv clears them): NAME=VALUE strings put
+ * in the child's environment, and an address-space limit in KiB applied
+ * the way a user types it, through `sh -c 'ulimit -v N && exec ...'`
+ * (g_next.res sets a limit in the child directly). */
+static const char *child_env[4];
+static const char *child_vlimit;
+
 /* Run the binary with the NULL-terminated arguments in cwd `work`; fills R. */
 static void run_argv(char **args)
 {
@@ -190,6 +198,21 @@ static void run_argv(char **args)
             if (setrlimit(g_next.res, &rl) < 0) _exit(126);
             signal(SIGXFSZ, SIG_IGN); /* a too-large file is then an error, not a kill */
         }
+        for (int k = 0; k < 4 && child_env[k]; k++) putenv((char *)child_env[k]);
+        if (child_vlimit) {
+            /* sh -c SCRIPT BIN ARGS...: $0 is the binary, "$@" its arguments */
+            char script[64];
+            snprintf(script, sizeof script, "ulimit -v %s && exec \"$0\" \"$@\"", child_vlimit);
+            char *shargv[MAXARGS + 5];
+            int n = 0;
+            shargv[n++] = "sh";
+            shargv[n++] = "-c";
+            shargv[n++] = script;
+            for (int k = 0; argv[k]; k++) shargv[n++] = argv[k];
+            shargv[n] = NULL;
+            execv("/bin/sh", shargv);
+            _exit(127);
+        }
         execv(bin, argv);
         _exit(127);
     }
@@ -201,6 +224,8 @@ static void run_argv(char **args)
     }
     g_next.res = -1;
     g_next.kill_ms = 0;
+    memset(child_env, 0, sizeof child_env);
+    child_vlimit = NULL;
     int st = 0;
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
     }
@@ -699,10 +724,19 @@ static void test_default_targets(void)
 static void test_gpu(void)
 {
     reset_work();
-    run("--gl-info", NULL);
-    expect_ok(__LINE__, "--gl-info");
-    CHECK(has(R.out, "renderer"), "--gl-info printed no renderer:\n%s", R.out);
-    CHECK(count_entries(work) == 0, "--gl-info wrote files");
+    /* no display: a run goes headless, with or without --headless, and
+     * --gl-info reports that path (test_window_cli: with a display) */
+    static const char *const gl_info_extra[] = {NULL, "--headless"};
+    for (int k = 0; k < 2; k++) {
+        reset_work();
+        run("--gl-info", gl_info_extra[k], NULL);
+        expect_ok(__LINE__, "--gl-info");
+        CHECK(strncmp(R.out, "path:     headless EGL", 22) == 0,
+              "--gl-info %s without a display: not the headless path:\n%s",
+              gl_info_extra[k] ? gl_info_extra[k] : "", R.out);
+        CHECK(has(R.out, "renderer"), "--gl-info printed no renderer:\n%s", R.out);
+        CHECK(count_entries(work) == 0, "--gl-info wrote files");
+    }
 
     reset_work();
     run("--grid", "32", "--steps", "6", "--every", "3", "--frames", "D", "--metrics", "M.csv",
@@ -766,6 +800,261 @@ static void test_gpu(void)
           "broken shader: first stderr line does not name jacobi.glsl:LINE: '%s'", first);
     CHECK(has(R.err, "error"), "broken shader: no 'error' in:\n%s", R.err);
     check_nothing_written(__LINE__, "broken shader");
+}
+
+/* Every row of a metrics CSV as step,time,error,mass,max_div; the row
+ * count, or -1 without the header. */
+static int read_metrics_rows(const char *path, double (*row)[5], int max)
+{
+    char buf[16384];
+    read_file(path, buf, sizeof buf);
+    if (strncmp(buf, "step,time,error,mass,max_div\n", 29) != 0) return -1;
+    int n = 0;
+    for (char *p = strchr(buf, '\n'); p && p[1] && n < max; p = strchr(p + 1, '\n')) {
+        double *r = row[n];
+        if (sscanf(p + 1, "%lf,%lf,%lf,%lf,%lf", &r[0], &r[1], &r[2], &r[3], &r[4]) != 5) break;
+        n++;
+    }
+    return n;
+}
+
+/* The same run exported by both backends, with a colour, an output size
+ * that is neither the grid's nor square (wider: enlarged in x, shrunk in
+ * y) and metrics: every channel of every frame within 2/255, every
+ * metrics row at the same step and time with values within 1e-3
+ * relative. */
+static void test_gpu_vs_cpu_export(void)
+{
+    char gd[700], cd[700], gm[700], cm[700];
+    path_in(gd, sizeof gd, tmp, "gpu-export");
+    path_in(cd, sizeof cd, tmp, "cpu-export");
+    path_in(gm, sizeof gm, tmp, "gpu-metrics.csv");
+    path_in(cm, sizeof cm, tmp, "cpu-metrics.csv");
+#define EXPORT_RUN "--grid", "48", "--steps", "20", "--every", "5", "--color", "80c0ff", \
+                   "--size", "72x40"
+    reset_work();
+    run(EXPORT_RUN, "--frames", gd, "--metrics", gm, disc, square, NULL);
+    expect_ok(__LINE__, "gpu export");
+    reset_work();
+    run("--cpu", EXPORT_RUN, "--frames", cd, "--metrics", cm, disc, square, NULL);
+    expect_ok(__LINE__, "cpu export");
+#undef EXPORT_RUN
+    check_frames(__LINE__, gd, 5, 72, 40); /* steps 0, 5, 10, 15, 20 */
+    check_frames(__LINE__, cd, 5, 72, 40);
+
+    static const ImageChannel ch[4] = {IMAGE_CHANNEL_R, IMAGE_CHANNEL_G, IMAGE_CHANNEL_B,
+                                       IMAGE_CHANNEL_A};
+    static const float rgb[3] = {128.0f / 255.0f, 192.0f / 255.0f, 1.0f};
+    for (int k = 1; k <= 5; k++) {
+        char pg[800], pc[800];
+        snprintf(pg, sizeof pg, "%s/frame_%05d.png", gd, k);
+        snprintf(pc, sizeof pc, "%s/frame_%05d.png", cd, k);
+        for (int c = 0; c < 4; c++) {
+            Image *a = load_ch(pg, ch[c]), *b = load_ch(pc, ch[c]);
+            CHECK(a && b && a->w == b->w && a->h == b->h, "frame %d channel %d: cannot compare",
+                  k, c);
+            if (a && b && a->w == b->w && a->h == b->h) {
+                float e = 0.0f, off = 0.0f;
+                for (int i = 0; i < a->w * a->h; i++) {
+                    e = fmaxf(e, fabsf(a->px[i] - b->px[i]));
+                    if (c < 3) off = fmaxf(off, fabsf(a->px[i] - rgb[c]));
+                }
+                CHECK(e <= 2.0f / 255.0f + 1e-6f,
+                      "frame %d channel %c: GPU and CPU differ by %.1f/255", k, "RGBA"[c],
+                      e * 255.0f);
+                CHECK(off <= 0.5f / 255.0f, "frame %d channel %c: not the --color 80c0ff value "
+                      "(off by %.1f/255)", k, "RGBA"[c], off * 255.0f);
+                if (c == 3 && k == 5) CHECK(image_sum(a) > 1.0, "GPU frame %d has no smoke", k);
+            }
+            image_free(a);
+            image_free(b);
+        }
+    }
+
+    double rg[16][5], rc[16][5];
+    int ng = read_metrics_rows(gm, rg, 16), nc = read_metrics_rows(cm, rc, 16);
+    CHECK(ng == 5 && nc == 5, "metrics rows: GPU %d, CPU %d, expected 5 (-1: no header)", ng, nc);
+    static const char *const col[5] = {"step", "time", "error", "mass", "max_div"};
+    for (int r = 0; r < ng && r < nc; r++) {
+        CHECK(rg[r][0] == rc[r][0] && rg[r][0] == 5.0 * r, "metrics row %d: step %g on the GPU, "
+              "%g on the CPU", r, rg[r][0], rc[r][0]);
+        for (int c = 1; c < 5; c++) {
+            double a = rg[r][c], b = rc[r][c];
+            double tol = 1e-3 * fmax(fabs(a), fabs(b)) + 1e-9;
+            CHECK(isfinite(a) && fabs(a - b) <= tol, "metrics row %d (step %g): %s %.8g on the "
+                  "GPU, %.8g on the CPU", r, rc[r][0], col[c], a, b);
+        }
+    }
+    CHECK(ng == 5 && rg[4][4] > 0.0 && rg[4][2] < rg[0][2],
+          "GPU metrics: no divergence measured or the error did not fall");
+}
+
+/* The plain default run on the GPU: no images, no display, so the bundled
+ * blob -> star at the default 256² grid, headless, frames every 10 steps
+ * into ./smokemorph-out/, and two lines saying where they went and how to
+ * make a video of them. --steps 20 only shortens the loop (main runs
+ * --steps steps, CONFIG_HEADLESS_STEPS when 0); everything else is the
+ * default run's path. */
+static void test_default_gpu_run(void)
+{
+    reset_work();
+    run("--steps", "20", NULL);
+    expect_ok(__LINE__, "default GPU run");
+    char d[700];
+    path_in(d, sizeof d, work, "smokemorph-out");
+    check_frames(__LINE__, d, 3, 256, 256); /* steps 0, 10, 20 */
+    CHECK(count_entries(work) == 1, "default GPU run left %d entries in cwd, expected only "
+          "smokemorph-out", count_entries(work));
+    CHECK(R.out[0] == '\0', "default GPU run printed on stdout: %s", R.out);
+
+    /* the GPU path, and the closing lines exactly as the README shows them */
+    static const char head[] = "smokemorph: GPU, 256x256 grid, 20 steps, frames to smokemorph-out\n";
+    CHECK(strncmp(R.err, head, sizeof head - 1) == 0,
+          "default GPU run: first line is not the GPU start line:\n%s", R.err);
+    static const char tail[] =
+        "smokemorph: wrote 3 frames to smokemorph-out/frame_00001.png ... frame_00003.png\n"
+        "  make a video: ffmpeg -framerate 30 -i smokemorph-out/frame_%05d.png -c:v libx264 "
+        "-pix_fmt yuv420p smokemorph.mp4\n";
+    size_t le = strlen(R.err), lt = strlen(tail);
+    CHECK(le >= lt && strcmp(R.err + le - lt, tail) == 0,
+          "default GPU run: stderr does not end with where the frames went and the ffmpeg "
+          "command:\n%s", R.err);
+
+    /* frame 1 is the bundled start (256², no resampling); the last has moved */
+    char f1[800], f3[800], blob[PATH_MAX + 64];
+    snprintf(f1, sizeof f1, "%s/frame_00001.png", d);
+    snprintf(f3, sizeof f3, "%s/frame_00003.png", d);
+    snprintf(blob, sizeof blob, "%s/blob.png", targets_src);
+    Image *a1 = load_ch(f1, IMAGE_CHANNEL_A), *a3 = load_ch(f3, IMAGE_CHANNEL_A),
+          *s = load_ch(blob, IMAGE_CHANNEL_LUMA);
+    CHECK(a1 && a3 && s, "cannot load %s, %s or %s", f1, f3, blob);
+    if (a1 && a3 && s && a1->w == s->w && a1->h == s->h) {
+        float e = 0.0f, moved = 0.0f;
+        for (int k = 0; k < s->w * s->h; k++) {
+            e = fmaxf(e, fabsf(a1->px[k] - s->px[k]));
+            moved = fmaxf(moved, fabsf(a3->px[k] - a1->px[k]));
+        }
+        CHECK(e <= 1.0f / 255.0f, "default GPU run: frame 1 differs from blob.png by %g", e);
+        CHECK(moved >= 0.05f, "default GPU run: frame 3 is frame 1 (largest change %g)", moved);
+    }
+    image_free(a1);
+    image_free(a3);
+    image_free(s);
+}
+
+/* Whether headless GL here is Mesa's (llvmpipe in CI): the cases below
+ * that bend GL through Mesa's environment or an address-space limit only
+ * mean something there. Asked once, through --gl-info. */
+static bool gl_is_mesa(void)
+{
+    static int known = -1;
+    if (known < 0) {
+        reset_work();
+        run("--gl-info", "--headless", NULL);
+        known = R.code == 0 && strstr(R.out, "Mesa") != NULL;
+        if (!known) printf("SKIP GL here is not Mesa's: %s", R.out[0] ? R.out : R.err);
+    }
+    return known == 1;
+}
+
+/* No GL at all (glvnd finds no EGL vendor): one line naming the problem and
+ * the way out (--cpu), exit 1, nothing written; the plain default run too. */
+static void test_no_gl(void)
+{
+    static const char *no_egl = "__EGL_VENDOR_LIBRARY_FILENAMES=/nonexistent.json";
+    reset_work();
+    child_env[0] = no_egl;
+    run(SMALL, FM, disc, square, NULL);
+    expect_fail(__LINE__, "no GL", 1, "glctx:", "no headless OpenGL context", "--cpu", NULL);
+
+    reset_work();
+    child_env[0] = no_egl;
+    run(NULL);
+    expect_fail(__LINE__, "no GL, default run", 1, "no headless OpenGL context", "--cpu", NULL);
+
+    /* --gl-info says what is wrong and no more: it asked about GL, not a run */
+    reset_work();
+    child_env[0] = no_egl;
+    run("--gl-info", NULL);
+    expect_fail(__LINE__, "no GL, --gl-info", 1, "glctx:", "no headless OpenGL context", NULL);
+    CHECK(!has(R.err, "--cpu"), "--gl-info without GL suggests --cpu: %s", R.err);
+
+    /* --cpu needs no GL */
+    reset_work();
+    child_env[0] = no_egl;
+    run("--cpu", SMALL, "--frames", "F", disc, square, NULL);
+    expect_ok(__LINE__, "no GL, --cpu");
+}
+
+/* GL older than 3.3 (Mesa capped at 3.0): one line saying 3.3 is needed,
+ * exit 1, no frames, no metrics. */
+static void test_old_gl(void)
+{
+    if (!gl_is_mesa()) return;
+    reset_work();
+    child_env[0] = "MESA_GL_VERSION_OVERRIDE=3.0";
+    run("--headless", SMALL, FM, disc, square, NULL);
+    expect_fail(__LINE__, "GL 3.0", 1, "glctx:", "OpenGL 3.3 or newer is needed", "--cpu", NULL);
+}
+
+/* Whether a run under an address-space limit means anything here: Mesa's
+ * GL, and no AddressSanitizer (its shadow memory alone is terabytes of
+ * address space; make test-asan builds this test and the binary alike). */
+#if defined(__SANITIZE_ADDRESS__)
+#define ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASAN_BUILD 1
+#endif
+#endif
+static bool vlimit_meaningful(const char *test)
+{
+#ifdef ASAN_BUILD
+    printf("SKIP %s: an address-space limit under AddressSanitizer\n", test);
+    return false;
+#else
+    (void)test;
+    return gl_is_mesa();
+#endif
+}
+
+/* Out of memory at start-up: a 4096² grid under `ulimit -v 1200000` (a
+ * quarter of what its fields need; llvmpipe's textures are address space;
+ * two render threads, so the limit means the same on any machine; --steps
+ * 1 bounds the run should the limit ever fit): one line naming memory,
+ * exit 1, no frames directory, no metrics file, no temporary. (A 2048²
+ * grid at this limit gets its fields and fails a read-back buffer while
+ * the images go in, once reported as "the target image is empty"; but
+ * 1.25 GB already runs it, too close to test.) */
+static void test_out_of_memory(void)
+{
+    if (!vlimit_meaningful("test_out_of_memory")) return;
+    reset_work();
+    child_env[0] = "LP_NUM_THREADS=2";
+    child_vlimit = "1200000";
+    run("--headless", "--grid", "4096", "--steps", "1", FM, disc, square, NULL);
+    expect_fail(__LINE__, "out of memory at 4096x4096", 1, "out of", "memory", NULL);
+    CHECK(!has(R.err, "empty"), "out of memory reported as an empty image: %s", R.err);
+}
+
+/* Out of memory for a frame (8192² RGBA floats under a 1.2 GB limit), after
+ * the run has begun: the start line and one error line, exit 1, the frames
+ * directory empty (no half frame, no temporary), no metrics file. */
+static void test_out_of_memory_frame(void)
+{
+    if (!vlimit_meaningful("test_out_of_memory_frame")) return;
+    reset_work();
+    child_env[0] = "LP_NUM_THREADS=2";
+    child_vlimit = "1200000";
+    run("--headless", SMALL, "--size", "8192x8192", FM, disc, square, NULL);
+    CHECK(R.signal == 0 && R.code == 1, "frame out of memory: exit %d signal %d; stderr:\n%s",
+          R.code, R.signal, R.err);
+    const char *second = strchr(R.err, '\n');
+    CHECK(count_lines(R.err) == 2 && strncmp(R.err, "smokemorph: GPU, 32x32 grid", 27) == 0 &&
+              second && strncmp(second + 1, "export: out of memory", 21) == 0 &&
+              has(second, "8192x8192"),
+          "frame out of memory: expected the start line and one export line:\n%s", R.err);
+    check_nothing_written(__LINE__, "frame out of memory");
 }
 
 /* GPU and CPU frames of the same run agree to 2/255 in alpha. */
@@ -927,6 +1216,8 @@ int main(void)
     if (slash) *slash = '\0';
     snprintf(shaders_src, sizeof shaders_src, "%s/shaders", tree);
     if (!exists(shaders_src)) snprintf(shaders_src, sizeof shaders_src, "%s/../shaders", tree);
+    snprintf(targets_src, sizeof targets_src, "%s/targets", tree);
+    if (!exists(targets_src)) snprintf(targets_src, sizeof targets_src, "%s/../targets", tree);
 
     snprintf(tmp, sizeof tmp, "/tmp/test_cli.XXXXXX");
     if (!mkdtemp(tmp)) {
@@ -950,10 +1241,16 @@ int main(void)
     RUN(test_default_targets);
     RUN(test_gpu);
     RUN(test_gpu_vs_cpu);
+    RUN(test_gpu_vs_cpu_export);
     RUN(test_interrupt);
     RUN(test_frame_write_fails);
     RUN(test_grid_too_large_for_memory);
     RUN(test_rerun_same_dir);
+    RUN(test_default_gpu_run);
+    RUN(test_no_gl);
+    RUN(test_old_gl);
+    RUN(test_out_of_memory);
+    RUN(test_out_of_memory_frame);
     rm_rf(tmp);
     return check_done();
 }
