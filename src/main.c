@@ -73,9 +73,8 @@ typedef struct {
     float *rho;
 } Outputs;
 
-/* Write what is due at this step: a frame and a metrics row. One read-back
- * of the density serves the frame, the error and the mass; the velocity is
- * read back only for the metrics' max_div. */
+/* Write what is due at this step: a frame and a metrics row, from one
+ * read-back (the frame, the error, the mass and, for metrics, max|∇·u|). */
 static int write_outputs(Outputs *o, Morph *m, const Config *c, double *err_out)
 {
     char err[512];

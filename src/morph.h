@@ -30,8 +30,8 @@ int morph_height(const Morph *m);
 
 int morph_read_density(Morph *m, float *rho);
 int morph_metrics(Morph *m, double *mass, double *error, double *max_div);
-/* Density (rho may be NULL), mass and error from one read-back; max_div
- * non-NULL reads the velocity as well. */
+/* Density (rho may be NULL), mass, error and (max_div non-NULL) max|∇·u|:
+ * on the GPU from one read-back. */
 int morph_observe(Morph *m, float *rho, double *mass, double *error, double *max_div);
 
 /* Back to the start image, zero velocity, the original target. */

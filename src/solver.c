@@ -18,7 +18,7 @@ enum {
     SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
-    SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_COUNT
+    SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_COUNT
 };
 /* The fields of the two Jacobi solves (divergence, pressure, every multigrid
  * level; the gathering's e and D) are packed 2x2 cells to an RGBA texel
@@ -27,7 +27,7 @@ static const char *const shader_files[SH_COUNT] = {
     "downsample.glsl", "blur.glsl", "target_blur.glsl", "set_target.glsl", "force.glsl",
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
-    "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl",
+    "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl",
 };
 
 /* timestamp marks within one step, for solver_times() */
@@ -487,39 +487,35 @@ int solver_read_velocity(Solver *s, float *u, float *v)
 
 int solver_observe(Solver *s, float *rho, double *mass, double *error, double *max_div)
 {
-    int w = s->w, h = s->h;
-    size_t n = (size_t)w * h;
-    float *d = alloc_cells(s, 4), *v = NULL;
+    size_t n = (size_t)s->w * s->h;
+    float *d = alloc_cells(s, 4);
     int rc = -1;
-    if (!d || field_read(s->dens.read, d) < 0) goto done;
-    double m = 0.0, e = 0.0, t = 0.0;
+    if (!d) goto done;
+    /* With max|∇·u| wanted, one pass gathers ρ, ρ* and |∇·u| into the
+     * ratio field (free between steps): still one read-back. */
+    const Field *src = s->dens.read;
+    if (max_div) {
+        Shader *sh = use(s, SH_OBSERVE);
+        shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+        shader_set_texture(sh, "u_vel", 1, field_texture(s->vel.read));
+        pass_draw(s->ratio);
+        src = s->ratio;
+    }
+    if (field_read(src, d) < 0) goto done;
+    double m = 0.0, e = 0.0, t = 0.0, md = 0.0;
     for (size_t k = 0; k < n; k++) {
         if (rho) rho[k] = d[4 * k];
         m += d[4 * k];
         e += fabs((double)d[4 * k] - d[4 * k + 1]);
         t += d[4 * k + 1];
+        if (max_div && d[4 * k + 2] > md) md = d[4 * k + 2];
     }
     if (mass) *mass = m;
     if (error) *error = t > 0.0 ? e / t : 0.0;
-    if (max_div) {
-        /* the velocity only when the divergence is wanted: a second read-back */
-        if (!(v = alloc_cells(s, 4)) || field_read(s->vel.read, v) < 0) goto done;
-        double md = 0.0;
-        float inv_h = 1.0f / s->cell;
-        for (int j = 0; j < h; j++)
-            for (int i = 0; i < w; i++) {
-                size_t k = (size_t)j * w + i;
-                float ul = i > 0 ? v[4 * k] : 0.0f, ur = i + 1 < w ? v[4 * (k + 1)] : 0.0f;
-                float vb = j > 0 ? v[4 * k + 1] : 0.0f, vt = j + 1 < h ? v[4 * (k + w) + 1] : 0.0f;
-                double dv = fabs((ur - ul + vt - vb) * inv_h);
-                if (dv > md) md = dv;
-            }
-        *max_div = md;
-    }
+    if (max_div) *max_div = md;
     rc = 0;
 done:
     free(d);
-    free(v);
     return rc;
 }
 

@@ -49,11 +49,11 @@ int solver_read_density(Solver *s, float *rho);
 int solver_read_fields(Solver *s, float *rho, float *tgt, float *tgt_blur);
 int solver_read_velocity(Solver *s, float *u, float *v);
 
-/* What export needs from one read-back of the density texture: ρ (rho may
- * be NULL), Σρ and Σ|ρ−ρ*|/Σρ*; the velocity is read too only when max_div
- * is wanted (non-NULL). */
+/* What export needs, from one read-back: ρ (rho may be NULL), Σρ,
+ * Σ|ρ−ρ*|/Σρ*, and max|∇·u| when max_div is non-NULL (then a pass first
+ * gathers ρ, ρ* and |∇·u| into one texture). */
 int solver_observe(Solver *s, float *rho, double *mass, double *error, double *max_div);
-/* All three metrics (density and velocity read back). */
+/* All three metrics (one read-back). */
 int solver_metrics(Solver *s, double *mass, double *error, double *max_div);
 
 /* GL texture names for drawing (density RGBA: ρ, ρ*, ρ̃*; velocity RG). */

@@ -259,6 +259,13 @@ static void whole_steps(const SolverParams *pp, const char *what)
     printf("  20 steps (%s): density %.2e, u %.2e, v %.2e, blurred target %.2e\n", what, ed, eu, ev, etb);
     CHECK(ed <= TOL, "20 steps (%s): density rel L2 %.3g", what, ed);
     CHECK(eu <= TOL && ev <= TOL, "20 steps (%s): velocity rel L2 %.3g %.3g", what, eu, ev);
+    /* the metrics of an exported frame, from the GPU's one read-back */
+    double gm = 0, ge = 0, gd = 0, rm = ref_mass(r), re = ref_error(r), rd = ref_max_div(r);
+    CHECK(solver_observe(s, g, &gm, &ge, &gd) == 0, "solver_observe");
+    CHECK(rel_l2(g, ref_density(r), n, 1, 1) <= TOL, "20 steps (%s): observed density", what);
+    CHECK(fabs(gm - rm) <= 1e-5 * rm && fabs(ge - re) <= 1e-4 * re && fabs(gd - rd) <= 1e-3 * rd,
+          "20 steps (%s): GPU metrics mass %.7g error %.7g max_div %.7g, CPU %.7g %.7g %.7g", what,
+          gm, ge, gd, rm, re, rd);
 done:
     ref_free(r);
     solver_free(s);

@@ -1,0 +1,17 @@
+// observe: what an exported frame's metrics need, in one texture, so one
+// read-back serves the frame, the error, the mass and max|∇·u|:
+// .r ρ, .g ρ*, .b |∇·u| of the staggered velocity (walls zero).
+#include "sim.glsl"
+
+uniform sampler2D u_dens;
+uniform sampler2D u_vel;
+out vec4 o_out;
+
+void main()
+{
+    ivec2 c = cell();
+    int i = c.x, j = c.y;
+    vec4 d = texelFetch(u_dens, c, 0);
+    float div = (Uf(u_vel, i + 1, j) - Uf(u_vel, i, j) + Vf(u_vel, i, j + 1) - Vf(u_vel, i, j)) / u_h;
+    o_out = vec4(d.r, d.g, abs(div), 0.0);
+}
