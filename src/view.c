@@ -107,6 +107,12 @@ static void draw(void)
     }
 }
 
+static void quit(int rc)
+{
+    V.rc = rc;
+    glutLeaveMainLoop();
+}
+
 static void update_title(bool force)
 {
     double now = export_now();
@@ -115,17 +121,15 @@ static void update_title(bool force)
     if (now > V.last_title) V.rate = (double)(steps - V.last_title_steps) / (now - V.last_title);
     V.last_title = now;
     V.last_title_steps = steps;
-    morph_observe(V.m, NULL, NULL, &V.error, NULL); /* one read-back a second */
+    if (morph_observe(V.m, NULL, NULL, &V.error, NULL) < 0) { /* one read-back a second */
+        log_error("view", "cannot read the density back from the GPU");
+        quit(1);
+        return;
+    }
     char title[256];
     snprintf(title, sizeof title, "smokemorph  step %ld  %.0f steps/s  error %.3f  [%s]%s  (h: keys)",
              steps, V.rate, V.error, mode_names[V.mode], V.paused ? "  paused" : "");
     glutSetWindowTitle(title);
-}
-
-static void quit(int rc)
-{
-    V.rc = rc;
-    glutLeaveMainLoop();
 }
 
 static void key(unsigned char k, int x, int y)
@@ -133,22 +137,32 @@ static void key(unsigned char k, int x, int y)
     (void)x;
     (void)y;
     SolverParams p = *morph_params(V.m);
+    int rc = 0;
     switch (k) {
     case ' ': V.paused = !V.paused; break;
     case 's': V.paused = true; V.single = true; break;
-    case 'r': morph_reset(V.m); upload_start(); break;
-    case 't': morph_swap(V.m); upload_start(); break;
-    case ']': p.vf *= 1.25f; morph_set_params(V.m, &p); log_info("view", "driving force vf = %g", p.vf); break;
-    case '[': p.vf /= 1.25f; morph_set_params(V.m, &p); log_info("view", "driving force vf = %g", p.vf); break;
+    case 'r': rc = morph_reset(V.m) < 0 || upload_start() < 0 ? -1 : 0; break;
+    case 't': rc = morph_swap(V.m) < 0 || upload_start() < 0 ? -1 : 0; break;
+    case ']':
+    case '[':
+        p.vf = k == ']' ? p.vf * 1.25f : p.vf / 1.25f;
+        rc = morph_set_params(V.m, &p);
+        log_info("view", "driving force vf = %g", p.vf);
+        break;
     case 'g':
         p.gather = !p.gather;
-        morph_set_params(V.m, &p);
+        rc = morph_set_params(V.m, &p);
         log_info("view", "gathering %s", p.gather ? "on" : "off");
         break;
     case 'v': V.mode = (V.mode + 1) % MODE_COUNT; break;
     case 'h': print_keys(); break;
     case 'q': case 27: quit(0); return;
     default: return;
+    }
+    if (rc < 0) { /* the GPU refused new fields: nothing sensible left to show */
+        log_error("view", "cannot apply the '%c' key on the GPU", k);
+        quit(1);
+        return;
     }
     update_title(true);
     glutPostRedisplay();
