@@ -12,6 +12,5 @@ void main()
     ivec2 c = cell();
     int i = c.x, j = c.y;
     vec4 d = texelFetch(u_dens, c, 0);
-    float div = (Uf(u_vel, i + 1, j) - Uf(u_vel, i, j) + Vf(u_vel, i, j + 1) - Vf(u_vel, i, j)) / u_h;
-    o_out = vec4(d.r, d.g, abs(div), 0.0);
+    o_out = vec4(d.r, d.g, abs(divergence_at(u_vel, i, j)), 0.0);
 }

@@ -22,6 +22,12 @@ float Vf(sampler2D vel, int i, int j)
     return (j <= 0 || j >= u_size.y) ? 0.0 : texelFetch(vel, ivec2(i, j), 0).g;
 }
 
+// ∇·u of cell (i, j): the net outflow through its four faces, over h.
+float divergence_at(sampler2D vel, int i, int j)
+{
+    return (Uf(vel, i + 1, j) - Uf(vel, i, j) + Vf(vel, i, j + 1) - Vf(vel, i, j)) / u_h;
+}
+
 // Bilinear sample of a coarse field (cw x ch = csize, coarsened by factor)
 // at a position in fine cell units (fine cell centres at i + 0.5).
 float sample_coarse(sampler2D t, int factor, ivec2 csize, vec2 p)
