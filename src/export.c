@@ -150,7 +150,8 @@ Metrics *metrics_open(const char *path, char *err, size_t errlen)
     if (!m || !(m->path = strdup(path))) goto oom;
     /* a directory would only fail at the rename, after the frames are written */
     struct stat st;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+    bool exists = stat(path, &st) == 0;
+    if (exists && S_ISDIR(st.st_mode)) {
         snprintf(err, errlen, "cannot write %s: is a directory", path);
         goto fail;
     }
@@ -160,7 +161,7 @@ Metrics *metrics_open(const char *path, char *err, size_t errlen)
      * replaces. */
     const char *final = path;
     char real[PATH_MAX];
-    bool special = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    bool special = exists && !S_ISREG(st.st_mode);
     if (!special && lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && realpath(path, real)) {
         free(m->path);
         if (!(m->path = strdup(real))) goto oom;

@@ -41,7 +41,8 @@ struct Solver {
     BlurSpec blur;
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
-    Field *div, *ratio, *scratch; /* ratio: positivity ratios; scratch: uploads */
+    Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
+                                   * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
     int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS]; /* level sizes in cells */
     FieldPair mgx[REF_MG_MAX_LEVELS]; /* level 0 is pres; all packed */
@@ -566,6 +567,7 @@ static size_t packed_index(int w, int i, int j)
 
 int solver_debug_upload(Solver *s, SolverField f, const float *data)
 {
+    if (f == SOLVER_FIELD_RATIO) return -1; /* an output only (.r of an RGBA field) */
     if (!is_packed(f)) return field_upload(field_of(s, f), data);
     size_t np = (size_t)packed(s->w) * packed(s->h) * 4;
     float *buf = calloc(np, sizeof(float));
@@ -579,14 +581,7 @@ int solver_debug_upload(Solver *s, SolverField f, const float *data)
 
 int solver_debug_read(Solver *s, SolverField f, float *out)
 {
-    if (f == SOLVER_FIELD_RATIO) { /* .r of the RGBA ratio-and-fluxes field */
-        size_t n = (size_t)s->w * s->h;
-        float *buf = malloc(n * 4 * sizeof(float));
-        int rc = buf ? field_read(s->ratio, buf) : -1;
-        for (size_t k = 0; rc == 0 && k < n; k++) out[k] = buf[4 * k];
-        free(buf);
-        return rc;
-    }
+    if (f == SOLVER_FIELD_RATIO) return read_channels(s, s->ratio, out, NULL, NULL);
     if (!is_packed(f)) return field_read(field_of(s, f), out);
     size_t np = (size_t)packed(s->w) * packed(s->h) * 4;
     float *buf = malloc(np * sizeof(float));

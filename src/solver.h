@@ -81,7 +81,7 @@ typedef enum {
     SOLVER_FIELD_DIVERGENCE,/* 1 float */
     SOLVER_FIELD_GATHER_E,  /* 1 float */
     SOLVER_FIELD_RHO_BLUR,  /* 1 float per coarse cell */
-    SOLVER_FIELD_RATIO      /* 1 float: the last positivity ratios */
+    SOLVER_FIELD_RATIO      /* 1 float: the last positivity ratios (read only) */
 } SolverField;
 
 int solver_debug_upload(Solver *s, SolverField f, const float *data);
