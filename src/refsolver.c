@@ -423,7 +423,7 @@ int ref_gather_iters(int w, int h, const SolverParams *p)
 
 int ref_advect_substeps(int w, int h, const SolverParams *p)
 {
-    float cfl = p->umax * p->dt / cell_size(w, h);
+    float cfl = 2.0f * p->umax * p->dt / cell_size(w, h); /* |c_x| + |c_y| at the clamp */
     int n = (int)ceilf(cfl / REF_ADVECT_CFL - 1e-4f);
     return n < 1 ? 1 : n;
 }

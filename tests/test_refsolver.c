@@ -844,7 +844,7 @@ static void test_advect_density(void)
     int w = 64;
     size_t n = (size_t)w * w;
     float hc = 1.0f / (float)w, umax = 0.25f;
-    float dt_sub = REF_ADVECT_CFL * hc / umax; /* largest substep allowed */
+    float dt_sub = 0.5f * REF_ADVECT_CFL * hc / umax; /* largest substep allowed */
     float *u = falloc(n), *v = falloc(n), *rho = falloc(n), *up = falloc(n), *vp = falloc(n);
 
     rng_seed(31337);
