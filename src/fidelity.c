@@ -1,0 +1,184 @@
+/* fidelity: morph-quality measures on plain density arrays. See fidelity.h. */
+#include "fidelity.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+double fidelity_error(const float *rho, const float *tgt, size_t n)
+{
+    double num = 0.0, den = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        num += fabs((double)rho[k] - (double)tgt[k]);
+        den += tgt[k];
+    }
+    return den > 0.0 ? num / den : NAN;
+}
+
+/* A breakpoint of the blend distance: |e − s·d| = w·|s − t|. */
+typedef struct {
+    double t, w;
+} Break;
+
+static int break_cmp(const void *a, const void *b)
+{
+    double x = ((const Break *)a)->t, y = ((const Break *)b)->t;
+    return (x > y) - (x < y);
+}
+
+/* Σ|ρ − ((1 − s)·start + s·tgt)|, in double. */
+static double blend_l1(const float *rho, const float *start, const float *tgt, size_t n, double s)
+{
+    double sum = 0.0;
+    for (size_t k = 0; k < n; k++)
+        sum += fabs((double)rho[k] - ((1.0 - s) * start[k] + s * (double)tgt[k]));
+    return sum;
+}
+
+/* f(s) = Σ_k |e_k − s·d_k| with e = ρ − start, d = tgt − start. Cells with
+ * d = 0 add a constant. The others add w·|s − t| with w = |d|, t = e/d. On
+ * [0, 1] a breakpoint t outside [0, 1] adds w·|s − clamp(t)| plus a constant,
+ * so clamping the breakpoints first leaves the minimiser alone; the minimiser
+ * of Σ w·|s − t| is then any weighted median, which lies in [0, 1]. */
+double fidelity_blend_distance(const float *rho, const float *start, const float *tgt, size_t n,
+                               double *s_best)
+{
+    double den = 0.0;
+    for (size_t k = 0; k < n; k++) den += tgt[k];
+    if (!(den > 0.0)) return NAN;
+    Break *b = malloc((n ? n : 1) * sizeof *b);
+    if (!b) return NAN;
+    size_t m = 0;
+    double wsum = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        double d = (double)tgt[k] - (double)start[k];
+        if (d == 0.0) continue;
+        double t = ((double)rho[k] - (double)start[k]) / d;
+        b[m].t = t < 0.0 ? 0.0 : (t > 1.0 ? 1.0 : t);
+        b[m].w = fabs(d);
+        wsum += b[m].w;
+        m++;
+    }
+    double s = 0.0;
+    if (m > 0) {
+        qsort(b, m, sizeof *b, break_cmp);
+        /* the first breakpoint where the weight to its left reaches half */
+        double acc = 0.0;
+        for (size_t k = 0; k < m; k++) {
+            acc += b[k].w;
+            if (acc >= 0.5 * wsum) {
+                s = b[k].t;
+                break;
+            }
+        }
+    }
+    free(b);
+    double best = blend_l1(rho, start, tgt, n, s);
+    /* guard against rounding in the median's choice: the ends are candidates too */
+    for (int e = 0; e < 2; e++) {
+        double v = blend_l1(rho, start, tgt, n, (double)e);
+        if (v < best) {
+            best = v;
+            s = (double)e;
+        }
+    }
+    if (s_best) *s_best = s;
+    return best / den;
+}
+
+double fidelity_stripes(const float *rho, int w, int h)
+{
+    if (w < 3 || h < 3) return 0.0;
+    double mass = 0.0;
+    for (size_t k = 0; k < (size_t)w * (size_t)h; k++) mass += rho[k];
+    double mean = mass / ((double)w * (double)h);
+    if (!(mean > 0.0)) return 0.0;
+    double sum = 0.0;
+    for (int j = 1; j < h - 1; j++) {
+        const float *up = rho + (size_t)(j - 1) * w, *row = rho + (size_t)j * w,
+                    *dn = rho + (size_t)(j + 1) * w;
+        for (int i = 1; i < w - 1; i++) {
+            double c2 = 2.0 * row[i];
+            sum += fabs((double)dn[i + 1] - c2 + up[i - 1]) + fabs((double)up[i + 1] - c2 + dn[i - 1]);
+        }
+    }
+    double interior = (double)(w - 2) * (double)(h - 2);
+    return sum / interior / mean;
+}
+
+double fidelity_stripe_ratio(double stripes, double stripes_start)
+{
+    if (stripes_start > 0.0) return stripes / stripes_start;
+    return stripes > 0.0 ? INFINITY : 1.0;
+}
+
+/* Area-average src (sw x sh) down to dst (dw x dh, dw <= sw, dh <= sh): each
+ * destination cell is the box-overlap weighted mean of the source cells it
+ * covers, in coordinates where both grids span [0, 1] on each axis. Done as
+ * two 1-D passes (x, then y). Returns 0 or -1 (no memory). */
+static int area_average(const float *src, int sw, int sh, double *dst, int dw, int dh)
+{
+    double *tmp = calloc((size_t)dw * (size_t)sh, sizeof *tmp);
+    if (!tmp) return -1;
+    /* x: destination cell X covers source [X·sw/dw, (X+1)·sw/dw) */
+    for (int X = 0; X < dw; X++) {
+        double a = (double)X * sw / dw, b = (double)(X + 1) * sw / dw;
+        int i0 = (int)floor(a), i1 = (int)ceil(b);
+        if (i1 > sw) i1 = sw;
+        for (int i = i0; i < i1; i++) {
+            double lo = a > i ? a : i, hi = b < i + 1 ? b : i + 1;
+            double wgt = (hi - lo) / (b - a);
+            if (wgt <= 0.0) continue;
+            for (int j = 0; j < sh; j++) tmp[(size_t)j * dw + X] += wgt * src[(size_t)j * sw + i];
+        }
+    }
+    for (size_t k = 0; k < (size_t)dw * (size_t)dh; k++) dst[k] = 0.0;
+    for (int Y = 0; Y < dh; Y++) {
+        double a = (double)Y * sh / dh, b = (double)(Y + 1) * sh / dh;
+        int j0 = (int)floor(a), j1 = (int)ceil(b);
+        if (j1 > sh) j1 = sh;
+        for (int j = j0; j < j1; j++) {
+            double lo = a > j ? a : j, hi = b < j + 1 ? b : j + 1;
+            double wgt = (hi - lo) / (b - a);
+            if (wgt <= 0.0) continue;
+            for (int X = 0; X < dw; X++) dst[(size_t)Y * dw + X] += wgt * tmp[(size_t)j * dw + X];
+        }
+    }
+    free(tmp);
+    return 0;
+}
+
+double fidelity_distance_resampled(const float *a, int aw, int ah, const float *b, int bw, int bh)
+{
+    if (aw <= 0 || ah <= 0 || bw <= 0 || bh <= 0) return NAN;
+    if ((long long)aw * bh != (long long)ah * bw) return NAN;
+    /* make a the finer one */
+    if ((long long)aw * ah < (long long)bw * bh) {
+        const float *t = a;
+        a = b;
+        b = t;
+        int tw = aw, th = ah;
+        aw = bw;
+        ah = bh;
+        bw = tw;
+        bh = th;
+    }
+    size_t n = (size_t)bw * (size_t)bh;
+    double *ad = malloc(n * sizeof *ad);
+    if (!ad) return NAN;
+    if (area_average(a, aw, ah, ad, bw, bh) < 0) {
+        free(ad);
+        return NAN;
+    }
+    double ma = 0.0, mb = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        ma += ad[k];
+        mb += b[k];
+    }
+    double d = NAN;
+    if (ma > 0.0 && mb > 0.0) {
+        d = 0.0;
+        for (size_t k = 0; k < n; k++) d += fabs(ad[k] / ma - (double)b[k] / mb);
+    }
+    free(ad);
+    return d;
+}

@@ -1,0 +1,65 @@
+/* fidelity: how close, how smoke-like and how smooth a morph is, measured on
+ * plain density arrays (W*H floats, row-major, row 0 at the top). Pure
+ * functions; never touches GL, freeglut or libpng. tools/fidelity runs the
+ * suite of pairs and prints these numbers; docs/FIDELITY.md explains them.
+ *
+ *   double e  = fidelity_error(rho, tgt, n);                 // Σ|ρ−ρ*| / Σρ*
+ *   double s;
+ *   double bd = fidelity_blend_distance(rho, start, tgt, n, &s);
+ *   double r  = fidelity_stripe_ratio(fidelity_stripes(rho, w, h),
+ *                                     fidelity_stripes(start, w, h));
+ *   double d  = fidelity_distance_resampled(rho128, 128, 128, rho512, 512, 512);
+ *
+ * Sums are taken in double. A measure that is undefined for its input (an
+ * empty target, mismatched aspects, no memory) returns NaN.
+ */
+#ifndef SMOKEMORPH_FIDELITY_H
+#define SMOKEMORPH_FIDELITY_H
+
+#include <stddef.h>
+
+/* The morph's error: Σ|ρ − ρ*| / Σρ* over n cells (normalised L1; 0 is a
+ * perfect match, 1 is e.g. all the smoke where the target has none, when
+ * both hold the same mass). NaN when Σρ* <= 0. */
+double fidelity_error(const float *rho, const float *tgt, size_t n);
+
+/* The blend distance: how far ρ is from every linear cross-fade of start and
+ * target,
+ *     min over s in [0, 1] of  Σ|ρ − ((1 − s)·start + s·tgt)| / Σtgt.
+ * A morph that only cross-fades reads 0 (at its blend weight s); smoke that
+ * has moved reads well above 0. The sum is convex and piecewise linear in s,
+ * with a breakpoint per cell where start ≠ tgt, so the minimum is exact: the
+ * weighted median of the breakpoints (weights |tgt − start|), clamped to
+ * [0, 1]. s_best (may be NULL) receives the minimising s. Pass the target at
+ * the start's mass (as the morph uses it). NaN when Σtgt <= 0 or out of
+ * memory. */
+double fidelity_blend_distance(const float *rho, const float *start, const float *tgt, size_t n,
+                               double *s_best);
+
+/* The stripe measure: high-frequency content along both diagonals,
+ *     mean over interior cells (0 < i < w−1, 0 < j < h−1) of
+ *         |ρ(i+1,j+1) − 2ρ(i,j) + ρ(i−1,j−1)| + |ρ(i+1,j−1) − 2ρ(i,j) + ρ(i−1,j+1)|
+ *     divided by the mean density over all cells,
+ * so it does not depend on the density scale (stripes(c·ρ) = stripes(ρ)).
+ * Constant and linear fields read 0; a smooth soft-edged shape reads little,
+ * and less on a finer grid; diagonal stripes a few cells apart read O(1) and
+ * more (stripes of period 4 cells along i+j, 0 and 1, read exactly 4). Its
+ * blind spot: the one-cell checkerboard (−1)^(i+j) has equal diagonal
+ * neighbours and reads 0. 0 for a grid with a side < 3 or a zero field. */
+double fidelity_stripes(const float *rho, int w, int h);
+
+/* stripes / stripes_start: how much a frame's stripes exceed the start's
+ * (1 = no more than the start image). When stripes_start <= 0: 1 if
+ * stripes <= 0 too, else +infinity. */
+double fidelity_stripe_ratio(double stripes, double stripes_start);
+
+/* The distance between two densities of the same aspect on different grids
+ * (e.g. the same morph run at 128² and 512²): the finer one is area-averaged
+ * down to the coarser grid (exact box overlaps, so any size ratio works),
+ * each is normalised to unit mass, and the result is Σ|â − b̂| over the
+ * coarse grid, in [0, 2] (0: the same picture, 2: no overlap at all). Equal
+ * sizes compare directly. NaN when the aspects differ (aw·bh ≠ ah·bw), a
+ * field has no mass, or out of memory. */
+double fidelity_distance_resampled(const float *a, int aw, int ah, const float *b, int bw, int bh);
+
+#endif

@@ -1,0 +1,464 @@
+/* test_fidelity: the fidelity measures (src/fidelity.h) on fields whose
+ * answers are known in closed form, then a quick run of tools/fidelity.
+ *
+ * The tool is $SMOKEMORPH_BUILD/tools/fidelity (default build/tools/fidelity);
+ * it runs on the CPU at 32² for 20 steps, so this stays fast. Its output goes
+ * to a fresh temporary directory. */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "fidelity.h"
+#include "image.h"
+
+static float *field(size_t n)
+{
+    float *f = calloc(n, sizeof *f);
+    if (!f) {
+        printf("out of memory\n");
+        exit(1);
+    }
+    return f;
+}
+
+/* A soft disc of radius r at (cx, cy) in cell units, value v inside. */
+static void disc(float *f, int w, int h, double cx, double cy, double r, double v)
+{
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double d = hypot(i + 0.5 - cx, j + 0.5 - cy);
+            double a = r - d + 0.5;
+            a = a < 0 ? 0 : (a > 1 ? 1 : a);
+            f[(size_t)j * w + i] += (float)(v * a);
+        }
+}
+
+static double sum(const float *f, size_t n)
+{
+    double s = 0;
+    for (size_t k = 0; k < n; k++) s += f[k];
+    return s;
+}
+
+/* ------------------------------------------------------------ the error */
+
+static void test_error(void)
+{
+    enum { N = 8 };
+    float rho[N] = {1, 1, 0, 0, 0, 0, 0, 0}, tgt[N] = {0, 0, 1, 1, 0, 0, 0, 0};
+    CHECK(fidelity_error(rho, rho, N) == 0.0, "a field against itself: 0");
+    CHECK(fabs(fidelity_error(rho, tgt, N) - 2.0) < 1e-12, "disjoint, equal mass: 2, got %g",
+          fidelity_error(rho, tgt, N));
+    float half[N] = {0, 0, 0.5f, 0.5f, 0, 0, 0, 0};
+    /* |0.5 − 1|·2 / 2 = 0.5 */
+    CHECK(fabs(fidelity_error(half, tgt, N) - 0.5) < 1e-12, "half the target: 0.5, got %g",
+          fidelity_error(half, tgt, N));
+    float zero[N] = {0};
+    CHECK(isnan(fidelity_error(rho, zero, N)), "an empty target: NaN");
+}
+
+/* ---------------------------------------------------- the blend distance */
+
+/* Brute force: the minimum of the blend L1 over a fine grid of s. */
+static double blend_grid(const float *rho, const float *a, const float *b, size_t n, int steps)
+{
+    double best = INFINITY, den = sum(b, n);
+    for (int q = 0; q <= steps; q++) {
+        double s = (double)q / steps, v = 0;
+        for (size_t k = 0; k < n; k++) v += fabs(rho[k] - ((1 - s) * a[k] + s * b[k]));
+        if (v < best) best = v;
+    }
+    return best / den;
+}
+
+static void test_blend_exact(void)
+{
+    int w = 48, h = 40;
+    size_t n = (size_t)w * h;
+    float *a = field(n), *b = field(n), *rho = field(n);
+    disc(a, w, h, 14, 12, 8, 1.0);
+    disc(b, w, h, 30, 26, 9, 0.7);
+    /* overlapping discs, so the breakpoints are not all at 0 and 1 */
+    disc(b, w, h, 16, 14, 5, 0.4);
+    const double weights[] = {0.0, 0.3, 0.5, 0.77, 1.0};
+    for (int q = 0; q < 5; q++) {
+        double s = weights[q], sb = -1;
+        for (size_t k = 0; k < n; k++) rho[k] = (float)((1 - s) * a[k] + s * b[k]);
+        double d = fidelity_blend_distance(rho, a, b, n, &sb);
+        CHECK(d >= 0 && d < 1e-6, "an exact blend at s=%g: distance 0, got %g", s, d);
+        CHECK(fabs(sb - s) < 1e-4, "an exact blend at s=%g: s_best %g", s, sb);
+    }
+    free(a);
+    free(b);
+    free(rho);
+}
+
+static void test_blend_known(void)
+{
+    enum { N = 12 };
+    /* start on cells 0-3, target on 4-7, ρ on 8-11: all of equal mass 4.
+     * Every blend misses ρ's mass entirely and holds mass 4: distance
+     * (4 + 4) / 4 = 2 for every s. */
+    float a[N] = {1, 1, 1, 1}, b[N] = {0, 0, 0, 0, 1, 1, 1, 1}, rho[N] = {0};
+    for (int k = 8; k < 12; k++) rho[k] = 1;
+    double s;
+    double d = fidelity_blend_distance(rho, a, b, N, &s);
+    CHECK(fabs(d - 2.0) < 1e-12, "smoke elsewhere: 2, got %g", d);
+    CHECK(s >= 0 && s <= 1, "s_best in [0,1]: %g", s);
+
+    /* ρ = 1.5·b − 0.5·a is the blend at s = 1.5, outside [0, 1]. On a's
+     * cells |−0.5 − (1 − s)| = 1.5 − s, on b's |1.5 − s|, so on [0, 1]
+     * f(s) = 8·(1.5 − s), least at s = 1: 4, over Σb = 4 gives 1. */
+    for (int k = 0; k < N; k++) rho[k] = 1.5f * b[k] - 0.5f * a[k];
+    d = fidelity_blend_distance(rho, a, b, N, &s);
+    CHECK(fabs(d - 1.0) < 1e-12, "extrapolated blend: 1, got %g", d);
+    CHECK(s == 1.0, "extrapolated blend: s_best clamps to 1, got %g", s);
+
+    /* ρ = a exactly, and ρ = b exactly */
+    d = fidelity_blend_distance(a, a, b, N, &s);
+    CHECK(d == 0.0 && s == 0.0, "rho = start: 0 at s=0, got %g at %g", d, s);
+    d = fidelity_blend_distance(b, a, b, N, &s);
+    CHECK(d == 0.0 && s == 1.0, "rho = target: 0 at s=1, got %g at %g", d, s);
+
+    float zero[N] = {0};
+    CHECK(isnan(fidelity_blend_distance(rho, a, zero, N, NULL)), "an empty target: NaN");
+}
+
+/* Random fields: the exact minimum is never above a fine grid search's and
+ * within the grid's resolution of it; and it is not the answer at s = 0.5. */
+static void test_blend_random(void)
+{
+    size_t n = 3000;
+    float *a = field(n), *b = field(n), *rho = field(n);
+    srand(7);
+    for (int trial = 0; trial < 5; trial++) {
+        for (size_t k = 0; k < n; k++) {
+            a[k] = (float)rand() / RAND_MAX;
+            b[k] = (float)rand() / RAND_MAX * (k % 3 ? 1.0f : 0.1f);
+            rho[k] = (float)(0.2 + trial * 0.15) * b[k] + (float)rand() / RAND_MAX * 0.3f;
+        }
+        double s, d = fidelity_blend_distance(rho, a, b, n, &s);
+        double g = blend_grid(rho, a, b, n, 20000);
+        CHECK(d <= g + 1e-9, "trial %d: exact %g above the grid's %g", trial, d, g);
+        CHECK(g - d < 1e-4, "trial %d: exact %g far below the grid's %g", trial, d, g);
+        /* the minimiser: f(s ± 0.01) is not smaller */
+        double den = sum(b, n);
+        for (int side = -1; side <= 1; side += 2) {
+            double t = s + side * 0.01;
+            if (t < 0 || t > 1) continue;
+            double v = 0;
+            for (size_t k = 0; k < n; k++) v += fabs(rho[k] - ((1 - t) * a[k] + t * b[k]));
+            CHECK(v / den >= d - 1e-9, "trial %d: f(%g) = %g below f(s_best) = %g", trial, t, v / den, d);
+        }
+    }
+    free(a);
+    free(b);
+    free(rho);
+}
+
+/* ----------------------------------------------------------- the stripes */
+
+static void test_stripes(void)
+{
+    int w = 40, h = 32;
+    size_t n = (size_t)w * h;
+    float *f = field(n);
+    for (size_t k = 0; k < n; k++) f[k] = 0.6f;
+    CHECK(fidelity_stripes(f, w, h) == 0.0, "a constant: 0, got %g", fidelity_stripes(f, w, h));
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) f[(size_t)j * w + i] = 1.0f + 0.01f * i + 0.02f * j;
+    CHECK(fidelity_stripes(f, w, h) < 1e-6, "a linear ramp: 0, got %g", fidelity_stripes(f, w, h));
+
+    /* diagonal stripes of period 4 cells along i + j (values 0, 0, 1, 1):
+     * along (1,1) every second difference is ±2, along (1,−1) 0; the mean
+     * density is 1/2 (w and h multiples of 4), so exactly 2 / 0.5 = 4 */
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) f[(size_t)j * w + i] = (float)(((i + j) / 2) % 2);
+    double st = fidelity_stripes(f, w, h);
+    CHECK(fabs(st - 4.0) < 1e-9, "diagonal stripes: 4, got %g", st);
+    /* and the same stripes the other way (along i − j) */
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) f[(size_t)j * w + i] = (float)(((i - j + 64) / 2) % 2);
+    CHECK(fabs(fidelity_stripes(f, w, h) - 4.0) < 1e-9, "anti-diagonal stripes: 4, got %g",
+          fidelity_stripes(f, w, h));
+    /* scale invariance */
+    for (size_t k = 0; k < n; k++) f[k] *= 3.5f;
+    CHECK(fabs(fidelity_stripes(f, w, h) - 4.0) < 1e-6, "stripes ×3.5: still 4, got %g",
+          fidelity_stripes(f, w, h));
+    /* the blind spot, pinned: the one-cell checkerboard reads 0 */
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) f[(size_t)j * w + i] = (float)((i + j) % 2);
+    CHECK(fidelity_stripes(f, w, h) == 0.0, "one-cell checkerboard: 0, got %g", fidelity_stripes(f, w, h));
+
+    /* a smooth disc reads far less than a striped one, and a finer grid of
+     * the same picture reads less than a coarser one */
+    float *g = field(n);
+    memset(f, 0, n * sizeof *f);
+    disc(f, w, h, 20, 16, 9, 1.0);
+    memcpy(g, f, n * sizeof *f);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++)
+            if (((i + j) / 2) % 2) g[(size_t)j * w + i] *= 0.2f;
+    double smooth = fidelity_stripes(f, w, h), striped = fidelity_stripes(g, w, h);
+    CHECK(striped > 3 * smooth, "striped disc %g vs smooth %g", striped, smooth);
+    int W = 4 * w, H = 4 * h;
+    float *big = field((size_t)W * H);
+    disc(big, W, H, 80, 64, 36, 1.0);
+    CHECK(fidelity_stripes(big, W, H) < smooth, "finer grid: %g, coarse %g", fidelity_stripes(big, W, H),
+          smooth);
+    free(big);
+    free(g);
+
+    memset(f, 0, n * sizeof *f);
+    CHECK(fidelity_stripes(f, w, h) == 0.0, "a zero field: 0");
+    CHECK(fidelity_stripes(f, 2, 2) == 0.0, "a grid too small: 0");
+    free(f);
+
+    CHECK(fidelity_stripe_ratio(3.0, 1.5) == 2.0, "ratio 3/1.5");
+    CHECK(fidelity_stripe_ratio(0.0, 0.0) == 1.0, "ratio 0/0: 1");
+    CHECK(isinf(fidelity_stripe_ratio(1.0, 0.0)), "ratio 1/0: inf");
+}
+
+/* ------------------------------------------------- the resampled distance */
+
+static void test_resampled(void)
+{
+    int w = 24, h = 12;
+    size_t n = (size_t)w * h;
+    float *a = field(n);
+    disc(a, w, h, 8, 6, 4, 1.0);
+    disc(a, w, h, 17, 5, 3, 0.5);
+    CHECK(fidelity_distance_resampled(a, w, h, a, w, h) == 0.0, "a field against itself: 0");
+
+    /* its exact 2x2 upsampling, at 3x the mass: 0, both argument orders */
+    int W = 2 * w, H = 2 * h;
+    float *up = field((size_t)W * H);
+    for (int j = 0; j < H; j++)
+        for (int i = 0; i < W; i++) up[(size_t)j * W + i] = 3.0f * a[(size_t)(j / 2) * w + i / 2];
+    double d1 = fidelity_distance_resampled(a, w, h, up, W, H);
+    double d2 = fidelity_distance_resampled(up, W, H, a, w, h);
+    CHECK(d1 < 1e-6, "2x upsampling: 0, got %g", d1);
+    CHECK(d2 < 1e-6, "2x upsampling, reversed: 0, got %g", d2);
+
+    /* a 3x upsampling against a 2x one (a size ratio of 1.5): 0 */
+    int W3 = 3 * w, H3 = 3 * h;
+    float *up3 = field((size_t)W3 * H3);
+    for (int j = 0; j < H3; j++)
+        for (int i = 0; i < W3; i++) up3[(size_t)j * W3 + i] = a[(size_t)(j / 3) * w + i / 3];
+    double d3 = fidelity_distance_resampled(up3, W3, H3, up, W, H);
+    CHECK(d3 < 1e-6, "3x vs 2x upsampling: 0, got %g", d3);
+
+    /* partial overlaps, by hand: 3x3 with 1 at (0,0) and (1,1) averaged to
+     * 2x2 (cells of 1.5 fine cells): (0,0) gets 1·(1/1.5)² + 1·(0.5/1.5)²
+     * = 5/9, each other cell 1·(0.5/1.5)² = 1/9; normalised 5/8, 1/8, 1/8,
+     * 1/8. Against [1, 0, 0, 0]: 3/8 + 3/8 = 0.75; against [5, 1, 1, 1]: 0. */
+    float f3[9] = {1, 0, 0, 0, 1, 0, 0, 0, 0}, c2[4] = {1, 0, 0, 0}, c2b[4] = {5, 1, 1, 1};
+    CHECK(fabs(fidelity_distance_resampled(f3, 3, 3, c2, 2, 2) - 0.75) < 1e-9, "3x3 to 2x2: 0.75, got %g",
+          fidelity_distance_resampled(f3, 3, 3, c2, 2, 2));
+    CHECK(fidelity_distance_resampled(c2b, 2, 2, f3, 3, 3) < 1e-9, "3x3 to 2x2: 0, got %g",
+          fidelity_distance_resampled(c2b, 2, 2, f3, 3, 3));
+
+    /* left half against right half: no overlap, 2 */
+    float *l = field(n), *r = field((size_t)W * H);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w / 2; i++) l[(size_t)j * w + i] = 1;
+    for (int j = 0; j < H; j++)
+        for (int i = W / 2; i < W; i++) r[(size_t)j * W + i] = 1;
+    CHECK(fabs(fidelity_distance_resampled(l, w, h, r, W, H) - 2.0) < 1e-9, "disjoint halves: 2, got %g",
+          fidelity_distance_resampled(l, w, h, r, W, H));
+    /* the left half against everything: half the unit mass moved, 1 */
+    for (size_t k = 0; k < (size_t)W * H; k++) r[k] = 1;
+    CHECK(fabs(fidelity_distance_resampled(l, w, h, r, W, H) - 1.0) < 1e-9, "half vs all: 1, got %g",
+          fidelity_distance_resampled(l, w, h, r, W, H));
+
+    CHECK(isnan(fidelity_distance_resampled(a, w, h, up, W, H + 2)), "different aspects: NaN");
+    float *z = field(n);
+    CHECK(isnan(fidelity_distance_resampled(a, w, h, z, w, h)), "no mass: NaN");
+    free(z);
+    free(l);
+    free(r);
+    free(up3);
+    free(up);
+    free(a);
+}
+
+/* ---------------------------------------------------------- the tool */
+
+static char tool[1024], dir[256];
+
+/* Run the tool with ARGS (quoted for sh); stdout and stderr go to DIR/out.txt
+ * and DIR/err.txt. The exit status, or -1. */
+static int run(const char *args)
+{
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out.txt' 2>'%s/err.txt'", tool, args, dir, dir);
+    int st = system(cmd);
+    if (st == -1 || !WIFEXITED(st)) return -1;
+    return WEXITSTATUS(st);
+}
+
+static const char *slurp(const char *name)
+{
+    static char buf[2][65536];
+    static int which;
+    char *b = buf[which ^= 1];
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    b[0] = '\0';
+    FILE *f = fopen(path, "r");
+    if (!f) return b;
+    size_t n = fread(b, 1, sizeof buf[0] - 1, f);
+    b[n] = '\0';
+    fclose(f);
+    return b;
+}
+
+static int count_lines(const char *s)
+{
+    int n = 0;
+    for (; *s; s++) n += *s == '\n';
+    return n;
+}
+
+/* The table's row for PAIR split into cells (without the outer bars);
+ * returns the number of cells. */
+static int row_cells(const char *table, const char *pair, char cells[16][64])
+{
+    char key[128];
+    snprintf(key, sizeof key, "| %s |", pair);
+    const char *p = strstr(table, key);
+    if (!p) return 0;
+    const char *end = strchr(p, '\n');
+    int n = 0;
+    p++;
+    while (p < end && n < 16) {
+        const char *q = strchr(p, '|');
+        if (!q || q > end) break;
+        int len = (int)(q - p);
+        while (len > 0 && p[0] == ' ') p++, len--;
+        while (len > 0 && p[len - 1] == ' ') len--;
+        snprintf(cells[n++], 64, "%.*s", len, p);
+        p = q + 1;
+    }
+    return n;
+}
+
+static void test_tool(void)
+{
+    const char *args = "--cpu --grid 32 --steps 20 --pairs diagonal,crescent-bars";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s --csv '%s/f.csv' --strips '%s/strips'", args, dir, dir);
+    int rc = run(cmd);
+    CHECK(rc == 0, "a small run exits 0, got %d: %s", rc, slurp("err.txt"));
+    const char *out = slurp("out.txt");
+    char single[65536]; /* the table, for --jobs 2 below */
+    snprintf(single, sizeof single, "%s", out);
+    CHECK(count_lines(out) == 4, "header, rule and 2 rows, got:\n%s", out);
+    CHECK(strncmp(out, "| pair | grid | err@10 | err@300 | err@1000 | err@3000 | steps to 10% | steps to 3% "
+                       "| mass drift | blend dist @ half | stripes (max/start) | 128 vs 512 |\n",
+                  140) == 0,
+          "the header: %s", out);
+    char c[16][64];
+    const char *names[2] = {"diagonal", "crescent-bars"};
+    for (int k = 0; k < 2; k++) {
+        int n = row_cells(out, names[k], c);
+        CHECK(n == 12, "%s: 12 cells, got %d", names[k], n);
+        if (n != 12) continue;
+        CHECK(!strcmp(c[1], "32²"), "%s: grid %s", names[k], c[1]);
+        double e10 = atof(c[2]);
+        CHECK(e10 > 0.5 && e10 <= 2.0, "%s: err@10 %s", names[k], c[2]);
+        for (int q = 3; q <= 5; q++) CHECK(!strcmp(c[q], "-"), "%s: column %d beyond the run: %s", names[k], q, c[q]);
+        CHECK(atof(c[8]) < 1e-4 && strchr(c[8], 'e'), "%s: mass drift %s", names[k], c[8]);
+        CHECK(atof(c[10]) >= 1.0, "%s: stripes ratio %s", names[k], c[10]);
+        CHECK(!strcmp(c[11], "-"), "%s: no --compare: %s", names[k], c[11]);
+    }
+    /* the diagonal disc cannot reach its target in 20 steps: error stays ~2 */
+    if (row_cells(out, "diagonal", c) == 12) CHECK(atof(c[2]) > 1.9, "diagonal err@10 %s", c[2]);
+    const char *err = slurp("err.txt");
+    CHECK(strstr(err, "[2/2] crescent-bars"), "progress lines: %s", err);
+
+    const char *csv = slurp("f.csv");
+    CHECK(count_lines(csv) == 3 && !strncmp(csv, "pair,grid_w,grid_h,steps,err0,", 30), "csv:\n%s", csv);
+    CHECK(strstr(csv, "\ndiagonal,32,32,20,"), "csv diagonal row:\n%s", csv);
+
+    /* the strip: frames at steps 0 and 10, then the target, 2 px apart */
+    char path[512], ierr[256];
+    snprintf(path, sizeof path, "%s/strips/crescent-bars.png", dir);
+    ImageLoadOpts lo = {0};
+    Image *im = image_load(path, &lo, ierr, sizeof ierr);
+    CHECK(im && im->w == 3 * 32 + 2 * 2 && im->h == 32, "strip %dx%d (%s)", im ? im->w : 0, im ? im->h : 0,
+          im ? "" : ierr);
+    if (im) {
+        /* the first panel is the crescent: smoke at the left of the disc
+         * (the carved disc is offset right and up), none in the corner */
+        CHECK(im->px[16 * im->w + 8] > 0.5f && im->px[1 * im->w + 1] < 0.05f, "strip's first panel");
+        /* the gap is grey */
+        CHECK(fabsf(im->px[5 * im->w + 32] - 0.3f) < 0.01f, "strip's gap %g", im->px[5 * im->w + 32]);
+    }
+    image_free(im);
+
+    /* --jobs 2 (forked children) gives the same table as one process */
+    snprintf(cmd, sizeof cmd, "%s --jobs 2", args);
+    rc = run(cmd);
+    CHECK(rc == 0, "--jobs 2 exits 0, got %d: %s", rc, slurp("err.txt"));
+    CHECK(!strcmp(slurp("out.txt"), single), "--jobs 2 table differs:\n%s\nvs\n%s", slurp("out.txt"), single);
+
+    /* --compare fills the last column: the same morph at 128 and 512 after
+     * 10 steps, close */
+    rc = run("--cpu --grid 32 --steps 10 --pairs diagonal --compare");
+    CHECK(rc == 0, "--compare exits 0, got %d: %s", rc, slurp("err.txt"));
+    out = slurp("out.txt");
+    if (row_cells(out, "diagonal", c) == 12) {
+        double d = atof(c[11]);
+        CHECK(strcmp(c[11], "-") && d >= 0 && d < 0.2, "128 vs 512 after 10 steps: %s", c[11]);
+    } else
+        CHECK(0, "--compare row: %s", out);
+
+    /* --list names every pair, at least 14 */
+    rc = run("--list");
+    CHECK(rc == 0 && count_lines(slurp("out.txt")) >= 14 && strstr(slurp("out.txt"), "ring-word"),
+          "--list: %d\n%s", rc, slurp("out.txt"));
+    rc = run("--help");
+    CHECK(rc == 0 && strstr(slurp("out.txt"), "--compare") && strstr(slurp("out.txt"), "blend dist"),
+          "--help: %d", rc);
+
+    /* errors: exit 1, nothing on stdout, one line "fidelity: ..." */
+    const char *bad[] = {"--bogus", "--cpu --pairs nosuch", "--cpu --grid 3", "--cpu --steps x",
+                         "--jobs 2", "--cpu --param vf=-1", "--cpu --param nope=1", "--cpu --grid",
+                         "--cpu --mktargets /nonexistent/mktargets"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        rc = run(bad[k]);
+        const char *e = slurp("err.txt");
+        CHECK(rc == 1, "'%s': exit 1, got %d", bad[k], rc);
+        CHECK(!strncmp(e, "fidelity: ", 10) && count_lines(e) == 1, "'%s': one message, got:\n%s", bad[k], e);
+        CHECK(slurp("out.txt")[0] == '\0', "'%s': nothing on stdout", bad[k]);
+    }
+}
+
+int main(void)
+{
+    const char *b = getenv("SMOKEMORPH_BUILD");
+    snprintf(tool, sizeof tool, "%s/tools/fidelity", b && *b ? b : "build");
+    snprintf(dir, sizeof dir, "/tmp/test_fidelity.XXXXXX");
+    if (!mkdtemp(dir)) {
+        printf("cannot make a temporary directory\n");
+        return 1;
+    }
+    RUN(test_error);
+    RUN(test_blend_exact);
+    RUN(test_blend_known);
+    RUN(test_blend_random);
+    RUN(test_stripes);
+    RUN(test_resampled);
+    RUN(test_tool);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) printf("could not remove %s\n", dir);
+    return check_done();
+}

@@ -1,0 +1,884 @@
+/* fidelity: run the fidelity suite, a fixed set of start → target pairs drawn
+ * by mktargets, with the default parameters, and print one Markdown table row
+ * per pair: how close the morph gets and how fast, whether mass is kept,
+ * whether it cross-fades, whether it stripes, and whether grids agree.
+ *
+ *   build/tools/fidelity --cpu --grid 128 --steps 3000 --jobs 4 > table.md
+ *   build/tools/fidelity --pairs diagonal,ring-word --strips out/ --csv out/f.csv
+ *
+ * The measures are src/fidelity.h's; docs/FIDELITY.md says what each column
+ * means and holds the tables. The table goes to stdout, one progress line per
+ * finished pair to stderr. Speeds are not measured here (tools/bench). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fidelity.h"
+#include "glctx.h"
+#include "image.h"
+#include "morph.h"
+#include "shader.h"
+
+#define TAG "fidelity"
+
+/* ------------------------------------------------------------ the suite */
+
+/* A pair: mktargets shapes for the start and the target (coordinates in
+ * units of the shorter side, which is 1), and the grid's aspect (width =
+ * aspect × height). */
+typedef struct {
+    const char *name;
+    const char *what;
+    const char *start;
+    const char *target;
+    int aspect;
+} Pair;
+
+static const Pair suite[] = {
+    {"diagonal", "disc r=0.12 from (0.25,0.75) to (0.75,0.25): a front moving diagonally",
+     "disc:0.25,0.75,0.12", "disc:0.75,0.25,0.12", 1},
+    {"crescent-bars", "a crescent into two separate vertical bars (a split)",
+     "disc:0.5,0.5,0.3 disc:0.63,0.4,0.26:sub", "rect:0.22,0.2,0.38,0.8 rect:0.62,0.2,0.78,0.8", 1},
+    {"one-three", "one disc into three separate discs of unequal size",
+     "disc:0.5,0.5,0.25", "disc:0.28,0.3,0.16 disc:0.74,0.36,0.11 disc:0.45,0.76,0.07", 1},
+    {"three-one", "three separate discs into one (a merge)",
+     "disc:0.25,0.3,0.12 disc:0.75,0.3,0.12 disc:0.5,0.75,0.12", "disc:0.5,0.5,0.22", 1},
+    {"ring-word", "a ring logo into the word SMOKE (strokes 3% of the box)",
+     "ring:0.5,0.5,0.26,0.09", "text:0.5,0.5,0.16,SMOKE:w=0.19", 1},
+    {"word-ring", "the word SMOKE into a ring logo", "text:0.5,0.5,0.16,SMOKE:w=0.19",
+     "ring:0.5,0.5,0.26,0.09", 1},
+    {"corners", "a small square top left into a star bottom right", "rect:0.05,0.05,0.22,0.22",
+     "star:0.8,0.8,0.15,0.065,5", 1},
+    {"blob-square", "a small dense disc into a large faint square", "disc:0.5,0.5,0.1",
+     "rect:0.15,0.15,0.85,0.85:v=0.3", 1},
+    {"square-blob", "a large faint square into a small dense disc", "rect:0.15,0.15,0.85,0.85:v=0.3",
+     "disc:0.5,0.5,0.1", 1},
+    {"disc-ring", "a disc into a ring around it", "disc:0.5,0.5,0.2", "ring:0.5,0.5,0.3,0.08", 1},
+    {"heart-cross", "a heart into a cross", "heart:0.5,0.5,0.3",
+     "rect:0.42,0.2,0.58,0.8 rect:0.2,0.42,0.8,0.58", 1},
+    {"blob-star", "the bundled pair: blob.png into star.png", "disc:0.5,0.7,0.2",
+     "star:0.5,0.545,0.34,0.14,5", 1},
+    {"ring-hi", "a ring into the text HI", "ring:0.5,0.5,0.26,0.09", "text:0.5,0.5,0.36,HI:w=0.2", 1},
+    {"grey", "a disc into a greyscale target: a faint square under discs of density 0.6 and 1",
+     "disc:0.5,0.5,0.22", "rect:0.15,0.2,0.85,0.8:v=0.25 disc:0.35,0.5,0.15:v=0.6 disc:0.68,0.45,0.12",
+     1},
+    {"wide", "2:1 grid: a disc on the left into two discs on the right", "disc:0.4,0.5,0.2",
+     "disc:1.45,0.3,0.13 disc:1.65,0.7,0.13", 2},
+};
+#define NPAIRS ((int)(sizeof suite / sizeof suite[0]))
+
+/* the steps with a column of their own, and the steps of a strip's frames */
+static const long at_steps[] = {10, 300, 1000, 3000};
+#define NAT 4
+static const long strip_steps[] = {0, 10, 100, 300, 1000, 3000};
+#define NSTRIP 6
+#define SAMPLE_EVERY 10 /* steps between observations */
+#define COMPARE_STEP 1000
+#define STRIP_GAP 2
+#define STRIP_GAP_GREY 0.3f
+
+/* --------------------------------------------------------- options, env */
+
+typedef struct {
+    int grid;
+    long steps;
+    bool cpu, compare, list;
+    int jobs;
+    const char *strips, *csv, *mktargets, *shader_dir;
+    bool selected[NPAIRS];
+    SolverParams params;
+} Opts;
+
+/* What every pair's run needs besides the options. */
+typedef struct {
+    char tmpdir[PATH_MAX];
+    char mktargets[PATH_MAX];
+    const char *shader_dir; /* NULL: the CPU reference */
+} Env;
+
+/* Everything measured for one pair; plain data, so a --jobs child can send
+ * it through a pipe. Step counts are -1 for "never" / "not run". */
+typedef struct {
+    int ok;
+    char err[512];
+    int w, h;
+    long steps;
+    double err0, err_at[NAT], err_end;
+    long steps10, steps3;
+    double drift;
+    long half_step;
+    double blend, blend_s;
+    double stripes0, stripes_max;
+    long stripes_max_step;
+    double d128_512;
+    long compare_step;
+    double seconds;
+} Result;
+
+static pid_t main_pid;
+static char cleanup_dir[PATH_MAX];
+
+/* Remove the temporary directory and what is in it (the parent only). */
+static void cleanup(void)
+{
+    if (getpid() != main_pid || !cleanup_dir[0]) return;
+    DIR *d = opendir(cleanup_dir);
+    if (d) {
+        struct dirent *e;
+        char p[PATH_MAX + 256];
+        while ((e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+            snprintf(p, sizeof p, "%s/%s", cleanup_dir, e->d_name);
+            unlink(p);
+        }
+        closedir(d);
+    }
+    rmdir(cleanup_dir);
+    cleanup_dir[0] = '\0';
+}
+
+/* One line "fidelity: ..." on stderr, then exit 1 (atexit removes the
+ * temporary directory). */
+static _Noreturn void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static _Noreturn void fail(const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "%s: ", TAG);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    exit(1);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void usage(void)
+{
+    printf("usage: fidelity [options]\n"
+           "Run the fidelity suite: %d start -> target pairs drawn by mktargets at the grid\n"
+           "size, morphed with the default parameters (no per-pair tuning), one Markdown\n"
+           "table row per pair on stdout, one progress line per pair on stderr.\n"
+           "\n"
+           "options:\n"
+           "  --grid N            grid side, 8..2048; 2:1 pairs run on 2N x N (default 256)\n"
+           "  --steps N           steps per pair, 1..1000000 (default 3000); columns for\n"
+           "                      steps beyond N print -\n"
+           "  --cpu               the CPU reference solver (default: the GPU through a\n"
+           "                      headless GL context; without one, fidelity stops)\n"
+           "  --pairs A,B,...     run only these pairs (default: all; --list names them)\n"
+           "  --list              list the pairs and what they test, then exit\n"
+           "  --compare           also run each pair at 128 and 512 (2:1: 256x128 and\n"
+           "                      1024x512) to step min(1000, N) and fill '128 vs 512'\n"
+           "  --strips DIR        write DIR/PAIR.png: grey frames at steps 0, 10, 100, 300,\n"
+           "                      1000, 3000 (those <= N) then the target image, side by\n"
+           "                      side, density clamped to [0, 1]\n"
+           "  --csv FILE          write the same data, and more, as CSV\n"
+           "  --jobs N            run N pairs at a time in forked processes, 1..64;\n"
+           "                      CPU only (default 1)\n"
+           "  --param NAME=VALUE  override a default parameter: vf, vd, vg, sigma, dt,\n"
+           "                      umax, jacobi, vcycles (repeatable)\n"
+           "  --mktargets PATH    the mktargets tool (default: next to this program)\n"
+           "  --shader-dir DIR    the shaders (default: the search path smokemorph uses)\n"
+           "  --help              show this help\n"
+           "\n"
+           "columns (error = sum|rho - rho*| / sum rho*, rho* the target at the start's mass;\n"
+           "observed every %d steps):\n"
+           "  err@K               the error at step K\n"
+           "  steps to 10%%, 3%%    the first observed step with error <= 0.10, 0.03\n"
+           "  mass drift          max |mass - mass(0)| / mass(0) over the observed steps\n"
+           "  blend dist @ half   at the first observed step with error <= half of\n"
+           "                      error(0): min over s in [0,1] of\n"
+           "                      sum|rho - ((1-s) start + s rho*)| / sum rho*\n"
+           "                      (0: a cross-fade; smoke that moved reads more)\n"
+           "  stripes (max/start) max over observed frames of stripes(frame)/stripes(step 0),\n"
+           "                      stripes = mean |diagonal second differences| / mean density\n"
+           "  128 vs 512          normalised L1 between the 128 and 512 runs at step\n"
+           "                      min(1000, N), the finer area-averaged to the coarser\n"
+           "                      (--compare)\n"
+           "docs/FIDELITY.md defines them precisely.\n",
+           NPAIRS, SAMPLE_EVERY);
+}
+
+/* Parse an integer option in [lo, hi] or fail naming it. */
+static long parse_long(const char *opt, const char *s, long lo, long hi)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi)
+        fail("%s: expected an integer in %ld..%ld, got '%s'", opt, lo, hi, s);
+    return v;
+}
+
+static int pair_index(const char *name)
+{
+    for (int k = 0; k < NPAIRS; k++)
+        if (!strcmp(suite[k].name, name)) return k;
+    return -1;
+}
+
+static void parse_pairs(Opts *o, const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    if (!copy) fail("out of memory");
+    memset(o->selected, 0, sizeof o->selected);
+    int n = 0;
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        int k = pair_index(tok);
+        if (k < 0) {
+            fprintf(stderr, "%s: --pairs: unknown pair '%s' (--list names them)\n", TAG, tok);
+            free(copy);
+            exit(1);
+        }
+        o->selected[k] = true;
+        n++;
+    }
+    free(copy);
+    if (!n) fail("--pairs: expected a comma-separated list of pairs, got '%s'", list);
+}
+
+static void parse_param(SolverParams *p, const char *s)
+{
+    const char *eq = strchr(s, '=');
+    if (!eq || eq == s || !eq[1]) fail("--param: expected NAME=VALUE, got '%s'", s);
+    size_t len = (size_t)(eq - s);
+    char *end;
+    errno = 0;
+    double v = strtod(eq + 1, &end);
+    if (errno || *end || !isfinite(v)) fail("--param: '%s' is not a number", eq + 1);
+#define PARAM_IS(name) (len == strlen(name) && !strncmp(s, name, len))
+    if (PARAM_IS("vf")) p->vf = (float)v;
+    else if (PARAM_IS("vd")) p->vd = (float)v;
+    else if (PARAM_IS("vg")) p->vg = (float)v;
+    else if (PARAM_IS("sigma")) p->sigma = (float)v;
+    else if (PARAM_IS("dt")) p->dt = (float)v;
+    else if (PARAM_IS("umax")) p->umax = (float)v;
+    else if (PARAM_IS("jacobi") || PARAM_IS("vcycles")) {
+        if (v != floor(v) || fabs(v) > 1e6) fail("--param: %.*s must be an integer", (int)len, s);
+        if (PARAM_IS("jacobi")) p->jacobi = (int)v;
+        else p->vcycles = (int)v;
+    } else
+        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, jacobi, vcycles)", (int)len, s);
+#undef PARAM_IS
+}
+
+static void parse_args(int argc, char **argv, Opts *o)
+{
+    enum { O_GRID = 256, O_STEPS, O_CPU, O_PAIRS, O_LIST, O_COMPARE, O_STRIPS, O_CSV, O_JOBS,
+           O_PARAM, O_MKT, O_SDIR, O_HELP };
+    static const struct option opts[] = {
+        {"grid", required_argument, NULL, O_GRID},       {"steps", required_argument, NULL, O_STEPS},
+        {"cpu", no_argument, NULL, O_CPU},               {"pairs", required_argument, NULL, O_PAIRS},
+        {"list", no_argument, NULL, O_LIST},             {"compare", no_argument, NULL, O_COMPARE},
+        {"strips", required_argument, NULL, O_STRIPS},   {"csv", required_argument, NULL, O_CSV},
+        {"jobs", required_argument, NULL, O_JOBS},       {"param", required_argument, NULL, O_PARAM},
+        {"mktargets", required_argument, NULL, O_MKT},   {"shader-dir", required_argument, NULL, O_SDIR},
+        {"help", no_argument, NULL, O_HELP},             {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->grid = 256;
+    o->steps = 3000;
+    o->jobs = 1;
+    solver_params_default(&o->params);
+    for (int k = 0; k < NPAIRS; k++) o->selected[k] = true;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+        switch (c) {
+        case O_GRID: o->grid = (int)parse_long("--grid", optarg, 8, 2048); break;
+        case O_STEPS: o->steps = parse_long("--steps", optarg, 1, 1000000); break;
+        case O_CPU: o->cpu = true; break;
+        case O_PAIRS: parse_pairs(o, optarg); break;
+        case O_LIST: o->list = true; break;
+        case O_COMPARE: o->compare = true; break;
+        case O_STRIPS: o->strips = optarg; break;
+        case O_CSV: o->csv = optarg; break;
+        case O_JOBS: o->jobs = (int)parse_long("--jobs", optarg, 1, 64); break;
+        case O_PARAM: parse_param(&o->params, optarg); break;
+        case O_MKT: o->mktargets = optarg; break;
+        case O_SDIR: o->shader_dir = optarg; break;
+        case O_HELP: usage(); exit(0);
+        case ':': fail("%s needs a value (--help lists the options)", argv[optind - 1]);
+        default: fail("unknown option '%s' (--help lists the options)", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) fail("unexpected argument '%s' (--help lists the options)", argv[optind]);
+    const char *bad = solver_params_check(&o->params);
+    if (bad) fail("--param: %s", bad);
+    if (o->jobs > 1 && !o->cpu) fail("--jobs needs --cpu: the GPU runs one pair at a time");
+}
+
+/* The directory this program lives in (from /proc/self/exe, else argv0). */
+static void exe_dir(const char *argv0, char *out, size_t n)
+{
+    char buf[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (len > 0) buf[len] = '\0';
+    else snprintf(buf, sizeof buf, "%s", argv0);
+    char *slash = strrchr(buf, '/');
+    if (slash) *slash = '\0';
+    else snprintf(buf, sizeof buf, ".");
+    snprintf(out, n, "%s", buf);
+}
+
+/* -------------------------------------------------------------- drawing */
+
+/* Draw SHAPES (space-separated mktargets specs) into PATH at w x h with a
+ * Gaussian of grid/128 pixels (2 px at 256, like tools/make-targets.sh), so
+ * the soft edge has the same width in domain units at every grid. Runs
+ * mktargets directly (no shell); its message lands in err on failure. */
+static int draw(const Env *env, const char *shapes, int w, int h, int side, const char *path,
+                char *err, size_t errlen)
+{
+    char *copy = strdup(shapes), *save = NULL;
+    if (!copy) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    char size[64], blur[64], errpath[PATH_MAX + 16];
+    snprintf(size, sizeof size, "%dx%d", w, h);
+    snprintf(blur, sizeof blur, "%g", side / 128.0);
+    if (snprintf(errpath, sizeof errpath, "%s.err", path) >= (int)sizeof errpath) {
+        free(copy);
+        snprintf(err, errlen, "the temporary path is too long");
+        return -1;
+    }
+    char *argv[64];
+    int n = 0;
+    argv[n++] = (char *)env->mktargets;
+    argv[n++] = "-o";
+    argv[n++] = (char *)path;
+    argv[n++] = "--size";
+    argv[n++] = size;
+    argv[n++] = "--blur";
+    argv[n++] = blur;
+    for (char *tok = strtok_r(copy, " ", &save); tok && n < 63; tok = strtok_r(NULL, " ", &save))
+        argv[n++] = tok;
+    argv[n] = NULL;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(copy);
+        snprintf(err, errlen, "cannot run %.300s: %s", env->mktargets, strerror(errno));
+        return -1;
+    }
+    if (pid == 0) {
+        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_WRONLY);
+        if (fd >= 0) dup2(fd, 2);
+        if (nul >= 0) dup2(nul, 1);
+        execv(env->mktargets, argv);
+        fprintf(stderr, "cannot run %s: %s\n", env->mktargets, strerror(errno));
+        _exit(127);
+    }
+    free(copy);
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) {
+            snprintf(err, errlen, "cannot wait for mktargets: %s", strerror(errno));
+            return -1;
+        }
+    int rc = 0;
+    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        char line[400] = "";
+        FILE *f = fopen(errpath, "r");
+        if (f) {
+            if (!fgets(line, sizeof line, f)) line[0] = '\0';
+            fclose(f);
+        }
+        line[strcspn(line, "\n")] = '\0';
+        snprintf(err, errlen, "mktargets failed: %s", line[0] ? line : "no message");
+        rc = -1;
+    }
+    unlink(errpath);
+    return rc;
+}
+
+/* Draw and load one image of a pair; NULL with err filled on failure. */
+static Image *draw_image(const Env *env, const Pair *p, bool target, int w, int h, char *err,
+                         size_t errlen)
+{
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s/%s-%dx%d-%s.png", env->tmpdir, p->name, w, h,
+             target ? "target" : "start");
+    int side = w < h ? w : h;
+    if (draw(env, target ? p->target : p->start, w, h, side, path, err, errlen) < 0) return NULL;
+    ImageLoadOpts lo = {0};
+    char lerr[512];
+    Image *im = image_load(path, &lo, lerr, sizeof lerr);
+    unlink(path);
+    if (!im) {
+        snprintf(err, errlen, "%s", lerr);
+        return NULL;
+    }
+    if (im->w != w || im->h != h) {
+        snprintf(err, errlen, "mktargets drew %dx%d, not %dx%d", im->w, im->h, w, h);
+        image_free(im);
+        return NULL;
+    }
+    if (!(image_sum(im) > 0.0)) {
+        snprintf(err, errlen, "the %s image is empty", target ? "target" : "start");
+        image_free(im);
+        return NULL;
+    }
+    return im;
+}
+
+/* ------------------------------------------------------------- the runs */
+
+/* A strip under construction: panels of w x h side by side. */
+typedef struct {
+    Image *im;
+    int w, h, panels;
+} Strip;
+
+static void strip_put(Strip *s, int panel, const float *rho)
+{
+    if (!s->im) return;
+    int x0 = panel * (s->w + STRIP_GAP);
+    for (int j = 0; j < s->h; j++)
+        for (int i = 0; i < s->w; i++) {
+            float v = rho[(size_t)j * s->w + i];
+            s->im->px[(size_t)j * s->im->w + x0 + i] = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+        }
+}
+
+/* Morph pair p on a w x h grid for `steps` steps. With r, observe every
+ * SAMPLE_EVERY steps and fill r's measures (and the strip, when s). With
+ * snap, copy the density at step snap_step into it (w*h floats). */
+static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, long steps, Result *r,
+                    Strip *s, long snap_step, float *snap, char *err, size_t errlen)
+{
+    int rc = -1;
+    Morph *m = NULL;
+    float *rho = NULL, *blend_tgt = NULL;
+    Image *start = draw_image(env, p, false, w, h, err, errlen);
+    Image *target = start ? draw_image(env, p, true, w, h, err, errlen) : NULL;
+    if (!target) goto out_images;
+    size_t n = (size_t)w * (size_t)h;
+    char merr[512];
+    m = morph_create(w, h, &o->params, start->px, target->px, true, env->shader_dir, merr, sizeof merr);
+    if (!m) {
+        snprintf(err, errlen, "%s", merr);
+        goto out_images;
+    }
+    rho = malloc(n * sizeof *rho);
+    blend_tgt = malloc(n * sizeof *blend_tgt);
+    if (!rho || !blend_tgt) {
+        snprintf(err, errlen, "out of memory");
+        goto out_morph;
+    }
+    /* the target at the start's mass, as the morph uses it */
+    double scale = image_sum(start) / image_sum(target);
+    for (size_t k = 0; k < n; k++) blend_tgt[k] = (float)(target->px[k] * scale);
+
+    double mass0 = 0.0, err0 = 0.0;
+    if (r) {
+        if (morph_observe(m, rho, &mass0, &err0, NULL) < 0) goto out_readback;
+        r->err0 = r->err_end = err0;
+        r->stripes0 = r->stripes_max = fidelity_stripes(rho, w, h);
+        r->stripes_max_step = 0;
+        if (s) strip_put(s, 0, rho);
+    }
+    for (long step = 1; step <= steps; step++) {
+        if (morph_step(m) < 0) {
+            snprintf(err, errlen, "step %ld failed", step);
+            goto out_morph;
+        }
+        bool sample = r && (step % SAMPLE_EVERY == 0 || step == steps);
+        bool snapping = snap && step == snap_step;
+        if (!sample && !snapping) continue;
+        double mass, e;
+        if (morph_observe(m, rho, &mass, &e, NULL) < 0) goto out_readback;
+        if (snapping) memcpy(snap, rho, n * sizeof *rho);
+        if (!sample) continue;
+        r->err_end = e;
+        for (int k = 0; k < NAT; k++)
+            if (step == at_steps[k]) r->err_at[k] = e;
+        if (r->steps10 < 0 && e <= 0.10) r->steps10 = step;
+        if (r->steps3 < 0 && e <= 0.03) r->steps3 = step;
+        double drift = mass0 > 0.0 ? fabs(mass - mass0) / mass0 : 0.0;
+        if (drift > r->drift) r->drift = drift;
+        if (r->half_step < 0 && e <= 0.5 * err0) {
+            r->half_step = step;
+            r->blend = fidelity_blend_distance(rho, start->px, blend_tgt, n, &r->blend_s);
+        }
+        double st = fidelity_stripes(rho, w, h);
+        if (st > r->stripes_max) {
+            r->stripes_max = st;
+            r->stripes_max_step = step;
+        }
+        for (int k = 1; s && k < NSTRIP; k++)
+            if (step == strip_steps[k]) strip_put(s, k, rho);
+    }
+    if (s) strip_put(s, s->panels - 1, target->px);
+    rc = 0;
+    goto out_morph;
+out_readback:
+    snprintf(err, errlen, "cannot read the density back");
+out_morph:
+    free(rho);
+    free(blend_tgt);
+    morph_free(m);
+out_images:
+    image_free(start);
+    image_free(target);
+    return rc;
+}
+
+/* Run one pair with all its measures into r (r->ok = 0 and r->err on
+ * failure). */
+static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
+{
+    const Pair *p = &suite[idx];
+    memset(r, 0, sizeof *r);
+    r->h = o->grid;
+    r->w = o->grid * p->aspect;
+    r->steps = o->steps;
+    for (int k = 0; k < NAT; k++) r->err_at[k] = NAN;
+    r->steps10 = r->steps3 = r->half_step = -1;
+    r->blend = r->blend_s = r->d128_512 = NAN;
+    r->compare_step = -1;
+    double t0 = now_s();
+
+    Strip strip = {0}, *s = NULL;
+    if (o->strips) {
+        int panels = 1;
+        for (int k = 1; k < NSTRIP; k++)
+            if (strip_steps[k] <= o->steps) panels++;
+        strip.w = r->w;
+        strip.h = r->h;
+        strip.panels = panels + 1; /* + the target */
+        strip.im = image_create(strip.panels * r->w + (strip.panels - 1) * STRIP_GAP, r->h, 1);
+        if (!strip.im) {
+            snprintf(r->err, sizeof r->err, "out of memory");
+            return;
+        }
+        for (size_t k = 0; k < (size_t)strip.im->w * strip.im->h; k++) strip.im->px[k] = STRIP_GAP_GREY;
+        s = &strip;
+    }
+
+    /* the compare runs: 128 and 512 to min(1000, steps); the main run
+     * provides the snapshot when its grid is one of them */
+    long cstep = o->steps < COMPARE_STEP ? o->steps : COMPARE_STEP;
+    const int cgrid[2] = {128, 512};
+    float *csnap[2] = {NULL, NULL};
+    float *main_snap = NULL;
+    int main_is = -1;
+    if (o->compare) {
+        for (int k = 0; k < 2; k++)
+            if (o->grid == cgrid[k]) main_is = k;
+        for (int k = 0; k < 2; k++) {
+            csnap[k] = malloc((size_t)cgrid[k] * p->aspect * cgrid[k] * sizeof(float));
+            if (!csnap[k]) {
+                snprintf(r->err, sizeof r->err, "out of memory");
+                goto out;
+            }
+        }
+        if (main_is >= 0) main_snap = csnap[main_is];
+    }
+
+    if (simulate(env, o, p, r->w, r->h, o->steps, r, s, cstep, main_snap, r->err, sizeof r->err) < 0)
+        goto out;
+    if (o->compare) {
+        for (int k = 0; k < 2; k++) {
+            if (k == main_is) continue;
+            int g = cgrid[k];
+            char cerr[512];
+            if (simulate(env, o, p, g * p->aspect, g, cstep, NULL, NULL, cstep, csnap[k], cerr,
+                         sizeof cerr) < 0) {
+                snprintf(r->err, sizeof r->err, "%dx%d: %.400s", g * p->aspect, g, cerr);
+                goto out;
+            }
+        }
+        r->d128_512 = fidelity_distance_resampled(csnap[0], 128 * p->aspect, 128, csnap[1],
+                                                  512 * p->aspect, 512);
+        r->compare_step = cstep;
+    }
+    if (s) {
+        char path[PATH_MAX + 128], ierr[512];
+        snprintf(path, sizeof path, "%s/%s.png", o->strips, p->name);
+        if (image_save_png(path, s->im, 8, ierr, sizeof ierr) < 0) {
+            snprintf(r->err, sizeof r->err, "%s", ierr);
+            goto out;
+        }
+    }
+    r->ok = 1;
+out:
+    r->seconds = now_s() - t0;
+    free(csnap[0]);
+    free(csnap[1]);
+    image_free(strip.im);
+}
+
+/* ------------------------------------------------------------ reporting */
+
+static const char *fmt_num(char *buf, size_t n, const char *fmt, double v)
+{
+    if (isnan(v)) snprintf(buf, n, "-");
+    else if (isinf(v)) snprintf(buf, n, "inf");
+    else snprintf(buf, n, fmt, v);
+    return buf;
+}
+
+static const char *fmt_step(char *buf, size_t n, long v)
+{
+    if (v < 0) snprintf(buf, n, "-");
+    else snprintf(buf, n, "%ld", v);
+    return buf;
+}
+
+static void print_header(void)
+{
+    printf("| pair | grid | err@10 | err@300 | err@1000 | err@3000 | steps to 10%% | steps to 3%% "
+           "| mass drift | blend dist @ half | stripes (max/start) | 128 vs 512 |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+}
+
+static void print_row(const Pair *p, const Result *r)
+{
+    char a[NAT][32], s10[32], s3[32], dr[32], bl[32], st[32], cmp[32], grid[32];
+    if (r->w == r->h) snprintf(grid, sizeof grid, "%d²", r->w);
+    else snprintf(grid, sizeof grid, "%d×%d", r->w, r->h);
+    for (int k = 0; k < NAT; k++) fmt_num(a[k], sizeof a[k], "%.3f", r->err_at[k]);
+    printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p->name, grid, a[0],
+           a[1], a[2], a[3], fmt_step(s10, sizeof s10, r->steps10), fmt_step(s3, sizeof s3, r->steps3),
+           fmt_num(dr, sizeof dr, "%.1e", r->drift), fmt_num(bl, sizeof bl, "%.3f", r->blend),
+           fmt_num(st, sizeof st, "%.2f", fidelity_stripe_ratio(r->stripes_max, r->stripes0)),
+           fmt_num(cmp, sizeof cmp, "%.3f", r->d128_512));
+}
+
+/* CSV: numbers in full precision; empty fields for "never" / "not run". */
+static void csv_num(FILE *f, double v)
+{
+    if (isnan(v)) fputs(",", f);
+    else fprintf(f, ",%.9g", v);
+}
+
+static void csv_step(FILE *f, long v)
+{
+    if (v < 0) fputs(",", f);
+    else fprintf(f, ",%ld", v);
+}
+
+static void write_csv(const char *path, const Opts *o, const Result *res)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) fail("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "pair,grid_w,grid_h,steps,err0,err10,err300,err1000,err3000,err_end,steps_to_10,"
+               "steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,"
+               "stripes_max_step,stripes_ratio,compare_step,d128_512,seconds\n");
+    for (int k = 0; k < NPAIRS; k++) {
+        if (!o->selected[k]) continue;
+        const Result *r = &res[k];
+        fprintf(f, "%s,%d,%d,%ld", suite[k].name, r->w, r->h, r->steps);
+        csv_num(f, r->err0);
+        for (int q = 0; q < NAT; q++) csv_num(f, r->err_at[q]);
+        csv_num(f, r->err_end);
+        csv_step(f, r->steps10);
+        csv_step(f, r->steps3);
+        csv_num(f, r->drift);
+        csv_step(f, r->half_step);
+        csv_num(f, r->blend);
+        csv_num(f, r->blend_s);
+        csv_num(f, r->stripes0);
+        csv_num(f, r->stripes_max);
+        csv_step(f, r->stripes_max_step);
+        csv_num(f, fidelity_stripe_ratio(r->stripes_max, r->stripes0));
+        csv_step(f, r->compare_step);
+        csv_num(f, r->d128_512);
+        fprintf(f, ",%.2f\n", r->seconds);
+    }
+    if (ferror(f) | (fclose(f) != 0)) fail("cannot write %s: %s", path, strerror(errno));
+}
+
+static void progress(int done, int total, const Pair *p, const Result *r)
+{
+    fprintf(stderr, "[%d/%d] %s %dx%d: %ld steps in %.1f s, error %.3f -> %.3f\n", done, total, p->name,
+            r->w, r->h, r->steps, r->seconds, r->err0, r->err_end);
+}
+
+/* ------------------------------------------------------------- parallel */
+
+typedef struct {
+    pid_t pid;
+    int fd, idx;
+} Job;
+
+/* Stop the still-running children (our own, by pid) and reap them. */
+static void stop_jobs(Job *jobs, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (jobs[k].pid > 0) kill(jobs[k].pid, SIGTERM);
+    for (int k = 0; k < n; k++)
+        if (jobs[k].pid > 0) {
+            waitpid(jobs[k].pid, NULL, 0);
+            close(jobs[k].fd);
+            jobs[k].pid = 0;
+        }
+}
+
+/* Run the selected pairs, o->jobs at a time, each in a forked child that
+ * sends its Result back through a pipe. */
+static void run_parallel(const Env *env, const Opts *o, const int *order, int total, Result *res)
+{
+    Job jobs[64];
+    memset(jobs, 0, sizeof jobs);
+    int next = 0, done = 0;
+    while (done < total) {
+        for (int slot = 0; slot < o->jobs && next < total; slot++) {
+            if (jobs[slot].pid > 0) continue;
+            int fds[2];
+            if (pipe(fds) < 0) {
+                stop_jobs(jobs, o->jobs);
+                fail("cannot make a pipe: %s", strerror(errno));
+            }
+            fflush(NULL);
+            pid_t pid = fork();
+            if (pid < 0) {
+                stop_jobs(jobs, o->jobs);
+                fail("cannot fork: %s", strerror(errno));
+            }
+            if (pid == 0) {
+                close(fds[0]);
+                Result r;
+                run_pair(env, o, order[next], &r);
+                ssize_t w = write(fds[1], &r, sizeof r); /* smaller than the pipe's buffer */
+                _exit(w == (ssize_t)sizeof r ? 0 : 1);
+            }
+            close(fds[1]);
+            jobs[slot] = (Job){pid, fds[0], order[next]};
+            next++;
+        }
+        /* collect one finished job: read its whole result, then reap it */
+        int st;
+        pid_t pid = waitpid(-1, &st, 0);
+        if (pid < 0) {
+            if (errno == EINTR) continue;
+            stop_jobs(jobs, o->jobs);
+            fail("cannot wait for a job: %s", strerror(errno));
+        }
+        int slot = -1;
+        for (int k = 0; k < o->jobs; k++)
+            if (jobs[k].pid == pid) slot = k;
+        if (slot < 0) continue;
+        Result *r = &res[jobs[slot].idx];
+        size_t got = 0;
+        while (got < sizeof *r) {
+            ssize_t n = read(jobs[slot].fd, (char *)r + got, sizeof *r - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) break;
+            got += (size_t)n;
+        }
+        close(jobs[slot].fd);
+        jobs[slot].pid = 0;
+        const Pair *p = &suite[jobs[slot].idx];
+        if (got != sizeof *r) {
+            stop_jobs(jobs, o->jobs);
+            fail("%s: the job ended without a result (%s %d)", p->name,
+                 WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        }
+        if (!r->ok) {
+            stop_jobs(jobs, o->jobs);
+            fail("%s: %s", p->name, r->err);
+        }
+        progress(++done, total, p, r);
+    }
+}
+
+/* ----------------------------------------------------------------- main */
+
+int main(int argc, char **argv)
+{
+    main_pid = getpid();
+    Opts o;
+    parse_args(argc, argv, &o);
+    if (o.list) {
+        for (int k = 0; k < NPAIRS; k++)
+            printf("%-14s %s\n", suite[k].name, suite[k].what);
+        return 0;
+    }
+
+    Env env;
+    memset(&env, 0, sizeof env);
+    if (o.mktargets) snprintf(env.mktargets, sizeof env.mktargets, "%s", o.mktargets);
+    else {
+        char dir[PATH_MAX];
+        exe_dir(argv[0], dir, sizeof dir);
+        if (snprintf(env.mktargets, sizeof env.mktargets, "%s/mktargets", dir) >= (int)sizeof env.mktargets)
+            fail("the path of mktargets is too long");
+    }
+    if (access(env.mktargets, X_OK) != 0)
+        fail("cannot run mktargets (%s): %s; build it (make) or give --mktargets PATH", env.mktargets,
+             strerror(errno));
+    if (o.strips && mkdir(o.strips, 0755) < 0 && errno != EEXIST)
+        fail("cannot make %s: %s", o.strips, strerror(errno));
+
+    GlCtx *ctx = NULL;
+    char err[1024], sdir[PATH_MAX];
+    if (!o.cpu) {
+        ctx = glctx_create_headless(err, sizeof err);
+        if (!ctx) fail("no GPU: %s; --cpu runs the CPU reference", err);
+        if (shader_find_dir(o.shader_dir, argv[0], sdir, sizeof sdir, err, sizeof err) < 0) {
+            glctx_destroy(ctx);
+            fail("%s", err);
+        }
+        env.shader_dir = sdir;
+    }
+
+    const char *tmp = getenv("TMPDIR");
+    snprintf(env.tmpdir, sizeof env.tmpdir, "%s/fidelity.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(env.tmpdir)) fail("cannot make a temporary directory in %s: %s", tmp && *tmp ? tmp : "/tmp",
+                                   strerror(errno));
+    snprintf(cleanup_dir, sizeof cleanup_dir, "%s", env.tmpdir);
+    atexit(cleanup);
+
+    int order[NPAIRS], total = 0;
+    for (int k = 0; k < NPAIRS; k++)
+        if (o.selected[k]) order[total++] = k;
+    static Result res[NPAIRS];
+    double t0 = now_s();
+    fprintf(stderr, "suite: %d pair%s on %s%s%s, grid %d, %ld steps, %d job%s\n", total, total == 1 ? "" : "s",
+            ctx ? "the GPU (" : "the CPU reference", ctx ? glctx_renderer(ctx) : "", ctx ? ")" : "", o.grid,
+            o.steps, o.jobs, o.jobs == 1 ? "" : "s");
+    if (o.jobs > 1) {
+        run_parallel(&env, &o, order, total, res);
+    } else {
+        for (int k = 0; k < total; k++) {
+            Result *r = &res[order[k]];
+            run_pair(&env, &o, order[k], r);
+            if (!r->ok) {
+                glctx_destroy(ctx);
+                fail("%s: %s", suite[order[k]].name, r->err);
+            }
+            progress(k + 1, total, &suite[order[k]], r);
+        }
+    }
+    glctx_destroy(ctx);
+    fprintf(stderr, "suite: done in %.1f s\n", now_s() - t0);
+
+    print_header();
+    for (int k = 0; k < total; k++) print_row(&suite[order[k]], &res[order[k]]);
+    if (fflush(stdout) != 0) fail("cannot write the table: %s", strerror(errno));
+    if (o.csv) write_csv(o.csv, &o, res);
+    return 0;
+}
