@@ -19,6 +19,9 @@ void solver_params_default(SolverParams *p)
     p->umax = 0.18f;
     p->eps = 1e-30f;
     p->gather = true;
+    p->force = SOLVER_FORCE_FATTAL;
+    p->vb = 200.0f;
+    p->bcycles = 2;
 }
 
 const char *solver_params_check(const SolverParams *p)
@@ -177,8 +180,8 @@ void ref_pass_blur(int w, int h, const BlurSpec *spec, const float *in, float *o
 /* Momentum                                                               */
 
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
-                    const float *rho_blur_coarse, const float *tgt_blur, const float *u,
-                    const float *v, float *u_out, float *v_out)
+                    const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
+                    float kb, const float *u, const float *v, float *u_out, float *v_out)
 {
     float hh = cell_size(w, h);
     float damp = 1.0f / (1.0f + p->dt * p->vd);
@@ -191,13 +194,17 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float tl = tgt_blur[IDX(i - 1, j)], tr = tgt_blur[IDX(i, j)];
                 float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i, (float)j + 0.5f);
                 float tf = fmaxf(0.5f * (tl + tr), p->eps);
-                nu = clampf((u[IDX(i, j)] + k * rb * (tr - tl) / tf) * damp, -p->umax, p->umax);
+                float g = (tr - tl) / tf;
+                if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]);
+                nu = clampf((u[IDX(i, j)] + k * rb * g) * damp, -p->umax, p->umax);
             }
             if (j > 0) {
                 float tb = tgt_blur[IDX(i, j - 1)], tt = tgt_blur[IDX(i, j)];
                 float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j);
                 float tf = fmaxf(0.5f * (tb + tt), p->eps);
-                nv = clampf((v[IDX(i, j)] + k * rb * (tt - tb) / tf) * damp, -p->umax, p->umax);
+                float g = (tt - tb) / tf;
+                if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]);
+                nv = clampf((v[IDX(i, j)] + k * rb * g) * damp, -p->umax, p->umax);
             }
             u_out[IDX(i, j)] = nu;
             v_out[IDX(i, j)] = nv;
@@ -567,6 +574,9 @@ struct RefSolver {
     SolverParams p;
     BlurSpec blur;
     float *rho, *tgt, *tgt_blur, *u, *v, *pr;
+    float *phi;                  /* the deficit potential: ∇²φ = ρ − c·ρ* */
+    float pot_c;                 /* c: the target scaled to the density's mass */
+    float dscale;                /* the target's density scale Σρ*²/Σρ* */
     float *t0, *t1, *t2, *t3;    /* full-grid scratch */
     float *c0, *c1;              /* coarse scratch */
     int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS];
@@ -587,7 +597,7 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
     s->p = *p;
     ref_blur_spec(w, h, p->sigma, &s->blur);
     size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
-    float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr,
+    float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr, &s->phi,
                       &s->t0, &s->t1, &s->t2, &s->t3};
     for (size_t k = 0; k < sizeof full / sizeof full[0]; k++)
         if (!(*full[k] = calloc(n, sizeof(float)))) goto fail_fields;
@@ -614,7 +624,7 @@ fail_alloc:
 void ref_free(RefSolver *s)
 {
     if (!s) return;
-    float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr,
+    float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr, s->phi,
                     s->t0, s->t1, s->t2, s->t3, s->c0, s->c1};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
     for (int l = 0; l < REF_MG_MAX_LEVELS; l++) {
@@ -653,6 +663,7 @@ void ref_set_density(RefSolver *s, const float *rho)
     memset(s->u, 0, n * sizeof(float));
     memset(s->v, 0, n * sizeof(float));
     memset(s->pr, 0, n * sizeof(float));
+    memset(s->phi, 0, n * sizeof(float));
 }
 
 int ref_set_target(RefSolver *s, const float *target, bool mass_match)
@@ -665,7 +676,13 @@ int ref_set_target(RefSolver *s, const float *target, bool mass_match)
     }
     if (!(mt > 0.0)) return -1;
     float scale = (mass_match && mr > 0.0) ? (float)(mr / mt) : 1.0f;
-    for (size_t k = 0; k < n; k++) s->tgt[k] = target[k] * scale;
+    double m2 = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        s->tgt[k] = target[k] * scale;
+        m2 += (double)s->tgt[k] * s->tgt[k];
+    }
+    s->pot_c = mr > 0.0 ? (float)(mr / (mt * scale)) : 1.0f;
+    s->dscale = (float)(m2 / (mt * scale));
     ref_pass_blur(s->w, s->h, &s->blur, s->tgt, s->tgt_blur);
     return 0;
 }
@@ -706,7 +723,16 @@ void ref_step(RefSolver *s)
     /* 1. ρ̃: blur the current density (coarse grid) */
     blur_coarse(w, h, &s->blur, s->rho, s->c0, s->c1);
     /* 2. driving force and damping */
-    ref_pass_force(w, h, p, &s->blur, s->c0, s->tgt_blur, s->u, s->v, s->t0, s->t1);
+    const float *phi = NULL;
+    float kb = 0.0f;
+    if (p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f) {
+        size_t n = (size_t)w * h;
+        for (size_t k = 0; k < n; k++) s->t2[k] = s->rho[k] - s->pot_c * s->tgt[k];
+        for (int k = 0; k < p->bcycles; k++) vcycle(s, 0, &s->phi, &s->t3, s->t2, cell_size(w, h));
+        phi = s->phi;
+        kb = p->vb / s->dscale;
+    }
+    ref_pass_force(w, h, p, &s->blur, s->c0, s->tgt_blur, phi, kb, s->u, s->v, s->t0, s->t1);
     /* 3. velocity self-advection */
     ref_pass_advect_vel(w, h, p->dt, s->t0, s->t1, s->u, s->v);
     /* 4. projection: divergence, Jacobi, gradient subtraction */

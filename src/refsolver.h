@@ -37,7 +37,12 @@ typedef struct {
     float umax;      /* speed limit for density transport, domain units/time */
     float eps;       /* guard: ∇ρ̃* / max(ρ̃*, eps) */
     bool gather;     /* gathering on/off */
+    int force;       /* SOLVER_FORCE_BALANCE (default) or SOLVER_FORCE_FATTAL */
+    float vb;        /* balance coefficient: the deficit potential's share of the force */
+    int bcycles;     /* multigrid V-cycles per step for the deficit potential */
 } SolverParams;
+
+enum { SOLVER_FORCE_BALANCE = 0, SOLVER_FORCE_FATTAL = 1 };
 
 void solver_params_default(SolverParams *p);
 /* NULL if every parameter is in range, else a message naming the parameter. */
@@ -108,10 +113,19 @@ float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, floa
 /* u,v = (u,v + dt·vf·ρ̃ ∂ρ̃* / max(ρ̃*, eps)) / (1 + dt·vd) on interior faces:
  * driving force and (implicit) damping. rho_blur_coarse is ρ̃ on the coarse
  * grid of spec, sampled bilinearly at the face; tgt_blur is ρ̃* on the full
- * grid. */
+ * grid. That is Fattal's force (phi NULL). With phi, the balance force:
+ *   F = vf·( min(ρ̃, ρ̃*) ∇log ρ̃* + kb·ρ̃ ∇φ ),   ∇²φ = ρ − c·ρ*  (Neumann walls)
+ * φ is the potential of the deficit: it has its maxima where the target
+ * still lacks smoke and its minima where smoke is in surplus, at any
+ * distance, so smoke in an over-full part is pushed toward an empty one
+ * (Fattal's force alone only pulls up ∇log ρ̃*, and smoke that has filled
+ * the nearest part of a split target stays there). Where the smoke already
+ * exceeds the blurred target (ρ̃ > ρ̃*) Fattal's term becomes ∇ρ̃*, a pure
+ * gradient the projection removes, so it no longer holds surplus smoke in
+ * place against the balance term. kb = vb / (the target's density scale). */
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
-                    const float *rho_blur_coarse, const float *tgt_blur, const float *u,
-                    const float *v, float *u_out, float *v_out);
+                    const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
+                    float kb, const float *u, const float *v, float *u_out, float *v_out);
 /* Semi-Lagrangian advection of the staggered velocity by itself. */
 void ref_pass_advect_vel(int w, int h, float dt, const float *u, const float *v,
                          float *u_out, float *v_out);

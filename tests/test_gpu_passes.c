@@ -147,7 +147,7 @@ static void test_passes_one(float sigma)
     /* driving force + damping (after the same blur) */
     upload_all(s, &f);
     solver_debug_pass(s, SOLVER_PASS_FORCE, false);
-    ref_pass_force(W, H, &p, &bs, c0, f.tb, f.u, f.v, o0, o1);
+    ref_pass_force(W, H, &p, &bs, c0, f.tb, NULL, 0.0f, f.u, f.v, o0, o1);
     check_vel(s, o0, o1, "force + damping");
 
     /* velocity advection */

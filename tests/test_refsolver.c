@@ -385,7 +385,7 @@ static void test_force_direction(void)
     for (size_t k = 0; k < n; k++) f.rho[k] = 1.0f;
     force_blur_rho(&f);
     float *u = falloc(n), *v = falloc(n), *uo = falloc(n), *vo = falloc(n);
-    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
 
     /* faces at x = i (u) and y = j (v) in cell units; the centre is at 32 */
     int wrong = 0, toward = 0;
@@ -416,7 +416,7 @@ static void test_force_direction(void)
     /* no smoke, no force: density zero everywhere */
     memset(f.rho, 0, n * sizeof(float));
     force_blur_rho(&f);
-    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
     CHECK(maxabsf(uo, n) == 0.0f && maxabsf(vo, n) == 0.0f,
           "force with no smoke: max |u| %g, |v| %g", maxabsf(uo, n), maxabsf(vo, n));
 
@@ -427,7 +427,7 @@ static void test_force_direction(void)
     force_blur_rho(&f);
     for (int J = 0; J < f.spec.ch; J++)
         for (int I = f.spec.cw / 2; I < f.spec.cw; I++) AT(f.rho_c, f.spec.cw, I, J) = 0.0f;
-    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
     int zero_faces = 0, bad = 0;
     for (int j = 0; j < w; j++)
         for (int i = 1; i < w; i++) {
@@ -472,7 +472,7 @@ static void test_force_walls_clamp_damping(void)
     }
     SolverParams ps = p;
     ps.vf = 100.0f;
-    ref_pass_force(w, w, &ps, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+    ref_pass_force(w, w, &ps, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
     CHECK(walls_zero(w, w, uo, vo), "force: wall faces not zero with garbage input");
     float mu = fmaxf(maxabsf(uo, n), maxabsf(vo, n));
     CHECK(mu <= p.umax && all_finite(uo, n) && all_finite(vo, n),
@@ -490,7 +490,7 @@ static void test_force_walls_clamp_damping(void)
     double damp = 1.0 / (1.0 + (double)pd.dt * pd.vd), worst1 = 0.0, worstn = 0.0;
     int passes = 10;
     for (int it = 1; it <= passes; it++) {
-        ref_pass_force(w, w, &pd, &f.spec, f.rho_c, f.tgt_blur, u, v, uo, vo);
+        ref_pass_force(w, w, &pd, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
         double expect = pow(damp, it);
         for (size_t k = 0; k < n; k++) {
             if (u0[k] == 0.0f && v0[k] == 0.0f) continue;
