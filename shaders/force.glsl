@@ -2,7 +2,10 @@
 //   u = clamp((u + dt·vf·ρ̃ ∂ρ̃* / max(ρ̃*, eps)) / (1 + dt·vd), ±umax)
 // ρ̃ is the coarse blurred current density sampled at the face; ρ̃* and its
 // difference come from the two cells beside the face.
-#include "sim.glsl"
+// With u_balance, the balance force (refsolver.h): Fattal's term is weighted
+// by min(ρ̃, ρ̃*) instead of ρ̃, and u_kb·ρ̃·∂φ of the deficit potential φ
+// (packed, from potential_rhs and a multigrid solve) is added.
+#include "packed.glsl"
 
 uniform sampler2D u_vel;
 uniform sampler2D u_dens;
@@ -13,6 +16,9 @@ uniform float u_k;     // dt·vf/h
 uniform float u_damp;  // 1/(1 + dt·vd)
 uniform float u_umax;
 uniform float u_eps;
+uniform int u_balance;
+uniform sampler2D u_phi;
+uniform float u_kb;
 out vec4 o_out;
 
 void main()
@@ -26,13 +32,19 @@ void main()
         float tl = texelFetch(u_dens, ivec2(i - 1, j), 0).b;
         float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i), float(j) + 0.5));
         float tf = max(0.5 * (tl + tc), u_eps);
-        nu = clamp((vel.x + u_k * rb * (tc - tl) / tf) * u_damp, -u_umax, u_umax);
+        float g = (tc - tl) / tf;
+        if (u_balance != 0)
+            g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i - 1, j)));
+        nu = clamp((vel.x + u_k * rb * g) * u_damp, -u_umax, u_umax);
     }
     if (j > 0) {
         float tb = texelFetch(u_dens, ivec2(i, j - 1), 0).b;
         float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i) + 0.5, float(j)));
         float tf = max(0.5 * (tb + tc), u_eps);
-        nv = clamp((vel.y + u_k * rb * (tc - tb) / tf) * u_damp, -u_umax, u_umax);
+        float g = (tc - tb) / tf;
+        if (u_balance != 0)
+            g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i, j - 1)));
+        nv = clamp((vel.y + u_k * rb * g) * u_damp, -u_umax, u_umax);
     }
     o_out = vec4(nu, nv, 0.0, 0.0);
 }

@@ -18,7 +18,7 @@ enum {
     SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
-    SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_COUNT
+    SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_COUNT
 };
 /* The fields of the two Jacobi solves (divergence, pressure, every multigrid
  * level; the gathering's e and D) are packed 2x2 cells to an RGBA texel
@@ -27,7 +27,7 @@ static const char *const shader_files[SH_COUNT] = {
     "downsample.glsl", "blur.glsl", "target_blur.glsl", "set_target.glsl", "force.glsl",
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
-    "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl",
+    "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
 };
 
 /* timestamp marks within one step, for solver_times() */
@@ -41,6 +41,8 @@ struct Solver {
     BlurSpec blur;
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
+    FieldPair pot;              /* the balance force's deficit potential φ, packed */
+    float pot_c, dscale;        /* as in refsolver.c: ρ* scale for φ, density scale */
     Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
@@ -109,6 +111,10 @@ static void pass_force(Solver *s)
     shader_set_float(sh, "u_damp", 1.0f / (1.0f + s->p.dt * s->p.vd));
     shader_set_float(sh, "u_umax", s->p.umax);
     shader_set_float(sh, "u_eps", s->p.eps);
+    bool balance = s->p.force == SOLVER_FORCE_BALANCE && s->p.vb > 0.0f;
+    shader_set_int(sh, "u_balance", balance ? 1 : 0);
+    shader_set_texture(sh, "u_phi", 3, field_texture(s->pot.read));
+    shader_set_float(sh, "u_kb", balance ? s->p.vb / s->dscale : 0.0f);
     pass_draw(s->vel.write);
     field_pair_swap(&s->vel);
 }
@@ -131,30 +137,32 @@ static void pass_divergence(Solver *s)
 
 /* one damped Jacobi iteration on pressure level l (0: the grid itself);
  * zero: from p = 0 instead of the level's current values */
-static void pass_jacobi_level(Solver *s, int l, bool zero)
+static void pass_jacobi_level(Solver *s, int l, bool zero, FieldPair *x0, Field *b0)
 {
-    FieldPair *x = l == 0 ? &s->pres : &s->mgx[l];
+    FieldPair *x = l == 0 ? x0 : &s->mgx[l];
     Shader *sh = use(s, SH_JACOBI);
     shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
     shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
     shader_set_texture(sh, "u_p", 0, field_texture(x->read));
-    shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? s->div : s->mgb[l]));
+    shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
     shader_set_int(sh, "u_zero", zero ? 1 : 0);
     pass_draw(x->write);
     field_pair_swap(x);
 }
 
-static void pass_jacobi(Solver *s) { pass_jacobi_level(s, 0, false); }
+static void pass_jacobi(Solver *s) { pass_jacobi_level(s, 0, false, &s->pres, s->div); }
 
 /* The coarsest level's iterations in one pass when it is small enough
  * (shaders/mg_coarse.glsl; N there). */
 #define MG_COARSE_ONE_PASS 8
 
 /* One multigrid V-cycle from level l; see vcycle() in refsolver.c. A coarse
- * level starts from zero: its first smoothing iteration ignores what it holds. */
-static void vcycle(Solver *s, int l)
+ * level starts from zero: its first smoothing iteration ignores what it holds.
+ * Level 0 is x0 with the right-hand side b0 (the pressure and the divergence,
+ * or the deficit potential and its right-hand side). */
+static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
 {
-    FieldPair *x = l == 0 ? &s->pres : &s->mgx[l];
+    FieldPair *x = l == 0 ? x0 : &s->mgx[l];
     bool last = l == s->nlev - 1;
     if (last && l > 0 && s->lw[l] <= MG_COARSE_ONE_PASS && s->lh[l] <= MG_COARSE_ONE_PASS) {
         Shader *sh = use(s, SH_MG_COARSE);
@@ -166,26 +174,26 @@ static void vcycle(Solver *s, int l)
         return;
     }
     for (int k = 0; k < (last ? REF_MG_COARSE_ITERS : REF_MG_SMOOTH); k++)
-        pass_jacobi_level(s, l, l > 0 && k == 0);
+        pass_jacobi_level(s, l, l > 0 && k == 0, x0, b0);
     if (last) return;
     Shader *sh = use(s, SH_MG_RESIDUAL);
     shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
     shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
     shader_set_texture(sh, "u_p", 0, field_texture(x->read));
-    shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? s->div : s->mgb[l]));
+    shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
     pass_draw(s->mgr[l]);
     sh = use(s, SH_MG_RESTRICT);
     shader_set_ivec2(sh, "u_size", s->lw[l + 1], s->lh[l + 1]);
     shader_set_texture(sh, "u_r", 0, field_texture(s->mgr[l]));
     pass_draw(s->mgb[l + 1]);
-    vcycle(s, l + 1);
+    vcycle(s, l + 1, x0, b0);
     sh = use(s, SH_MG_PROLONG);
     shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
     shader_set_texture(sh, "u_p", 0, field_texture(x->read));
     shader_set_texture(sh, "u_coarse", 1, field_texture(s->mgx[l + 1].read));
     pass_draw(x->write);
     field_pair_swap(x);
-    for (int k = 0; k < REF_MG_SMOOTH; k++) pass_jacobi_level(s, l, false);
+    for (int k = 0; k < REF_MG_SMOOTH; k++) pass_jacobi_level(s, l, false, x0, b0);
 }
 
 static void pass_subtract_grad(Solver *s)
@@ -265,6 +273,19 @@ static void pass_blur_target(Solver *s)
     field_pair_swap(&s->dens);
 }
 
+/* The balance force's deficit potential: its right-hand side ρ − c·ρ* into
+ * the divergence field (free until the projection), then V-cycles on φ,
+ * warm-started from the last step's. */
+static void pass_potential(Solver *s)
+{
+    if (!(s->p.force == SOLVER_FORCE_BALANCE && s->p.vb > 0.0f)) return;
+    Shader *sh = use(s, SH_POTENTIAL_RHS);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_float(sh, "u_c", s->pot_c);
+    pass_draw(s->div);
+    for (int k = 0; k < s->p.bcycles; k++) vcycle(s, 0, &s->pot, s->div);
+}
+
 /* ---- the step --------------------------------------------------------------- */
 
 int solver_step(Solver *s)
@@ -272,13 +293,14 @@ int solver_step(Solver *s)
     mark(s, T_START);
     pass_blur(s, 0);                         /* ρ̃ */
     mark(s, T_BLUR);
+    pass_potential(s);                       /* the balance force's φ */
     pass_force(s);                           /* driving force + damping */
     mark(s, T_FORCE);
     pass_advect_vel(s);                      /* velocity self-advection */
     mark(s, T_ADVECT_VEL);
     pass_divergence(s);                      /* projection */
     mark(s, T_DIV);
-    for (int k = 0; k < s->p.vcycles; k++) vcycle(s, 0);
+    for (int k = 0; k < s->p.vcycles; k++) vcycle(s, 0, &s->pres, s->div);
     for (int k = 0; k < s->p.jacobi; k++) pass_jacobi(s);
     mark(s, T_JACOBI);
     pass_subtract_grad(s);
@@ -312,6 +334,7 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (field_pair_create(&s->vel, s->w, s->h, 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->dens, s->w, s->h, 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->pres, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
+    if (field_pair_create(&s->pot, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->gerr, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (!(s->gcoef = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
@@ -360,7 +383,7 @@ void solver_free(Solver *s)
 {
     if (!s) return;
     for (int k = 0; k < SH_COUNT; k++) shader_free(s->sh[k]);
-    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->gerr, &s->coarse};
+    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     field_free(s->div);
     field_free(s->ratio);
@@ -420,7 +443,8 @@ int solver_set_density(Solver *s, const float *rho)
     for (size_t k = 0; k < n; k++) buf[4 * k] = rho[k];
     if (field_upload(s->dens.read, buf) < 0) goto fail;
     if (field_clear(s->vel.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
-        field_clear(s->pres.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0)
+        field_clear(s->pres.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
+        field_clear(s->pot.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0)
         goto fail;
     free(buf);
     return 0;
@@ -444,6 +468,14 @@ int solver_set_target(Solver *s, const float *tgt, bool mass_match)
     for (size_t k = 0; k < n; k++) mr += rho[k];
     free(rho);
     float scale = (mass_match && mr > 0.0) ? (float)(mr / mt) : 1.0f;
+    /* as ref_set_target: φ's target scale and the density scale Σρ*²/Σρ* */
+    double m2 = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        float t = tgt[k] * scale;
+        m2 += (double)t * t;
+    }
+    s->pot_c = mr > 0.0 ? (float)(mr / (mt * scale)) : 1.0f;
+    s->dscale = (float)(m2 / (mt * scale));
     if (field_upload(s->scratch, tgt) < 0) return -1;
     Shader *sh = use(s, SH_SET_TARGET);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
@@ -599,11 +631,11 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
 {
     switch (pass) {
     case SOLVER_PASS_BLUR_DENSITY: pass_blur(s, 0); break;
-    case SOLVER_PASS_FORCE: pass_blur(s, 0); pass_force(s); break;
+    case SOLVER_PASS_FORCE: pass_blur(s, 0); pass_potential(s); pass_force(s); break;
     case SOLVER_PASS_ADVECT_VEL: pass_advect_vel(s); break;
     case SOLVER_PASS_DIVERGENCE: pass_divergence(s); break;
     case SOLVER_PASS_JACOBI: pass_jacobi(s); break;
-    case SOLVER_PASS_VCYCLE: vcycle(s, 0); break;
+    case SOLVER_PASS_VCYCLE: vcycle(s, 0, &s->pres, s->div); break;
     case SOLVER_PASS_SUBTRACT_GRAD: pass_subtract_grad(s); break;
     case SOLVER_PASS_ADVECT_DENSITY:
         pass_advect_density(s, s->p.dt / (float)ref_advect_substeps(s->w, s->h, &s->p));

@@ -147,6 +147,14 @@ static void test_passes_one(float sigma)
     /* driving force + damping (after the same blur) */
     upload_all(s, &f);
     solver_debug_pass(s, SOLVER_PASS_FORCE, false);
+    if (p.force == SOLVER_FORCE_BALANCE) { /* pass by pass needs φ: see whole_steps */
+        SolverParams pf = p;
+        pf.force = SOLVER_FORCE_FATTAL;
+        solver_set_params(s, &pf);
+        upload_all(s, &f);
+        solver_debug_pass(s, SOLVER_PASS_FORCE, false);
+        solver_set_params(s, &p);
+    }
     ref_pass_force(W, H, &p, &bs, c0, f.tb, NULL, 0.0f, f.u, f.v, o0, o1);
     check_vel(s, o0, o1, "force + damping");
 
@@ -284,6 +292,15 @@ static void test_whole_steps(void)
     p.vcycles = 1;
     p.jacobi = 0;
     whole_steps(&p, "1 V-cycle only");
+    /* both forces, whichever is the default */
+    solver_params_default(&p);
+    p.force = SOLVER_FORCE_BALANCE;
+    whole_steps(&p, "balance force");
+    p.bcycles = 1;
+    p.vb = 2000.0f;
+    whole_steps(&p, "balance force, vb 2000, 1 V-cycle for phi");
+    p.force = SOLVER_FORCE_FATTAL;
+    whole_steps(&p, "Fattal's force");
 }
 
 /* Odd sizes: the pressure solve packs 2x2 cells to a texel, so every level of
@@ -302,6 +319,8 @@ static void test_odd_size(void)
     p.vcycles = 3;
     p.jacobi = 0;
     whole_steps(&p, "37x29, 3 V-cycles only");
+    p.force = p.force == SOLVER_FORCE_BALANCE ? SOLVER_FORCE_FATTAL : SOLVER_FORCE_BALANCE;
+    whole_steps(&p, "37x29, the other force");
     /* a coarsest level too large for the one-pass coarse solve: 80x12 ->
      * 40x6 -> 20x3, iterated pass by pass */
     W = 80;
