@@ -41,6 +41,8 @@ enum {
     OPT_GATHER_ITERS,
     OPT_UMAX,
     OPT_NO_GATHER,
+    OPT_FORCE,
+    OPT_VB,
     OPT_STEPS,
     OPT_FRAMES,
     OPT_EVERY,
@@ -79,6 +81,8 @@ static const struct option long_options[] = {
     {"window", required_argument, NULL, OPT_WINDOW},
     {"keys", required_argument, NULL, OPT_KEYS},
     {"no-gather", no_argument, NULL, OPT_NO_GATHER},
+    {"force", required_argument, NULL, OPT_FORCE},
+    {"vb", required_argument, NULL, OPT_VB},
     {"steps", required_argument, NULL, OPT_STEPS},
     {"frames", required_argument, NULL, OPT_FRAMES},
     {"every", required_argument, NULL, OPT_EVERY},
@@ -318,11 +322,16 @@ void config_usage(FILE *out, const char *prog)
         "  --gather-iters N      implicit gathering iterations per step, 0 = auto:\n"
         "                        max(4, grid side/64) (default %d)\n"
         "  --umax U              speed limit for density transport (default %g)\n"
-        "  --no-gather           turn gathering off (default %s)\n",
+        "  --no-gather           turn gathering off (default %s)\n"
+        "  --force balance|fattal  driving force: 'balance' adds the pull of the\n"
+        "                        target's unfilled parts, so smoke splits between\n"
+        "                        separate parts; 'fattal' is the paper's (default %s)\n"
+        "  --vb B                balance force strength, 0..100000 (default %g)\n",
         CONFIG_GRID_MIN, CONFIG_GRID_MAX, CONFIG_MAX_CELLS, d.grid_w, d.grid_h,
         CONFIG_STEPS_MAX, CONFIG_HEADLESS_STEPS, d.steps,
         (double)p->dt, (double)p->vf, (double)p->vd, (double)p->vg, (double)p->sigma,
-        p->vcycles, p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off");
+        p->vcycles, p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off",
+        p->force == SOLVER_FORCE_FATTAL ? "fattal" : "balance", (double)p->vb);
 
     fprintf(out,
         "\n"
@@ -513,6 +522,15 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_GATHER_ITERS:
         return solver_int_opt("gather-iters", arg, &c->params.gather_iters, err, errlen);
     case OPT_NO_GATHER: c->params.gather = false; return 0;
+    case OPT_FORCE:
+        if (strcmp(arg, "balance") == 0) c->params.force = SOLVER_FORCE_BALANCE;
+        else if (strcmp(arg, "fattal") == 0) c->params.force = SOLVER_FORCE_FATTAL;
+        else {
+            set_err(err, errlen, "--force: expected 'balance' or 'fattal', got '%s'", arg);
+            return -1;
+        }
+        return 0;
+    case OPT_VB: return float_opt("vb", arg, &c->params.vb, err, errlen);
     case OPT_STEPS:
         if (int_opt("steps", arg, 0, CONFIG_STEPS_MAX, &v, err, errlen) < 0) return -1;
         c->steps = v;

@@ -37,6 +37,10 @@ const char *solver_params_check(const SolverParams *p)
     if (p->gather_iters < 0 || p->gather_iters > 10000) return "--gather-iters must be in [0 (auto), 10000]";
     if (!(p->umax > 0.0f && p->umax <= 100.0f)) return "--umax must be in (0, 100]";
     if (!(p->eps >= 1e-35f && p->eps < 1.0f)) return "eps must be in [1e-35, 1)";
+    if (p->force != SOLVER_FORCE_BALANCE && p->force != SOLVER_FORCE_FATTAL)
+        return "--force must be balance or fattal";
+    if (!(p->vb >= 0.0f && p->vb <= 1e5f)) return "--vb must be in [0, 100000]";
+    if (p->bcycles < 1 || p->bcycles > 100) return "balance V-cycles must be in [1, 100]";
     return NULL;
 }
 

@@ -96,6 +96,7 @@ static void test_every_option(void)
     int r = parse(&c, "--cpu", "--headless", "--gl-info", "--shader-dir", "sh", "--grid", "320x200",
                   "--dt", "0.02", "--vf", "1.5", "--vd", "0", "--vg", "0.01", "--sigma", "0.1",
                   "--jacobi", "80", "--gather-iters", "5", "--umax", "0.5", "--no-gather",
+                  "--force", "fattal", "--vb", "12.5",
                   "--steps", "1234", "--frames", "out", "--every", "3", "--metrics", "m.csv",
                   "--channel", "a", "--invert", "--no-mass-match", "--color", "#ff8000", "--size",
                   "640x360", "--steps-per-frame", "7", "--no-progress", "cur.png", "tgt.png", NULL);
@@ -107,6 +108,18 @@ static void test_every_option(void)
               feq(c.params.vg, 0.01f) && feq(c.params.sigma, 0.1f) && feq(c.params.umax, 0.5f),
           "float params");
     CHECK(c.params.jacobi == 80 && c.params.gather_iters == 5 && !c.params.gather, "int params");
+    CHECK(c.params.force == SOLVER_FORCE_FATTAL && feq(c.params.vb, 12.5f), "force, vb");
+    {
+        Config c2;
+        CHECK(parse(&c2, "--force", "balance", NULL) == 0 && c2.params.force == SOLVER_FORCE_BALANCE,
+              "--force balance");
+        CHECK(parse(&c2, "--force", "fatal", NULL) == -1 && strstr(errbuf, "--force") &&
+                  strstr(errbuf, "'fatal'"),
+              "--force with a typo names the option and the value: %s", errbuf);
+        CHECK(parse(&c2, "--vb", "-1", NULL) == -1 && strstr(errbuf, "--vb"), "--vb -1: %s", errbuf);
+        CHECK(parse(&c2, "--vb", "1e6", NULL) == -1 && strstr(errbuf, "--vb"), "--vb 1e6: %s",
+              errbuf);
+    }
     CHECK(c.steps == 1234, "steps");
     CHECK(c.frames_dir && strcmp(c.frames_dir, "out") == 0, "frames");
     CHECK(c.every == 3, "every");
@@ -376,7 +389,7 @@ static void test_bad_usage(void)
 
 static const char *all_options[] = {
     "--cpu", "--headless", "--gl-info", "--shader-dir", "--grid", "--dt", "--vf", "--vd", "--vg",
-    "--sigma", "--jacobi", "--gather-iters", "--umax", "--no-gather", "--steps", "--frames",
+    "--sigma", "--jacobi", "--gather-iters", "--umax", "--no-gather", "--force", "--vb", "--steps", "--frames",
     "--every", "--metrics", "--raw", "--channel", "--invert", "--no-mass-match", "--color",
     "--size", "--steps-per-frame", "-q", "--quiet", "-v", "--verbose", "--no-progress", "-h",
     "--help", "--version",

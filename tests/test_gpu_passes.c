@@ -11,6 +11,7 @@
 #include "check.h"
 #include "glctx.h"
 #include "image.h"
+#include "fidelity.h"
 #include "refsolver.h"
 #include "shader.h"
 #include "solver.h"
@@ -303,6 +304,51 @@ static void test_whole_steps(void)
     whole_steps(&p, "Fattal's force");
 }
 
+/* The stripes of issue 7 on the GPU: a disc into the same disc in the
+ * opposite corner, 200 whole steps at 192^2 with either force; the stripe
+ * measure stays at the start image's level. */
+static void test_diagonal_stripes(void)
+{
+    int w = 192;
+    size_t n = (size_t)w * w;
+    float *a = malloc(n * 4), *b = malloc(n * 4), *g = malloc(n * 4);
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            float x = ((float)i + 0.5f) / (float)w, y = ((float)j + 0.5f) / (float)w;
+            float da = sqrtf((x - 0.25f) * (x - 0.25f) + (y - 0.75f) * (y - 0.75f));
+            float db = sqrtf((x - 0.75f) * (x - 0.75f) + (y - 0.25f) * (y - 0.25f));
+            a[(size_t)j * w + i] = fminf(1.0f, fmaxf(0.0f, (0.12f - da) * (float)w * 0.5f + 0.5f));
+            b[(size_t)j * w + i] = fminf(1.0f, fmaxf(0.0f, (0.12f - db) * (float)w * 0.5f + 0.5f));
+        }
+    int w0 = W, h0 = H;
+    W = H = w;
+    for (int f = 0; f < 2; f++) {
+        SolverParams p;
+        solver_params_default(&p);
+        p.force = f == 0 ? SOLVER_FORCE_FATTAL : SOLVER_FORCE_BALANCE;
+        Solver *s = make_solver(&p);
+        if (!s) break;
+        solver_set_density(s, a);
+        solver_set_target(s, b, true);
+        double s0 = fidelity_stripes(a, w, w), worst = 0.0;
+        for (int k = 1; k <= 200; k++) {
+            CHECK(solver_step(s) == 0, "step %d", k);
+            if (k % 20 == 0 && solver_read_density(s, g) == 0) {
+                double r = fidelity_stripe_ratio(fidelity_stripes(g, w, w), s0);
+                if (r > worst) worst = r;
+            }
+        }
+        printf("  GPU diagonal morph at %d^2 (%s): stripes at most %.2fx the start's\n", w,
+               f == 0 ? "fattal" : "balance", worst);
+        CHECK(worst <= 1.6, "GPU diagonal morph (%s): stripes %.2fx the start's",
+              f == 0 ? "fattal" : "balance", worst);
+        solver_free(s);
+    }
+    W = w0;
+    H = h0;
+    free(a); free(b); free(g);
+}
+
 /* Odd sizes: the pressure solve packs 2x2 cells to a texel, so every level of
  * a 37x29 grid (37x29, 19x15, 10x8, 5x4) has padding cells that must stay out
  * of the sums. And a flat grid whose coarsest level is too large for the
@@ -486,6 +532,7 @@ int main(int argc, char **argv)
     RUN(test_passes);
     RUN(test_whole_steps);
     RUN(test_odd_size);
+    RUN(test_diagonal_stripes);
     RUN(test_stir);
     RUN(test_gpu_mass_2000);
     RUN(test_resolution);

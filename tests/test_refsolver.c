@@ -4,6 +4,7 @@
  * measured value when it fails; lines starting with "  info:" report the
  * measured numbers of the main properties even when they pass. */
 #include "check.h"
+#include "fidelity.h"
 #include "refsolver.h"
 
 #include <math.h>
@@ -839,6 +840,99 @@ static double advect_run(int w, float dt_sub, float umax, const float *u, const 
     return fabs(sumf(rho, n) / m0 - 1.0);
 }
 
+/* A soft disc of radius r at (cx, cy) (domain units) on a w x h grid. */
+static void soft_disc(int w, int h, float cx, float cy, float r, float *rho)
+{
+    float m = (float)(w < h ? w : h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float x = ((float)i + 0.5f) / m, y = ((float)j + 0.5f) / m;
+            float d = sqrtf((x - cx) * (x - cx) + (y - cy) * (y - cy));
+            rho[(size_t)j * w + i] = fminf(1.0f, fmaxf(0.0f, (r - d) * m * 0.5f + 0.5f));
+        }
+}
+
+/* Moves a soft disc diagonally at the speed limit on every face (the worst
+ * case of the substep rule) with the substeps a step of dt would take, for
+ * 0.45 domain units; returns the largest stripe ratio seen. dt_scale > 1
+ * takes longer substeps than the rule allows. */
+static double diagonal_stripes(int w, float dt_scale)
+{
+    size_t n = (size_t)w * w;
+    SolverParams p;
+    solver_params_default(&p);
+    float *u = falloc(n), *v = falloc(n), *rho = falloc(n), *t = falloc(n);
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            AT(u, w, i, j) = i > 0 ? p.umax : 0.0f;
+            AT(v, w, i, j) = j > 0 ? -p.umax : 0.0f; /* up and to the right */
+        }
+    soft_disc(w, w, 0.25f, 0.75f, 0.12f, rho);
+    double s0 = fidelity_stripes(rho, w, w), worst = 0.0;
+    int ns = ref_advect_substeps(w, w, &p);
+    float dt_sub = p.dt / (float)ns * dt_scale;
+    int total = (int)(0.45f / (p.umax * dt_sub));
+    for (int k = 1; k <= total; k++) {
+        ref_pass_advect_density(w, w, dt_sub, p.umax, u, v, rho, t);
+        memcpy(rho, t, n * sizeof(float));
+        if (k % 8 == 0 || k == total) {
+            double r = fidelity_stripe_ratio(fidelity_stripes(rho, w, w), s0);
+            if (r > worst) worst = r;
+        }
+    }
+    free(u); free(v); free(rho); free(t);
+    return worst;
+}
+
+/* Issue: a front moving diagonally broke into comb stripes. The substep rule
+ * keeps |c_x| + |c_y| <= REF_ADVECT_CFL; with substeps 4x longer (the old
+ * rule's per-face 1/2) the stripes come back, so this test can fail. */
+static void test_advect_diagonal(void)
+{
+    for (int w = 128; w <= 256; w *= 2) {
+        double r = diagonal_stripes(w, 1.0f);
+        printf("  info: disc moved diagonally at %d^2: stripes at most %.2fx the start's\n", w, r);
+        CHECK(r <= 1.2, "diagonal transport at %d^2: stripes %.2fx the start's (at most 1.2x)", w, r);
+    }
+    double bad = diagonal_stripes(128, 4.0f);
+    printf("  info: ... with substeps 4x too long: %.2fx\n", bad);
+    CHECK(bad > 2.0, "substeps past the stable range should stripe (%.2fx): the measure is blind", bad);
+}
+
+/* The morph that showed the stripes: a disc into the same disc in the
+ * opposite corner, whole steps with the defaults, either force. */
+static void test_morph_diagonal(void)
+{
+    int w = 256;
+    size_t n = (size_t)w * w;
+    float *a = falloc(n), *b = falloc(n);
+    soft_disc(w, w, 0.25f, 0.75f, 0.12f, a);
+    soft_disc(w, w, 0.75f, 0.25f, 0.12f, b);
+    for (int f = 0; f < 2; f++) {
+        SolverParams p;
+        solver_params_default(&p);
+        p.force = f == 0 ? SOLVER_FORCE_FATTAL : SOLVER_FORCE_BALANCE;
+        char err[256];
+        RefSolver *s = ref_create(w, w, &p, err, sizeof err);
+        if (!s) { CHECK(0, "%s", err); break; }
+        ref_set_density(s, a);
+        ref_set_target(s, b, true);
+        double s0 = fidelity_stripes(ref_density(s), w, w), worst = 0.0;
+        for (int k = 1; k <= 200; k++) { /* the stripes showed from step 50 to 250 */
+            ref_step(s);
+            if (k % 10 == 0) {
+                double r = fidelity_stripe_ratio(fidelity_stripes(ref_density(s), w, w), s0);
+                if (r > worst) worst = r;
+            }
+        }
+        printf("  info: diagonal morph at %d^2 (%s): stripes at most %.2fx the start's, error %.3f\n",
+               w, f == 0 ? "fattal" : "balance", worst, ref_error(s));
+        CHECK(worst <= 1.6, "diagonal morph (%s): stripes %.2fx the start's", f == 0 ? "fattal" : "balance", worst);
+        ref_free(s);
+    }
+    free(a); free(b);
+}
+
 static void test_advect_density(void)
 {
     int w = 64;
@@ -1361,6 +1455,8 @@ int main(void)
     RUN(test_projection_defaults);
     RUN(test_advect_velocity);
     RUN(test_advect_density);
+    RUN(test_advect_diagonal);
+    RUN(test_morph_diagonal);
     RUN(test_gathering);
     RUN(test_gathering_step);
     RUN(test_solver_api);

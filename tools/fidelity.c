@@ -196,7 +196,8 @@ static void usage(void)
            "  --jobs N            run N pairs at a time in forked processes, 1..64;\n"
            "                      CPU only (default 1)\n"
            "  --param NAME=VALUE  override a default parameter: vf, vd, vg, sigma, dt,\n"
-           "                      umax, jacobi, vcycles (repeatable)\n"
+           "                      umax, vb, jacobi, vcycles, force=balance|fattal\n"
+           "                      (repeatable)\n"
            "  --mktargets PATH    the mktargets tool (default: next to this program)\n"
            "  --shader-dir DIR    the shaders (default: the search path smokemorph uses)\n"
            "  --help              show this help\n"
@@ -262,6 +263,12 @@ static void parse_param(SolverParams *p, const char *s)
     const char *eq = strchr(s, '=');
     if (!eq || eq == s || !eq[1]) fail("--param: expected NAME=VALUE, got '%s'", s);
     size_t len = (size_t)(eq - s);
+    if (len == 5 && !strncmp(s, "force", 5)) {
+        if (!strcmp(eq + 1, "balance")) p->force = SOLVER_FORCE_BALANCE;
+        else if (!strcmp(eq + 1, "fattal")) p->force = SOLVER_FORCE_FATTAL;
+        else fail("--param: force must be balance or fattal, got '%s'", eq + 1);
+        return;
+    }
     char *end;
     errno = 0;
     double v = strtod(eq + 1, &end);
@@ -273,12 +280,13 @@ static void parse_param(SolverParams *p, const char *s)
     else if (PARAM_IS("sigma")) p->sigma = (float)v;
     else if (PARAM_IS("dt")) p->dt = (float)v;
     else if (PARAM_IS("umax")) p->umax = (float)v;
+    else if (PARAM_IS("vb")) p->vb = (float)v;
     else if (PARAM_IS("jacobi") || PARAM_IS("vcycles")) {
         if (v != floor(v) || fabs(v) > 1e6) fail("--param: %.*s must be an integer", (int)len, s);
         if (PARAM_IS("jacobi")) p->jacobi = (int)v;
         else p->vcycles = (int)v;
     } else
-        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, jacobi, vcycles)", (int)len, s);
+        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, vb, jacobi, vcycles, force)", (int)len, s);
 #undef PARAM_IS
 }
 
