@@ -439,6 +439,14 @@ static void test_tool(void)
         CHECK(!strncmp(e, "fidelity: ", 10) && count_lines(e) == 1, "'%s': one message, got:\n%s", bad[k], e);
         CHECK(slurp("out.txt")[0] == '\0', "'%s': nothing on stdout", bad[k]);
     }
+    /* no GL at all (glvnd finds no EGL vendor) and no --cpu: one line that
+     * names --cpu */
+    setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent.json", 1);
+    rc = run("--grid 32 --steps 10 --pairs diagonal");
+    unsetenv("__EGL_VENDOR_LIBRARY_FILENAMES");
+    const char *e = slurp("err.txt");
+    CHECK(rc == 1 && !strncmp(e, "fidelity: no GPU: ", 18) && strstr(e, "--cpu") && count_lines(e) == 1,
+          "no GL: exit 1 and one line, got %d:\n%s", rc, e);
 }
 
 int main(void)
