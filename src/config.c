@@ -310,7 +310,9 @@ void config_usage(FILE *out, const char *prog)
         "Simulation:\n"
         "  --grid N|WxH          grid size, sides %d..%d, at most %ld cells (default %dx%d)\n"
         "  --steps N             steps to run, 0..%ld; 0 = the mode's default:\n"
-        "                        %ld headless, until quit in a window (default %ld)\n"
+        "                        headless, until the error is within 3%% of the\n"
+        "                        target or has stopped falling (at most %ld);\n"
+        "                        in a window, until quit (default %ld)\n"
         "  --dt T                time step, (0, 1] (default %g)\n"
         "  --vf F                driving-force coefficient (default %g)\n"
         "  --vd D                momentum damping (default %g)\n"
@@ -328,7 +330,7 @@ void config_usage(FILE *out, const char *prog)
         "                        separate parts; 'fattal' is the paper's (default %s)\n"
         "  --vb B                balance force strength, 0..100000 (default %g)\n",
         CONFIG_GRID_MIN, CONFIG_GRID_MAX, CONFIG_MAX_CELLS, d.grid_w, d.grid_h,
-        CONFIG_STEPS_MAX, CONFIG_HEADLESS_STEPS, d.steps,
+        CONFIG_STEPS_MAX, CONFIG_HEADLESS_MAX_STEPS, d.steps,
         (double)p->dt, (double)p->vf, (double)p->vd, (double)p->vg, (double)p->sigma,
         p->vcycles, p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off",
         p->force == SOLVER_FORCE_FATTAL ? "fattal" : "balance", (double)p->vb);

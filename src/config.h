@@ -24,7 +24,8 @@
 #define CONFIG_GRID_MAX 8192
 #define CONFIG_MAX_CELLS (16L * 1024 * 1024)   /* --grid: at most 16M cells */
 #define CONFIG_STEPS_MAX 100000000L
-#define CONFIG_HEADLESS_STEPS 600L            /* --steps 0, headless */
+#define CONFIG_HEADLESS_MAX_STEPS 10000L     /* --steps 0, headless: until the morph
+                                                 arrives or settles, at most this */
 #define CONFIG_DEFAULT_OUT_DIR "smokemorph-out" /* headless frames, no --frames */
 
 typedef enum { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_GPU } Backend;
@@ -40,8 +41,9 @@ typedef struct {
     int grid_w, grid_h;        /* --grid N|WxH, default 256x256 */
     SolverParams params;       /* --dt --vf --vd --vg --sigma --jacobi --gather-iters --umax */
     long steps;                /* --steps N, 0..1e8; default 0 = the mode's default, which
-                                  main picks: CONFIG_HEADLESS_STEPS headless, until quit
-                                  in a window */
+                                  main picks: headless, until the error is within 3% or
+                                  stops falling (fidelity_settle_update), at most
+                                  CONFIG_HEADLESS_MAX_STEPS; until quit in a window */
 
     /* output */
     const char *frames_dir;    /* --frames DIR */

@@ -182,3 +182,15 @@ double fidelity_distance_resampled(const float *a, int aw, int ah, const float *
     free(ad);
     return d;
 }
+
+int fidelity_settle_update(FidelitySettle *s, long step, double error)
+{
+    if (!s->started || error < s->best * (1.0 - FIDELITY_SETTLE_GAIN)) {
+        s->started = true;
+        s->best = error;
+        s->best_step = step;
+    }
+    if (error <= FIDELITY_ARRIVED) return FIDELITY_ARRIVED_AT;
+    if (step - s->best_step >= FIDELITY_SETTLE_STEPS) return FIDELITY_SETTLED_AT;
+    return FIDELITY_RUNNING;
+}

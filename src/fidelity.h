@@ -16,6 +16,7 @@
 #ifndef SMOKEMORPH_FIDELITY_H
 #define SMOKEMORPH_FIDELITY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The morph's error: Σ|ρ − ρ*| / Σρ* over n cells (normalised L1; 0 is a
@@ -61,5 +62,22 @@ double fidelity_stripe_ratio(double stripes, double stripes_start);
  * sizes compare directly. NaN when the aspects differ (aw·bh ≠ ah·bw), a
  * field has no mass, or out of memory. */
 double fidelity_distance_resampled(const float *a, int aw, int ah, const float *b, int bw, int bh);
+
+/* When a run without a step count stops: the morph has arrived when its
+ * error is at most FIDELITY_ARRIVED, and has settled when the error has not
+ * fallen by FIDELITY_SETTLE_GAIN (relative) of its best for
+ * FIDELITY_SETTLE_STEPS steps. Zero the struct, then feed it every observed
+ * (step, error); it returns FIDELITY_RUNNING, FIDELITY_ARRIVED_AT or
+ * FIDELITY_SETTLED_AT. */
+#define FIDELITY_ARRIVED 0.03
+#define FIDELITY_SETTLE_GAIN 0.01
+#define FIDELITY_SETTLE_STEPS 500L
+typedef struct {
+    bool started;
+    double best;     /* the best error so far */
+    long best_step;  /* the step of the last gain of FIDELITY_SETTLE_GAIN */
+} FidelitySettle;
+enum { FIDELITY_RUNNING = 0, FIDELITY_ARRIVED_AT = 1, FIDELITY_SETTLED_AT = 2 };
+int fidelity_settle_update(FidelitySettle *s, long step, double error);
 
 #endif

@@ -15,6 +15,7 @@
 #include "glctx.h"
 #include "image.h"
 #include "log.h"
+#include "fidelity.h"
 #include "morph.h"
 #include "shader.h"
 #include "view.h"
@@ -118,7 +119,11 @@ static int run_headless(Morph *m, const Config *c)
     char err[512];
     Outputs o = {0};
     int rc = 1;
-    long steps = c->steps > 0 ? c->steps : CONFIG_HEADLESS_STEPS;
+    /* no --steps: run until the morph arrives or settles */
+    bool until_settled = c->steps == 0;
+    long steps = until_settled ? CONFIG_HEADLESS_MAX_STEPS : c->steps;
+    FidelitySettle settle = {0};
+    int ending = FIDELITY_RUNNING;
     const char *dir = c->frames_dir;
     if (!dir && !c->metrics_path) dir = CONFIG_DEFAULT_OUT_DIR;
     if (!(o.rho = malloc((size_t)morph_width(m) * morph_height(m) * sizeof(float)))) {
@@ -135,8 +140,13 @@ static int run_headless(Morph *m, const Config *c)
         log_error("export", "%s", err);
         goto done;
     }
-    log_info("smokemorph", "%s, %dx%d grid, %ld steps%s%s", morph_gpu(m) ? "GPU" : "CPU",
-             morph_width(m), morph_height(m), steps, dir ? ", frames to " : "", dir ? dir : "");
+    if (until_settled)
+        log_info("smokemorph", "%s, %dx%d grid, until the morph settles (at most %ld steps)%s%s",
+                 morph_gpu(m) ? "GPU" : "CPU", morph_width(m), morph_height(m), steps,
+                 dir ? ", frames to " : "", dir ? dir : "");
+    else
+        log_info("smokemorph", "%s, %dx%d grid, %ld steps%s%s", morph_gpu(m) ? "GPU" : "CPU",
+                 morph_width(m), morph_height(m), steps, dir ? ", frames to " : "", dir ? dir : "");
 
     Progress prog;
     progress_begin(&prog, steps, c->progress && c->verbosity > 0);
@@ -156,16 +166,43 @@ static int run_headless(Morph *m, const Config *c)
             log_error("solver", "a GL error at step %ld", k);
             goto done;
         }
-        if (k % c->every == 0 || k == steps) {
+        bool observe = k % c->every == 0 || k == steps;
+        if (until_settled && !observe && k % 10 == 0) { /* watch the error, no output */
+            double mass;
+            if (morph_observe(m, NULL, &mass, &error, NULL) < 0) {
+                log_error("export", "cannot read the fields back from the GPU");
+                goto done;
+            }
+            ending = fidelity_settle_update(&settle, k, error);
+            if (ending != FIDELITY_RUNNING) observe = true; /* the last frame */
+        }
+        if (observe) {
             if (write_outputs(&o, m, c, &error) < 0) goto done;
             if (!isfinite(error)) {
                 log_error("solver", "the simulation diverged (NaN) at step %ld; try a smaller --dt", k);
                 goto done;
             }
+            if (until_settled && ending == FIDELITY_RUNNING)
+                ending = fidelity_settle_update(&settle, k, error);
         }
         progress_update(&prog, k, error);
+        if (ending != FIDELITY_RUNNING) {
+            steps = k;
+            break;
+        }
     }
     progress_end(&prog);
+    if (until_settled && c->verbosity > 0) {
+        if (ending == FIDELITY_ARRIVED_AT)
+            fprintf(stderr, "smokemorph: the morph arrived: error %.1f%% at step %ld\n",
+                    100.0 * error, steps);
+        else if (ending == FIDELITY_SETTLED_AT)
+            fprintf(stderr, "smokemorph: the morph settled at error %.1f%% by step %ld "
+                    "(no 1%% gain in %ld steps)\n", 100.0 * error, steps, FIDELITY_SETTLE_STEPS);
+        else
+            fprintf(stderr, "smokemorph: stopped after %ld steps at error %.1f%%; "
+                    "--steps N runs longer\n", steps, 100.0 * error);
+    }
     rc = 0;
     int stale = o.frames ? export_remove_stale(o.frames) : 0;
     if (o.frames && c->verbosity > 0) {

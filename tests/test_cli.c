@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "config.h"
 #include "image.h"
 
 #define MAXARGS 48
@@ -718,6 +719,38 @@ static void test_default_targets(void)
     CHECK(R.err[0] == '\0', "-q printed: %s", R.err);
 }
 
+/* Issue 7, point 6: with no --steps a headless run goes on until the morph
+ * arrives (error <= 3%) or settles, says which, and its last metrics row is
+ * that step. The bundled pair at 64² on the CPU. */
+static void test_until_settled(void)
+{
+    reset_work();
+    run("--cpu", "--grid", "64", "--every", "50", "--metrics", "M.csv", NULL);
+    expect_ok(__LINE__, "run until settled");
+    CHECK(has(R.err, "until the morph settles"), "no start line saying the run goes until the "
+          "morph settles:\n%s", R.err);
+    const char *a = strstr(R.err, "the morph arrived: error ");
+    const char *st = strstr(R.err, "the morph settled at error ");
+    CHECK(a || st, "the run does not say whether the morph arrived or settled:\n%s", R.err);
+    char m[700];
+    path_in(m, sizeof m, work, "M.csv");
+    long steps[512];
+    double mass[512];
+    bool hdr = false;
+    int n = read_metrics(m, steps, mass, 512, &hdr);
+    CHECK(n >= 3, "%d metrics rows", n);
+    long at = -1;
+    double pct = -1.0;
+    if (a) sscanf(a, "the morph arrived: error %lf%% at step %ld", &pct, &at);
+    if (st) sscanf(st, "the morph settled at error %lf%% by step %ld", &pct, &at);
+    printf("  info: bundled morph at 64^2 on the CPU: %s at step %ld, error %.1f%%\n",
+           a ? "arrived" : "settled", at, pct);
+    CHECK(n >= 1 && at == steps[n - 1], "the last metrics row is step %ld, the run ended at %ld",
+          n >= 1 ? steps[n - 1] : -1, at);
+    CHECK(at > 0 && at < CONFIG_HEADLESS_MAX_STEPS, "ended at step %ld", at);
+    if (a) CHECK(pct <= 3.05, "arrived at %.2f%%", pct);
+}
+
 /* ---------------------------------------------------------------------- */
 /* GPU (headless EGL on llvmpipe)                                         */
 
@@ -1242,6 +1275,7 @@ int main(void)
     RUN(test_size_color);
     RUN(test_raw_ok);
     RUN(test_default_targets);
+    RUN(test_until_settled);
     RUN(test_gpu);
     RUN(test_gpu_vs_cpu);
     RUN(test_gpu_vs_cpu_export);

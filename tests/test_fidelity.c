@@ -449,6 +449,24 @@ static void test_tool(void)
           "no GL: exit 1 and one line, got %d:\n%s", rc, e);
 }
 
+/* The stopping rule of a run with no --steps. */
+static void test_settle(void)
+{
+    FidelitySettle z = {0}, s = z;
+    CHECK(fidelity_settle_update(&s, 0, 1.0) == FIDELITY_RUNNING, "start");
+    CHECK(fidelity_settle_update(&s, 400, 0.5) == FIDELITY_RUNNING, "falling");
+    CHECK(fidelity_settle_update(&s, 899, 0.498) == FIDELITY_RUNNING, "within the window");
+    CHECK(fidelity_settle_update(&s, 900, 0.497) == FIDELITY_SETTLED_AT,
+          "no 1%% gain for 500 steps settles");
+    s = z;
+    fidelity_settle_update(&s, 0, 1.0);
+    CHECK(fidelity_settle_update(&s, 600, 0.8) == FIDELITY_RUNNING, "a gain restarts the window");
+    CHECK(fidelity_settle_update(&s, 1000, 0.79) == FIDELITY_RUNNING, "a gain restarts the window");
+    CHECK(fidelity_settle_update(&s, 1200, 0.03) == FIDELITY_ARRIVED_AT, "3%% arrives");
+    s = z;
+    CHECK(fidelity_settle_update(&s, 0, 0.01) == FIDELITY_ARRIVED_AT, "already there");
+}
+
 int main(void)
 {
     const char *b = getenv("SMOKEMORPH_BUILD");
@@ -459,6 +477,7 @@ int main(void)
         return 1;
     }
     RUN(test_error);
+    RUN(test_settle);
     RUN(test_blend_exact);
     RUN(test_blend_known);
     RUN(test_blend_random);
