@@ -43,6 +43,10 @@ enum {
     OPT_NO_GATHER,
     OPT_FORCE,
     OPT_VB,
+    OPT_DRIFT,
+    OPT_DRIFT_MAX,
+    OPT_EASE_FORCE,
+    OPT_EASE_GATHER,
     OPT_STEPS,
     OPT_FRAMES,
     OPT_EVERY,
@@ -83,6 +87,10 @@ static const struct option long_options[] = {
     {"no-gather", no_argument, NULL, OPT_NO_GATHER},
     {"force", required_argument, NULL, OPT_FORCE},
     {"vb", required_argument, NULL, OPT_VB},
+    {"drift", required_argument, NULL, OPT_DRIFT},
+    {"drift-max", required_argument, NULL, OPT_DRIFT_MAX},
+    {"ease-force", required_argument, NULL, OPT_EASE_FORCE},
+    {"ease-gather", required_argument, NULL, OPT_EASE_GATHER},
     {"steps", required_argument, NULL, OPT_STEPS},
     {"frames", required_argument, NULL, OPT_FRAMES},
     {"every", required_argument, NULL, OPT_EVERY},
@@ -327,13 +335,24 @@ void config_usage(FILE *out, const char *prog)
         "  --no-gather           turn gathering off (default %s)\n"
         "  --force balance|fattal  driving force: 'balance' adds the pull of the\n"
         "                        target's unfilled parts, so smoke splits between\n"
-        "                        separate parts; 'fattal' is the paper's (default %s)\n"
-        "  --vb B                balance force strength, 0..100000 (default %g)\n",
+        "                        separate parts; 'fattal' is the paper's method as\n"
+        "                        published: its force and gathering, and (unless\n"
+        "                        given) no drift and no easing (default %s)\n"
+        "  --vb B                balance force strength, 0..100000 (default %g)\n"
+        "  --drift K             gathering drift: faint smoke drifts up the ratio of\n"
+        "                        the blurred target to the blurred smoke, domain\n"
+        "                        units^2/time, 0 = off, 0..10000 (default %g)\n"
+        "  --drift-max W         drift speed limit, 0..100 (default %g)\n"
+        "  --ease-force T        the driving force eases in over T time units,\n"
+        "                        0 = at once, 0..10000 (default %g)\n"
+        "  --ease-gather T       gathering and drift ease in over T, 0..10000\n"
+        "                        (default %g)\n",
         CONFIG_GRID_MIN, CONFIG_GRID_MAX, CONFIG_MAX_CELLS, d.grid_w, d.grid_h,
         CONFIG_STEPS_MAX, CONFIG_HEADLESS_MAX_STEPS, d.steps,
         (double)p->dt, (double)p->vf, (double)p->vd, (double)p->vg, (double)p->sigma,
         p->vcycles, p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off",
-        p->force == SOLVER_FORCE_FATTAL ? "fattal" : "balance", (double)p->vb);
+        p->force == SOLVER_FORCE_FATTAL ? "fattal" : "balance", (double)p->vb, (double)p->vk,
+        (double)p->wmax, (double)p->framp, (double)p->tramp);
 
     fprintf(out,
         "\n"
@@ -533,6 +552,16 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         }
         return 0;
     case OPT_VB: return float_opt("vb", arg, &c->params.vb, err, errlen);
+    case OPT_DRIFT: c->set_extras = true; return float_opt("drift", arg, &c->params.vk, err, errlen);
+    case OPT_DRIFT_MAX:
+        c->set_extras = true;
+        return float_opt("drift-max", arg, &c->params.wmax, err, errlen);
+    case OPT_EASE_FORCE:
+        c->set_extras = true;
+        return float_opt("ease-force", arg, &c->params.framp, err, errlen);
+    case OPT_EASE_GATHER:
+        c->set_extras = true;
+        return float_opt("ease-gather", arg, &c->params.tramp, err, errlen);
     case OPT_STEPS:
         if (int_opt("steps", arg, 0, CONFIG_STEPS_MAX, &v, err, errlen) < 0) return -1;
         c->steps = v;
@@ -651,6 +680,13 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
     }
 
     c->progress = !no_progress && c->verbosity > 0;
+
+    /* --force fattal is the paper's method: none of the additions unless asked */
+    if (c->params.force == SOLVER_FORCE_FATTAL && !c->set_extras) {
+        c->params.vk = 0.0f;
+        c->params.framp = 0.0f;
+        c->params.tramp = 0.0f;
+    }
 
     const char *why = solver_params_check(&c->params);
     if (why) {

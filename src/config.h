@@ -36,6 +36,7 @@ typedef struct {
     const char *target_path;   /* NULL: bundled default */
     ImageLoadOpts load;        /* --raw, --channel, --invert (both images) */
     bool mass_match;           /* default true; --no-mass-match */
+    bool set_extras;           /* --drift, --drift-max or an --ease-* was given */
 
     /* simulation */
     int grid_w, grid_h;        /* --grid N|WxH, default 256x256 */

@@ -19,9 +19,13 @@ void solver_params_default(SolverParams *p)
     p->umax = 0.18f;
     p->eps = 1e-30f;
     p->gather = true;
-    p->force = SOLVER_FORCE_FATTAL;
+    p->force = SOLVER_FORCE_BALANCE;
     p->vb = 200.0f;
     p->bcycles = 2;
+    p->vk = 0.002f;
+    p->wmax = 0.05f;
+    p->tramp = 1.0f;
+    p->framp = 0.1f;
 }
 
 const char *solver_params_check(const SolverParams *p)
@@ -41,6 +45,10 @@ const char *solver_params_check(const SolverParams *p)
         return "--force must be balance or fattal";
     if (!(p->vb >= 0.0f && p->vb <= 1e5f)) return "--vb must be in [0, 100000]";
     if (p->bcycles < 1 || p->bcycles > 100) return "balance V-cycles must be in [1, 100]";
+    if (!(p->vk >= 0.0f && p->vk <= 1e4f)) return "--drift must be in [0, 10000]";
+    if (!(p->wmax >= 0.0f && p->wmax <= 100.0f)) return "--drift-max must be in [0, 100]";
+    if (!(p->tramp >= 0.0f && p->tramp <= 1e4f)) return "--ease-gather must be in [0, 10000]";
+    if (!(p->framp >= 0.0f && p->framp <= 1e4f)) return "--ease-force must be in [0, 10000]";
     return NULL;
 }
 
@@ -483,6 +491,48 @@ void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float
 }
 
 /* ---------------------------------------------------------------------- */
+/* Gathering drift (see refsolver.h)                                      */
+
+static inline float drift_log_ratio(const BlurSpec *spec, const float *rbc, const float *tb,
+                                    int w, int i, int j, float eps)
+{
+    float rb = ref_sample_coarse(spec, rbc, (float)i + 0.5f, (float)j + 0.5f);
+    return logf(fmaxf(tb[IDX(i, j)], eps)) - logf(fmaxf(rb, eps));
+}
+
+void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec,
+                        const float *rho_blur_coarse, const float *tgt_blur, float dscale,
+                        float r, float *wu, float *wv)
+{
+    float inv_h = 1.0f / cell_size(w, h), cap = p->wmax * r;
+    float eps = REF_DRIFT_LOG_EPS * dscale, mob = REF_DRIFT_MOB * dscale;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float lc = drift_log_ratio(spec, rho_blur_coarse, tgt_blur, w, i, j, eps);
+            float a = 0.0f, b = 0.0f;
+            if (i > 0) {
+                float ln = drift_log_ratio(spec, rho_blur_coarse, tgt_blur, w, i - 1, j, eps);
+                float m = fminf(1.0f, 0.5f * (tgt_blur[IDX(i, j)] + tgt_blur[IDX(i - 1, j)]) / mob);
+                a = clampf(p->vk * m * (lc - ln) * inv_h, -cap, cap);
+            }
+            if (j > 0) {
+                float ln = drift_log_ratio(spec, rho_blur_coarse, tgt_blur, w, i, j - 1, eps);
+                float m = fminf(1.0f, 0.5f * (tgt_blur[IDX(i, j)] + tgt_blur[IDX(i, j - 1)]) / mob);
+                b = clampf(p->vk * m * (lc - ln) * inv_h, -cap, cap);
+            }
+            wu[IDX(i, j)] = a;
+            wv[IDX(i, j)] = b;
+        }
+}
+
+int ref_drift_substeps(int w, int h, const SolverParams *p)
+{
+    float cfl = 2.0f * p->wmax * p->dt / cell_size(w, h);
+    int n = (int)ceilf(cfl / REF_ADVECT_CFL - 1e-4f);
+    return n < 1 ? 1 : n;
+}
+
+/* ---------------------------------------------------------------------- */
 /* Gathering: implicit on e = ρ − ρ*, coefficient D = ρ0·ρ̃* lagged.      */
 
 static inline float coefD(int w, const float *rho0, const float *tb, int i, int j)
@@ -581,6 +631,7 @@ struct RefSolver {
     float *phi;                  /* the deficit potential: ∇²φ = ρ − c·ρ* */
     float pot_c;                 /* c: the target scaled to the density's mass */
     float dscale;                /* the target's density scale Σρ*²/Σρ* */
+    long nstep;                  /* steps since ref_set_density: the fade-ins' clock */
     float *t0, *t1, *t2, *t3;    /* full-grid scratch */
     float *c0, *c1;              /* coarse scratch */
     int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS];
@@ -668,6 +719,7 @@ void ref_set_density(RefSolver *s, const float *rho)
     memset(s->v, 0, n * sizeof(float));
     memset(s->pr, 0, n * sizeof(float));
     memset(s->phi, 0, n * sizeof(float));
+    s->nstep = 0;
 }
 
 int ref_set_target(RefSolver *s, const float *target, bool mass_match)
@@ -719,10 +771,23 @@ static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, f
     }
 }
 
+static float fade(float t, float T, int power)
+{
+    if (!(T > 0.0f)) return 1.0f;
+    float x = fminf(1.0f, t / T);
+    return power == 2 ? x * x : x;
+}
+
 void ref_step(RefSolver *s)
 {
     int w = s->w, h = s->h;
-    const SolverParams *p = &s->p;
+    /* the fade-ins: the force over framp, gathering and drift over tramp */
+    float t = (float)s->nstep * s->p.dt;
+    s->nstep++;
+    SolverParams pl = s->p;
+    pl.vf *= fade(t, pl.framp, 1);
+    float rg = fade(t, pl.tramp, 2);
+    const SolverParams *p = &pl;
 
     /* 1. ρ̃: blur the current density (coarse grid) */
     blur_coarse(w, h, &s->blur, s->rho, s->c0, s->c1);
@@ -764,9 +829,19 @@ void ref_step(RefSolver *s)
      * it becomes (1 − (aℓ)²λ^k)/(1 + aℓ), and the checkerboard mode, whose
      * Jacobi factor λ is near −1 once a·D ≳ 1, grows every step (at 256² with
      * the defaults a = 1.3 and the target fills with a checkerboard). */
-    if (p->gather && p->vg > 0.0f) {
+    if (p->gather && p->vk > 0.0f && p->wmax > 0.0f && rg > 0.0f) {
+        /* 6a. the drift (ρ̃ from step 1: lagged by this step's transport) */
+        ref_pass_drift_vel(w, h, p, &s->blur, s->c0, s->tgt_blur, s->dscale, rg, s->t2, s->t3);
+        int nd = ref_drift_substeps(w, h, p);
+        for (int k = 0; k < nd; k++) {
+            ref_pass_advect_ratio(w, h, p->dt / (float)nd, p->wmax, s->t2, s->t3, s->rho, s->t1);
+            ref_pass_advect_apply(w, h, p->dt / (float)nd, p->wmax, s->t2, s->t3, s->rho, s->t1, s->t0);
+            SWAP(s->rho, s->t0);
+        }
+    }
+    if (p->gather && p->vg > 0.0f && rg > 0.0f) {
         float hh = cell_size(w, h);
-        float a = p->dt * p->vg / (hh * hh);
+        float a = rg * p->dt * p->vg / (hh * hh);
         size_t n = (size_t)w * h;
         memset(s->t0, 0, n * sizeof(float));
         int gi = ref_gather_iters(w, h, p);

@@ -40,6 +40,10 @@ typedef struct {
     int force;       /* SOLVER_FORCE_BALANCE (default) or SOLVER_FORCE_FATTAL */
     float vb;        /* balance coefficient: the deficit potential's share of the force */
     int bcycles;     /* multigrid V-cycles per step for the deficit potential */
+    float vk;        /* gathering drift coefficient κ, domain units²/time (0: off) */
+    float wmax;      /* gathering drift speed cap, domain units/time */
+    float tramp;     /* gathering and drift fade in as (t/tramp)² (0: no fade) */
+    float framp;     /* the driving force fades in as t/framp (0: no fade) */
 } SolverParams;
 
 enum { SOLVER_FORCE_BALANCE = 0, SOLVER_FORCE_FATTAL = 1 };
@@ -180,6 +184,23 @@ void ref_pass_advect_ratio(int w, int h, float dt_sub, float umax, const float *
                            const float *v, const float *rho, float *ratio);
 void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *u,
                            const float *v, const float *rho, const float *ratio, float *rho_out);
+/* Gathering drift: the conservative flux ρ·w, on faces
+ *   w = clamp(κ·m·∂log(max(ρ̃*, ε)/max(ρ̃, ε)), ±wmax·r),
+ *   m = min(1, ρ̃*_face / (REF_DRIFT_MOB·s)), ε = REF_DRIFT_LOG_EPS·s,
+ * s the target's density scale Σρ*²/Σρ*, r the fade-in factor. It moves
+ * smoke up the ratio of the blurred target to the blurred smoke: faint smoke
+ * (haze) that the divergence-free flow cannot compress and that Fattal's
+ * gathering (coefficient ρρ̃* ≈ 0 there) barely moves drifts into the target,
+ * and w vanishes once ρ̃ = ρ̃* (so the target is still the fixed point). The
+ * flux goes through the density advection's own ratio/apply passes (MUSCL,
+ * positive, conservative) with the face field w as velocity. */
+#define REF_DRIFT_MOB 1e-5f
+#define REF_DRIFT_LOG_EPS 1e-12f
+void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec,
+                        const float *rho_blur_coarse, const float *tgt_blur, float dscale,
+                        float r, float *wu, float *wv);
+/* Substeps of the drift so that 2·wmax·(dt/n)/h ≤ REF_ADVECT_CFL. */
+int ref_drift_substeps(int w, int h, const SolverParams *p);
 /* Implicit gathering: e − a∇·(D∇e) = ρ0 − ρ*, a = dt·vg/h², D = ρ0·ρ̃*
  * (face D = mean of the two cells), walls no-flux. One Jacobi iteration: */
 void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const float *tgt,

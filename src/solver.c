@@ -18,7 +18,7 @@ enum {
     SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
-    SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_COUNT
+    SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL, SH_COUNT
 };
 /* The fields of the two Jacobi solves (divergence, pressure, every multigrid
  * level; the gathering's e and D) are packed 2x2 cells to an RGBA texel
@@ -28,6 +28,7 @@ static const char *const shader_files[SH_COUNT] = {
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
+    "drift_vel.glsl",
 };
 
 /* timestamp marks within one step, for solver_times() */
@@ -43,6 +44,9 @@ struct Solver {
     FieldPair vel, dens, pres, gerr, coarse;
     FieldPair pot;              /* the balance force's deficit potential φ, packed */
     float pot_c, dscale;        /* as in refsolver.c: ρ* scale for φ, density scale */
+    Field *drift;               /* the gathering drift's face speeds (.r, .g) */
+    long nstep;                 /* steps since solver_set_density: the fade-ins' clock */
+    float vf_now, rg_now;       /* this step's faded vf and gathering factor */
     Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
@@ -107,7 +111,7 @@ static void pass_force(Solver *s)
     shader_set_texture(sh, "u_rblur", 2, field_texture(s->coarse.read));
     shader_set_int(sh, "u_factor", s->blur.factor);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
-    shader_set_float(sh, "u_k", s->p.dt * s->p.vf / s->cell);
+    shader_set_float(sh, "u_k", s->p.dt * s->vf_now / s->cell);
     shader_set_float(sh, "u_damp", 1.0f / (1.0f + s->p.dt * s->p.vd));
     shader_set_float(sh, "u_umax", s->p.umax);
     shader_set_float(sh, "u_eps", s->p.eps);
@@ -205,14 +209,15 @@ static void pass_subtract_grad(Solver *s)
     field_pair_swap(&s->vel);
 }
 
-/* one substep: the face fluxes and the donors' ratios, then the update */
-static void pass_advect_density(Solver *s, float dt_sub)
+/* one substep: the face fluxes and the donors' ratios, then the update;
+ * moved by the face speeds vel (clamped to ±umax) */
+static void pass_transport(Solver *s, const Field *vel, float umax, float dt_sub)
 {
     Shader *sh = use(s, SH_ADVECT_RATIO);
-    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
     shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
     shader_set_float(sh, "u_k", dt_sub / s->cell);
-    shader_set_float(sh, "u_umax", s->p.umax);
+    shader_set_float(sh, "u_umax", umax);
     pass_draw(s->ratio);
     sh = use(s, SH_ADVECT_DENSITY);
     shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
@@ -221,7 +226,34 @@ static void pass_advect_density(Solver *s, float dt_sub)
     field_pair_swap(&s->dens);
 }
 
-static float gather_a(const Solver *s) { return s->p.dt * s->p.vg / (s->cell * s->cell); }
+static void pass_advect_density(Solver *s, float dt_sub)
+{
+    pass_transport(s, s->vel.read, s->p.umax, dt_sub);
+}
+
+/* The gathering drift (ref_pass_drift_vel): its face speeds from ρ̃ (still
+ * in the coarse field from the step's first pass) and ρ̃*, then transport
+ * by them in substeps. */
+static void pass_drift(Solver *s)
+{
+    Shader *sh = use(s, SH_DRIFT_VEL);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_rblur", 1, field_texture(s->coarse.read));
+    shader_set_int(sh, "u_factor", s->blur.factor);
+    shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
+    shader_set_float(sh, "u_vk", s->p.vk);
+    shader_set_float(sh, "u_cap", s->p.wmax * s->rg_now);
+    shader_set_float(sh, "u_eps", REF_DRIFT_LOG_EPS * s->dscale);
+    shader_set_float(sh, "u_mob", REF_DRIFT_MOB * s->dscale);
+    pass_draw(s->drift);
+    int nd = ref_drift_substeps(s->w, s->h, &s->p);
+    for (int k = 0; k < nd; k++) pass_transport(s, s->drift, s->p.wmax, s->p.dt / (float)nd);
+}
+
+static float gather_a(const Solver *s)
+{
+    return s->rg_now * s->p.dt * s->p.vg / (s->cell * s->cell);
+}
 
 static void pass_gather_coef(Solver *s)
 {
@@ -288,8 +320,20 @@ static void pass_potential(Solver *s)
 
 /* ---- the step --------------------------------------------------------------- */
 
+/* The fade-ins of ref_step: the force over framp, gathering over tramp. */
+static float fade(float t, float T, int power)
+{
+    if (!(T > 0.0f)) return 1.0f;
+    float x = fminf(1.0f, t / T);
+    return power == 2 ? x * x : x;
+}
+
 int solver_step(Solver *s)
 {
+    float t = (float)s->nstep * s->p.dt;
+    s->nstep++;
+    s->vf_now = s->p.vf * fade(t, s->p.framp, 1);
+    s->rg_now = fade(t, s->p.tramp, 2);
     mark(s, T_START);
     pass_blur(s, 0);                         /* ρ̃ */
     mark(s, T_BLUR);
@@ -308,7 +352,9 @@ int solver_step(Solver *s)
     int ns = ref_advect_substeps(s->w, s->h, &s->p);
     for (int k = 0; k < ns; k++) pass_advect_density(s, s->p.dt / (float)ns);
     mark(s, T_ADVECT_DENS);
-    if (s->p.gather && s->p.vg > 0.0f) {     /* gathering */
+    if (s->p.gather && s->p.vk > 0.0f && s->p.wmax > 0.0f && s->rg_now > 0.0f)
+        pass_drift(s);                       /* gathering: the drift, then the term */
+    if (s->p.gather && s->p.vg > 0.0f && s->rg_now > 0.0f) {
         int gi = ref_gather_iters(s->w, s->h, &s->p);
         pass_gather_coef(s);
         for (int k = 0; k < gi; k++) pass_gather_jacobi(s, k == 0);
@@ -324,6 +370,8 @@ int solver_step(Solver *s)
         for (int k = 1; k < T_COUNT; k++) *dst[k - 1] += (double)(t[k] - t[k - 1]) * 1e-6;
         s->times.steps++;
     }
+    s->vf_now = s->p.vf; /* single passes (tests) run unfaded */
+    s->rg_now = 1.0f;
     return gl_check("solver", "a step");
 }
 
@@ -340,6 +388,7 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
+    if (!(s->drift = field_create(s->w, s->h, 4, err, errlen))) return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
     s->nlev = ref_mg_levels(s->w, s->h, s->lw, s->lh);
     for (int l = 0; l < s->nlev; l++) {
@@ -364,6 +413,8 @@ Solver *solver_create(int w, int h, const SolverParams *p, const char *shader_di
     s->h = h;
     s->cell = cell_size(w, h);
     s->p = *p;
+    s->vf_now = p->vf;
+    s->rg_now = 1.0f;
     ref_blur_spec(w, h, p->sigma, &s->blur);
     for (int k = 0; k < SH_COUNT; k++)
         if (!(s->sh[k] = shader_load(shader_dir, shader_files[k], err, errlen))) goto fail;
@@ -387,6 +438,7 @@ void solver_free(Solver *s)
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     field_free(s->div);
     field_free(s->ratio);
+    field_free(s->drift);
     field_free(s->gcoef);
     for (int l = 0; l < REF_MG_MAX_LEVELS; l++) {
         field_pair_free(&s->mgx[l]);
@@ -408,6 +460,8 @@ int solver_set_params(Solver *s, const SolverParams *p)
 {
     bool reblur = p->sigma != s->p.sigma;
     s->p = *p;
+    s->vf_now = p->vf;
+    s->rg_now = 1.0f;
     if (!reblur) return 0;
     BlurSpec nb;
     ref_blur_spec(s->w, s->h, p->sigma, &nb);
@@ -442,6 +496,7 @@ int solver_set_density(Solver *s, const float *rho)
     if (field_read(s->dens.read, buf) < 0) goto fail;
     for (size_t k = 0; k < n; k++) buf[4 * k] = rho[k];
     if (field_upload(s->dens.read, buf) < 0) goto fail;
+    s->nstep = 0;
     if (field_clear(s->vel.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
         field_clear(s->pres.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
         field_clear(s->pot.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0)

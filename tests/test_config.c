@@ -119,6 +119,23 @@ static void test_every_option(void)
         CHECK(parse(&c2, "--vb", "-1", NULL) == -1 && strstr(errbuf, "--vb"), "--vb -1: %s", errbuf);
         CHECK(parse(&c2, "--vb", "1e6", NULL) == -1 && strstr(errbuf, "--vb"), "--vb 1e6: %s",
               errbuf);
+        SolverParams dp;
+        solver_params_default(&dp);
+        CHECK(parse(&c2, NULL) == 0 && c2.params.vk == dp.vk && c2.params.framp == dp.framp,
+              "defaults keep the drift and easing");
+        CHECK(parse(&c2, "--force", "fattal", NULL) == 0 && c2.params.vk == 0.0f &&
+                  c2.params.framp == 0.0f && c2.params.tramp == 0.0f,
+              "--force fattal is the paper's method: no drift, no easing");
+        CHECK(parse(&c2, "--force", "fattal", "--drift", "0.01", "--ease-force", "0.5", NULL) == 0 &&
+                  feq(c2.params.vk, 0.01f) && feq(c2.params.framp, 0.5f) && c2.params.tramp == dp.tramp,
+              "--force fattal with --drift/--ease-* keeps what was given");
+        CHECK(parse(&c2, "--drift", "-1", NULL) == -1 && strstr(errbuf, "--drift"), "--drift -1: %s", errbuf);
+        CHECK(parse(&c2, "--drift-max", "1000", NULL) == -1 && strstr(errbuf, "--drift-max"),
+              "--drift-max 1000: %s", errbuf);
+        CHECK(parse(&c2, "--ease-force", "-2", NULL) == -1 && strstr(errbuf, "--ease-force"),
+              "--ease-force -2: %s", errbuf);
+        CHECK(parse(&c2, "--ease-gather", "nan", NULL) == -1 && strstr(errbuf, "--ease-gather"),
+              "--ease-gather nan: %s", errbuf);
     }
     CHECK(c.steps == 1234, "steps");
     CHECK(c.frames_dir && strcmp(c.frames_dir, "out") == 0, "frames");
@@ -389,7 +406,7 @@ static void test_bad_usage(void)
 
 static const char *all_options[] = {
     "--cpu", "--headless", "--gl-info", "--shader-dir", "--grid", "--dt", "--vf", "--vd", "--vg",
-    "--sigma", "--jacobi", "--gather-iters", "--umax", "--no-gather", "--force", "--vb", "--steps", "--frames",
+    "--sigma", "--jacobi", "--gather-iters", "--umax", "--no-gather", "--force", "--vb", "--drift", "--drift-max", "--ease-force", "--ease-gather", "--steps", "--frames",
     "--every", "--metrics", "--raw", "--channel", "--invert", "--no-mass-match", "--color",
     "--size", "--steps-per-frame", "-q", "--quiet", "-v", "--verbose", "--no-progress", "-h",
     "--help", "--version",
@@ -421,7 +438,8 @@ static void check_usage_text(const char *text)
     }
     CHECK(strstr(text, "default ffffff") != NULL, "colour default");
     CHECK(strstr(text, "default 10)") != NULL, "every default");
-    CHECK(strstr(text, "600 headless") != NULL, "headless steps default");
+    CHECK(strstr(text, "within 3% of the") != NULL && strstr(text, "(at most 10000)") != NULL,
+          "headless steps default: until the morph arrives or settles");
     CHECK(strstr(text, "smokemorph-out") != NULL, "headless output dir");
     CHECK(strstr(text, "bundled") != NULL, "bundled targets mentioned");
     CHECK(strstr(text, "Examples:") != NULL, "examples");

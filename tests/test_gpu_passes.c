@@ -302,6 +302,14 @@ static void test_whole_steps(void)
     whole_steps(&p, "balance force, vb 2000, 1 V-cycle for phi");
     p.force = SOLVER_FORCE_FATTAL;
     whole_steps(&p, "Fattal's force");
+    /* the gathering drift at full strength from the first step, no easing */
+    solver_params_default(&p);
+    p.tramp = 0.0f;
+    p.framp = 0.0f;
+    p.vk = 0.01f;
+    whole_steps(&p, "drift at full strength, no easing");
+    p.vk = 0.0f;
+    whole_steps(&p, "no drift, no easing");
 }
 
 /* The stripes of issue 7 on the GPU: a disc into the same disc in the

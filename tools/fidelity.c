@@ -196,7 +196,9 @@ static void usage(void)
            "  --jobs N            run N pairs at a time in forked processes, 1..64;\n"
            "                      CPU only (default 1)\n"
            "  --param NAME=VALUE  override a default parameter: vf, vd, vg, sigma, dt,\n"
-           "                      umax, vb, jacobi, vcycles, force=balance|fattal\n"
+           "                      umax, vb, drift, drift-max, ease-force, ease-gather,\n"
+           "                      jacobi, vcycles, force=balance|fattal (as smokemorph's\n"
+           "                      options; force=fattal alone is the paper's method)\n"
            "                      (repeatable)\n"
            "  --mktargets PATH    the mktargets tool (default: next to this program)\n"
            "  --shader-dir DIR    the shaders (default: the search path smokemorph uses)\n"
@@ -258,6 +260,8 @@ static void parse_pairs(Opts *o, const char *list)
     if (!n) fail("--pairs: expected a comma-separated list of pairs, got '%s'", list);
 }
 
+static bool g_set_extras; /* drift or an ease given: force=fattal keeps them */
+
 static void parse_param(SolverParams *p, const char *s)
 {
     const char *eq = strchr(s, '=');
@@ -281,12 +285,16 @@ static void parse_param(SolverParams *p, const char *s)
     else if (PARAM_IS("dt")) p->dt = (float)v;
     else if (PARAM_IS("umax")) p->umax = (float)v;
     else if (PARAM_IS("vb")) p->vb = (float)v;
+    else if (PARAM_IS("drift")) p->vk = (float)v, g_set_extras = true;
+    else if (PARAM_IS("drift-max")) p->wmax = (float)v, g_set_extras = true;
+    else if (PARAM_IS("ease-force")) p->framp = (float)v, g_set_extras = true;
+    else if (PARAM_IS("ease-gather")) p->tramp = (float)v, g_set_extras = true;
     else if (PARAM_IS("jacobi") || PARAM_IS("vcycles")) {
         if (v != floor(v) || fabs(v) > 1e6) fail("--param: %.*s must be an integer", (int)len, s);
         if (PARAM_IS("jacobi")) p->jacobi = (int)v;
         else p->vcycles = (int)v;
     } else
-        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, vb, jacobi, vcycles, force)", (int)len, s);
+        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, vb, drift, drift-max, ease-force, ease-gather, jacobi, vcycles, force)", (int)len, s);
 #undef PARAM_IS
 }
 
@@ -331,6 +339,11 @@ static void parse_args(int argc, char **argv, Opts *o)
         }
     }
     if (optind < argc) fail("unexpected argument '%s' (--help lists the options)", argv[optind]);
+    if (o->params.force == SOLVER_FORCE_FATTAL && !g_set_extras) {
+        o->params.vk = 0.0f;   /* the paper's method, as smokemorph --force fattal */
+        o->params.framp = 0.0f;
+        o->params.tramp = 0.0f;
+    }
     const char *bad = solver_params_check(&o->params);
     if (bad) fail("--param: %s", bad);
     if (o->jobs > 1 && !o->cpu) fail("--jobs needs --cpu: the GPU runs one pair at a time");
