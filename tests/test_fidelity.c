@@ -467,6 +467,51 @@ static void test_settle(void)
     CHECK(fidelity_settle_update(&s, 0, 0.01) == FIDELITY_ARRIVED_AT, "already there");
 }
 
+/* Issue 7's bounds on part of the suite, at a size CI affords (64², the CPU
+ * reference, 1000 steps, the defaults): no stamp-in (error after 10 steps at
+ * least 95% of the start), no cross-fade (blend distance at half-way at least
+ * 0.15), error at most 10% by step 1000, mass drift at most 1e-4, and the
+ * stripe measure at most 3x the start's (a shape that gathers into sharper
+ * parts reads above 1 without any stripes). The full sweep at 128², 256² and
+ * 512² is a benchmark: docs/FIDELITY.md. */
+static void test_suite_bounds(void)
+{
+    static const char *pairs[] = {"one-three", "three-one", "word-ring", "disc-ring",
+                                  "heart-cross", "blob-star", "ring-hi", "grey"};
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "--cpu --grid 64 --steps 1000 --jobs 2 --pairs "
+             "one-three,three-one,word-ring,disc-ring,heart-cross,blob-star,ring-hi,grey "
+             "--csv '%s/b.csv'", dir);
+    int rc = run(cmd);
+    CHECK(rc == 0, "the suite at 64^2 exits 0, got %d: %s", rc, slurp("err.txt"));
+    const char *csv = slurp("b.csv");
+    for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
+        char key[64];
+        snprintf(key, sizeof key, "\n%s,", pairs[k]);
+        const char *row = strstr(csv, key);
+        CHECK(row != NULL, "no csv row for %s", pairs[k]);
+        if (!row) continue;
+        /* pair,grid_w,grid_h,steps,err0,err10,err300,err1000,err3000,err_end,steps_to_10,
+         * steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,... */
+        double v[20] = {0};
+        const char *p = strchr(row + 1, ',');
+        for (int c = 1; c < 20 && p; c++) {
+            v[c] = atof(p + 1);
+            p = strchr(p + 1, ',');
+        }
+        double e0 = v[4], e10 = v[5], e1000 = v[7], drift = v[12], blend = v[14];
+        double s0 = v[16], smax = v[17];
+        printf("  info: %-12s 64^2: err %.3f -> %.3f at 10 (%.1f%%), %.3f at 1000, blend %.2f, "
+               "drift %.1e, stripes %.2fx\n", pairs[k], e0, e10, 100.0 * e10 / e0, e1000, blend,
+               drift, s0 > 0 ? smax / s0 : 0.0);
+        CHECK(e10 >= 0.95 * e0, "%s: stamp-in: error %.3f after 10 steps, %.3f at the start", pairs[k], e10, e0);
+        CHECK(e1000 <= 0.10, "%s: error %.3f at step 1000 (at most 0.10)", pairs[k], e1000);
+        CHECK(blend >= 0.15, "%s: blend distance %.3f at half-way (a cross-fade reads 0)", pairs[k], blend);
+        CHECK(drift <= 1e-4, "%s: mass drift %.2e", pairs[k], drift);
+        CHECK(s0 > 0 && smax <= 3.0 * s0, "%s: stripes %.2fx the start's", pairs[k], smax / s0);
+    }
+}
+
 int main(void)
 {
     const char *b = getenv("SMOKEMORPH_BUILD");
@@ -484,6 +529,7 @@ int main(void)
     RUN(test_stripes);
     RUN(test_resampled);
     RUN(test_tool);
+    RUN(test_suite_bounds);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) printf("could not remove %s\n", dir);
