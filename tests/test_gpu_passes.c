@@ -431,10 +431,11 @@ static Image *bundled(const char *name, int n)
 }
 
 /* Parameters are in domain units, so the bundled morph looks alike at 128²
- * and 512²: at steps 100, 200 and 300 the 512² density, area-averaged to
- * 128², differs from the 128² density by at most 10% (relative L1; measured
- * about 5%), while 100 steps of either run change it by 15% or more, so the
- * bound would catch a morph running at another speed. */
+ * and 512²: at step 600 the 512² density, area-averaged to 128², differs from
+ * the 128² density by at most 5% (relative L1; issue 7's bound; the CPU
+ * reference measured 4.0%), and by at most 25% mid-morph (steps 200, 400),
+ * while steps 200 -> 400 of the 128² run change it by 15% or more, so the
+ * bounds would catch a morph running at another speed. */
 static void test_resolution(void)
 {
     enum { NR = 2, NCHK = 3 };
@@ -451,7 +452,7 @@ static void test_resolution(void)
             solver_set_density(s, a->px);
             solver_set_target(s, b->px, true);
             for (int c = 0; c < NCHK; c++) {
-                for (int k = 0; k < 100; k++) solver_step(s);
+                for (int k = 0; k < 200; k++) solver_step(s);
                 float *full = malloc((size_t)n * n * sizeof(float));
                 double mass;
                 solver_observe(s, full, &mass, &err_at[r][c], NULL);
@@ -476,16 +477,22 @@ static void test_resolution(void)
             m += rho[0][c][k];
         }
         printf("  step %d: error %.3f at 128^2, %.3f at 512^2; densities differ by %.1f%%\n",
-               100 * (c + 1), err_at[0][c], err_at[1][c], 100.0 * d / m);
-        CHECK(d <= 0.10 * m, "step %d: the 512^2 morph differs from the 128^2 one by %.1f%%",
-              100 * (c + 1), 100.0 * d / m);
-        if (c > 0) {
+               200 * (c + 1), err_at[0][c], err_at[1][c], 100.0 * d / m);
+        /* issue 7: the 128² and 512² runs agree within 0.05 normalised L1 at
+         * step 600; mid-morph (steps 200, 400) they may differ more */
+        if (c == NCHK - 1)
+            CHECK(d <= 0.05 * m, "step %d: the 512^2 morph differs from the 128^2 one by %.1f%%",
+                  200 * (c + 1), 100.0 * d / m);
+        else
+            CHECK(d <= 0.25 * m, "step %d: the 512^2 morph differs from the 128^2 one by %.1f%%",
+                  200 * (c + 1), 100.0 * d / m);
+        if (c == 1) {
             double e = 0.0;
             for (size_t k = 0; k < nn; k++) e += fabs((double)rho[0][c][k] - rho[0][c - 1][k]);
-            printf("  128^2, steps %d -> %d: the density changes by %.1f%%\n", 100 * c,
-                   100 * (c + 1), 100.0 * e / m);
-            CHECK(e >= 0.15 * m, "128^2 changes only %.1f%% from step %d to %d: the bound above "
-                  "means little", 100.0 * e / m, 100 * c, 100 * (c + 1));
+            printf("  128^2, steps %d -> %d: the density changes by %.1f%%\n", 200 * c,
+                   200 * (c + 1), 100.0 * e / m);
+            CHECK(e >= 0.15 * m, "128^2 changes only %.1f%% from step %d to %d: the bounds above "
+                  "mean little", 100.0 * e / m, 200 * c, 200 * (c + 1));
         }
     }
     for (int r = 0; r < NR; r++)
