@@ -317,6 +317,10 @@ static void test_whole_steps(void)
  * measure stays at the start image's level. */
 static void test_diagonal_stripes(void)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    printf("SKIP test_diagonal_stripes: a long behavioural run, no memory checking to add under AddressSanitizer; make test runs it\n");
+    return;
+#endif
     int w = 192;
     size_t n = (size_t)w * w;
     float *a = malloc(n * 4), *b = malloc(n * 4), *g = malloc(n * 4);
@@ -438,6 +442,10 @@ static Image *bundled(const char *name, int n)
  * bounds would catch a morph running at another speed. */
 static void test_resolution(void)
 {
+#if defined(__SANITIZE_ADDRESS__)
+    printf("SKIP test_resolution: a long behavioural run, no memory checking to add under AddressSanitizer; make test runs it\n");
+    return;
+#endif
     enum { NR = 2, NCHK = 3 };
     const int sides[NR] = {128, 512};
     float *rho[NR][NCHK] = {{0}};
