@@ -771,22 +771,22 @@ static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, f
     }
 }
 
-static float fade(float t, float T, int power)
+void ref_ease(const SolverParams *p, long nstep, float *vf, float *rg)
 {
-    if (!(T > 0.0f)) return 1.0f;
-    float x = fminf(1.0f, t / T);
-    return power == 2 ? x * x : x;
+    float t = (float)nstep * p->dt;
+    float xf = p->framp > 0.0f ? fminf(1.0f, t / p->framp) : 1.0f;
+    float xg = p->tramp > 0.0f ? fminf(1.0f, t / p->tramp) : 1.0f;
+    *vf = p->vf * xf;
+    *rg = xg * xg;
 }
 
 void ref_step(RefSolver *s)
 {
     int w = s->w, h = s->h;
     /* the fade-ins: the force over framp, gathering and drift over tramp */
-    float t = (float)s->nstep * s->p.dt;
-    s->nstep++;
     SolverParams pl = s->p;
-    pl.vf *= fade(t, pl.framp, 1);
-    float rg = fade(t, pl.tramp, 2);
+    float rg;
+    ref_ease(&s->p, s->nstep++, &pl.vf, &rg);
     const SolverParams *p = &pl;
 
     /* 1. ρ̃: blur the current density (coarse grid) */

@@ -199,6 +199,10 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale,
                         float r, float *wu, float *wv);
+/* The easing of step nstep (0 after a new start density), at t = nstep·dt:
+ * vf = vf·min(1, t/framp), rg = min(1, t/tramp)², the factor of gathering and
+ * the drift (framp, tramp 0: no easing). Every backend takes it from here. */
+void ref_ease(const SolverParams *p, long nstep, float *vf, float *rg);
 /* Substeps of the drift so that 2·wmax·(dt/n)/h ≤ REF_ADVECT_CFL. */
 int ref_drift_substeps(int w, int h, const SolverParams *p);
 /* Implicit gathering: e − a∇·(D∇e) = ρ0 − ρ*, a = dt·vg/h², D = ρ0·ρ̃*

@@ -320,20 +320,9 @@ static void pass_potential(Solver *s)
 
 /* ---- the step --------------------------------------------------------------- */
 
-/* The fade-ins of ref_step: the force over framp, gathering over tramp. */
-static float fade(float t, float T, int power)
-{
-    if (!(T > 0.0f)) return 1.0f;
-    float x = fminf(1.0f, t / T);
-    return power == 2 ? x * x : x;
-}
-
 int solver_step(Solver *s)
 {
-    float t = (float)s->nstep * s->p.dt;
-    s->nstep++;
-    s->vf_now = s->p.vf * fade(t, s->p.framp, 1);
-    s->rg_now = fade(t, s->p.tramp, 2);
+    ref_ease(&s->p, s->nstep++, &s->vf_now, &s->rg_now);
     mark(s, T_START);
     pass_blur(s, 0);                         /* ρ̃ */
     mark(s, T_BLUR);
