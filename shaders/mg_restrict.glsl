@@ -1,5 +1,5 @@
-// mg_restrict: coarse right-hand side = ½ Σ of the up to four fine children's
-// residuals. Both levels are packed (packed.glsl); u_size is the COARSE
+// mg_restrict: coarse right-hand side = Σ of the up to four fine children's
+// residuals (ref_pass_mg_restrict). Both levels are packed (packed.glsl); u_size is the COARSE
 // level's size. Coarse cell (I, J) has the fine cells of fine texel (I, J),
 // padding included, which is 0.
 #include "packed.glsl"
@@ -10,7 +10,7 @@ out vec4 o_out;
 float children(ivec2 c)
 {
     vec4 r = packed_texel(u_r, c);
-    return 0.5 * (r.x + r.y + r.z + r.w);
+    return r.x + r.y + r.z + r.w;
 }
 
 void main()

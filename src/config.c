@@ -45,6 +45,7 @@ enum {
     OPT_VB,
     OPT_DRIFT,
     OPT_DRIFT_MAX,
+    OPT_DRIFT_BALANCE,
     OPT_EASE_FORCE,
     OPT_EASE_GATHER,
     OPT_STEPS,
@@ -89,6 +90,7 @@ static const struct option long_options[] = {
     {"vb", required_argument, NULL, OPT_VB},
     {"drift", required_argument, NULL, OPT_DRIFT},
     {"drift-max", required_argument, NULL, OPT_DRIFT_MAX},
+    {"drift-balance", required_argument, NULL, OPT_DRIFT_BALANCE},
     {"ease-force", required_argument, NULL, OPT_EASE_FORCE},
     {"ease-gather", required_argument, NULL, OPT_EASE_GATHER},
     {"steps", required_argument, NULL, OPT_STEPS},
@@ -342,6 +344,10 @@ void config_usage(FILE *out, const char *prog)
         "  --drift K             gathering drift: faint smoke drifts up the ratio of\n"
         "                        the blurred target to the blurred smoke, domain\n"
         "                        units^2/time, 0 = off, 0..10000 (default %g)\n"
+        "  --drift-balance K     balance drift: smoke also drifts from over-full\n"
+        "                        parts to unfilled ones, compressing or spreading\n"
+        "                        it (the divergence-free flow can't), 1/time,\n"
+        "                        0 = off, 0..10000; balance force only (default %g)\n"
         "  --drift-max W         drift speed limit, 0..100 (default %g)\n"
         "  --ease-force T        the driving force eases in over T time units,\n"
         "                        0 = at once, 0..10000 (default %g)\n"
@@ -352,7 +358,7 @@ void config_usage(FILE *out, const char *prog)
         (double)p->dt, (double)p->vf, (double)p->vd, (double)p->vg, (double)p->sigma,
         p->vcycles, p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off",
         p->force == SOLVER_FORCE_FATTAL ? "fattal" : "balance", (double)p->vb, (double)p->vk,
-        (double)p->wmax, (double)p->framp, (double)p->tramp);
+        (double)p->vw, (double)p->wmax, (double)p->framp, (double)p->tramp);
 
     fprintf(out,
         "\n"
@@ -553,6 +559,9 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         return 0;
     case OPT_VB: return float_opt("vb", arg, &c->params.vb, err, errlen);
     case OPT_DRIFT: c->set_extras = true; return float_opt("drift", arg, &c->params.vk, err, errlen);
+    case OPT_DRIFT_BALANCE:
+        c->set_extras = true;
+        return float_opt("drift-balance", arg, &c->params.vw, err, errlen);
     case OPT_DRIFT_MAX:
         c->set_extras = true;
         return float_opt("drift-max", arg, &c->params.wmax, err, errlen);

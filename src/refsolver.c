@@ -23,7 +23,8 @@ void solver_params_default(SolverParams *p)
     p->vb = 200.0f;
     p->bcycles = 4; /* 2 left 128² and 512² 7.8% apart at step 600 of blob -> star, 4: 4.0% */
     p->vk = 0.002f;
-    p->wmax = 0.05f;
+    p->wmax = 0.2f;
+    p->vw = 100.0f;
     p->tramp = 1.0f;
     p->framp = 0.1f;
 }
@@ -47,6 +48,7 @@ const char *solver_params_check(const SolverParams *p)
     if (p->bcycles < 1 || p->bcycles > 100) return "balance V-cycles must be in [1, 100]";
     if (!(p->vk >= 0.0f && p->vk <= 1e4f)) return "--drift must be in [0, 10000]";
     if (!(p->wmax >= 0.0f && p->wmax <= 100.0f)) return "--drift-max must be in [0, 100]";
+    if (!(p->vw >= 0.0f && p->vw <= 1e4f)) return "--drift-balance must be in [0, 10000]";
     if (!(p->tramp >= 0.0f && p->tramp <= 1e4f)) return "--ease-gather must be in [0, 10000]";
     if (!(p->framp >= 0.0f && p->framp <= 1e4f)) return "--ease-force must be in [0, 10000]";
     return NULL;
@@ -329,16 +331,26 @@ void ref_pass_mg_restrict(int w, int h, const float *r, float *bc)
             float sum = 0.0f;
             for (int j = 2 * J; j < 2 * J + 2 && j < h; j++)
                 for (int i = 2 * I; i < 2 * I + 2 && i < w; i++) sum += r[IDX(i, j)];
-            bc[(size_t)J * cw + I] = 0.5f * sum;
+            bc[(size_t)J * cw + I] = sum;
         }
 }
 
 void ref_pass_mg_prolong(int w, int h, const float *x, const float *xc, float *x_out)
 {
-    int cw = (w + 1) / 2;
+    int cw = (w + 1) / 2, ch = (h + 1) / 2;
     for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++)
-            x_out[IDX(i, j)] = x[IDX(i, j)] + xc[(size_t)(j / 2) * cw + i / 2];
+        for (int i = 0; i < w; i++) {
+            /* bilinear between the four nearest coarse centres: 9/16 for the
+             * parent, 3/16 for each side neighbour, 1/16 for the diagonal;
+             * past a wall the parent stands in (Neumann) */
+            int I = i / 2, J = j / 2;
+            int In = I + ((i & 1) ? 1 : -1), Jn = J + ((j & 1) ? 1 : -1);
+            if (In < 0 || In >= cw) In = I;
+            if (Jn < 0 || Jn >= ch) Jn = J;
+            float c = xc[(size_t)J * cw + I], cx = xc[(size_t)J * cw + In];
+            float cy = xc[(size_t)Jn * cw + I], cd = xc[(size_t)Jn * cw + In];
+            x_out[IDX(i, j)] = x[IDX(i, j)] + (9.0f * c + 3.0f * (cx + cy) + cd) * (1.0f / 16.0f);
+        }
 }
 
 int ref_mg_levels(int w, int h, int *lw, int *lh)
@@ -500,12 +512,27 @@ static inline float drift_log_ratio(const BlurSpec *spec, const float *rbc, cons
     return logf(fmaxf(tb[IDX(i, j)], eps)) - logf(fmaxf(rb, eps));
 }
 
-void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec,
+/* The balance drift's mobility on the face between cells (i,j) and (k,l):
+ * the log-ratio drift's m where the target is, and 1 − ρ̃/haze where the
+ * smoke is thin, so haze anywhere is pulled in while a dense body away from
+ * the target is not spread by its own potential (see refsolver.h). */
+static inline float drift_mob_phi(const BlurSpec *spec, const float *rbc, int w, int i, int j,
+                                  int k, int l, float m, float haze)
+{
+    (void)w;
+    float ra = ref_sample_coarse(spec, rbc, (float)i + 0.5f, (float)j + 0.5f);
+    float rb = ref_sample_coarse(spec, rbc, (float)k + 0.5f, (float)l + 0.5f);
+    return fmaxf(m, 1.0f - fminf(1.0f, 0.5f * (ra + rb) / haze));
+}
+
+void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale,
                         float r, float *wu, float *wv)
 {
     float inv_h = 1.0f / cell_size(w, h), cap = p->wmax * r;
     float eps = REF_DRIFT_LOG_EPS * dscale, mob = REF_DRIFT_MOB * dscale;
+    float kw = phi ? p->vw / dscale * inv_h : 0.0f;
+    float haze = REF_DRIFT_HAZE * dscale;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             float lc = drift_log_ratio(spec, rho_blur_coarse, tgt_blur, w, i, j, eps);
@@ -513,12 +540,16 @@ void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spe
             if (i > 0) {
                 float ln = drift_log_ratio(spec, rho_blur_coarse, tgt_blur, w, i - 1, j, eps);
                 float m = fminf(1.0f, 0.5f * (tgt_blur[IDX(i, j)] + tgt_blur[IDX(i - 1, j)]) / mob);
-                a = clampf(p->vk * m * (lc - ln) * inv_h, -cap, cap);
+                float g = p->vk * m * (lc - ln) * inv_h;
+                if (phi) g += drift_mob_phi(spec, rho_blur_coarse, w, i, j, i - 1, j, m, haze) * kw * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]);
+                a = clampf(g, -cap, cap);
             }
             if (j > 0) {
                 float ln = drift_log_ratio(spec, rho_blur_coarse, tgt_blur, w, i, j - 1, eps);
                 float m = fminf(1.0f, 0.5f * (tgt_blur[IDX(i, j)] + tgt_blur[IDX(i, j - 1)]) / mob);
-                b = clampf(p->vk * m * (lc - ln) * inv_h, -cap, cap);
+                float g = p->vk * m * (lc - ln) * inv_h;
+                if (phi) g += drift_mob_phi(spec, rho_blur_coarse, w, i, j, i, j - 1, m, haze) * kw * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]);
+                b = clampf(g, -cap, cap);
             }
             wu[IDX(i, j)] = a;
             wv[IDX(i, j)] = b;
@@ -748,8 +779,7 @@ int ref_set_target(RefSolver *s, const float *target, bool mass_match)
 /* One multigrid V-cycle for Σ(x_n − x_c) = h²·b on level l (level 0: x is
  * the pressure, b the divergence, h the cell size; coarser levels: h = 1 and
  * b the restricted residual). Damped Jacobi smooths; restriction sums the
- * children's residuals (halved: the Galerkin operator of piecewise-constant
- * prolongation is twice the coarse 5-point stencil). */
+ * children's residuals, prolongation is bilinear (see refsolver.h). */
 static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, float hh)
 {
     int w = s->lw[l], h = s->lh[l];
@@ -829,9 +859,9 @@ void ref_step(RefSolver *s)
      * it becomes (1 − (aℓ)²λ^k)/(1 + aℓ), and the checkerboard mode, whose
      * Jacobi factor λ is near −1 once a·D ≳ 1, grows every step (at 256² with
      * the defaults a = 1.3 and the target fills with a checkerboard). */
-    if (p->gather && p->vk > 0.0f && p->wmax > 0.0f && rg > 0.0f) {
+    if (p->gather && (p->vk > 0.0f || (phi && p->vw > 0.0f)) && p->wmax > 0.0f && rg > 0.0f) {
         /* 6a. the drift (ρ̃ from step 1: lagged by this step's transport) */
-        ref_pass_drift_vel(w, h, p, &s->blur, s->c0, s->tgt_blur, s->dscale, rg, s->t2, s->t3);
+        ref_pass_drift_vel(w, h, p, &s->blur, phi, s->c0, s->tgt_blur, s->dscale, rg, s->t2, s->t3);
         int nd = ref_drift_substeps(w, h, p);
         for (int k = 0; k < nd; k++) {
             ref_pass_advect_ratio(w, h, p->dt / (float)nd, p->wmax, s->t2, s->t3, s->rho, s->t1);

@@ -42,6 +42,7 @@ typedef struct {
     int bcycles;     /* multigrid V-cycles per step for the deficit potential */
     float vk;        /* gathering drift coefficient κ, domain units²/time (0: off) */
     float wmax;      /* gathering drift speed cap, domain units/time */
+    float vw;        /* balance drift: the deficit potential's share of the drift, 1/time (0: off) */
     float tramp;     /* gathering and drift fade in as (t/tramp)² (0: no fade) */
     float framp;     /* the driving force fades in as t/framp (0: no fade) */
 } SolverParams;
@@ -145,11 +146,19 @@ void ref_pass_jacobi_h(int w, int h, float hh, const float *p, const float *div,
 
 /* Multigrid for the pressure: levels halve (rounding up) down to a side ≤ 4.
  * A V-cycle: REF_MG_SMOOTH damped Jacobi iterations, residual, restriction
- * to the next level, recursion, piecewise-constant prolongation added,
- * REF_MG_SMOOTH more; REF_MG_COARSE_ITERS on the coarsest level. */
+ * to the next level (the sum of the four children's residuals: the coarse
+ * level's 5-point operator at twice the spacing, rediscretised), recursion,
+ * bilinear prolongation added, REF_MG_SMOOTH more; REF_MG_COARSE_ITERS on the
+ * coarsest level. Piecewise-constant prolongation (with the halved sum, its
+ * Galerkin scaling), used before, converged more slowly the more levels a
+ * grid has: the deficit potential φ, warm-started with 4 V-cycles a step, lagged
+ * so far at 512² that blob -> star's error at step 100 was 0.34 against 0.10
+ * at 128²; bilinear gives 0.081 and 0.075 (tools/fidelity --cpu --steps 100
+ * --pairs blob-star --grid N). */
 #define REF_MG_MAX_LEVELS 16
 #define REF_MG_SMOOTH 2
 #define REF_MG_COARSE_ITERS 20
+
 int ref_mg_levels(int w, int h, int *lw, int *lh);
 /* r = h²·b − Σ(x_n − x_c) */
 void ref_pass_mg_residual(int w, int h, float hh, const float *x, const float *b, float *r);
@@ -193,10 +202,28 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
  * gathering (coefficient ρρ̃* ≈ 0 there) barely moves drifts into the target,
  * and w vanishes once ρ̃ = ρ̃* (so the target is still the fixed point). The
  * flux goes through the density advection's own ratio/apply passes (MUSCL,
- * positive, conservative) with the face field w as velocity. */
+ * positive, conservative) with the face field w as velocity.
+ *
+ * With the balance force (phi non-NULL) the drift gains a term from the same
+ * deficit potential φ (∇²φ = ρ − c·ρ*):
+ *   w += m_φ·(vw/s)·∂φ,  m_φ = max(m, 1 − min(1, ρ̃_face/(REF_DRIFT_HAZE·s))).
+ * The divergence-free flow cannot change density levels: smoke that is
+ * over-full in one part of the target (a crescent into two bars) or spread
+ * thin over a large area (a square into a small blob) stays so. This term
+ * moves it from excess to deficit along ∇φ, compressing or spreading it, as
+ * a flux through the target's surroundings (no teleporting). Its mobility m_φ
+ * is 1 inside the target's blur and for thin smoke (haze, wisps) anywhere,
+ * but 0 for a dense body away from the target: there φ's own bowl would
+ * spread it into a trail behind it (a disc travelling to the opposite corner
+ * left a haze that the drift then took 3000 steps to gather), and the
+ * divergence-free flow carries it instead. REF_DRIFT_HAZE = 0.2: at 128² the
+ * four far/compressing pairs of the suite (diagonal, corners, square-blob,
+ * wide) reach 3% by 3000 steps with 0.2; with 0.5 none does, with 0 (the
+ * target's m alone) square-blob's corner wisps stay (0.098 at step 3000). */
+#define REF_DRIFT_HAZE 0.2f
 #define REF_DRIFT_MOB 1e-5f
 #define REF_DRIFT_LOG_EPS 1e-12f
-void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec,
+void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale,
                         float r, float *wu, float *wv);
 /* The easing of step nstep (0 after a new start density), at t = nstep·dt:

@@ -234,7 +234,17 @@ static void pass_advect_density(Solver *s, float dt_sub)
 /* The gathering drift (ref_pass_drift_vel): its face speeds from ρ̃ (still
  * in the coarse field from the step's first pass) and ρ̃*, then transport
  * by them in substeps. */
-static void pass_drift(Solver *s)
+static bool balance_on(const Solver *s)
+{
+    return s->p.force == SOLVER_FORCE_BALANCE && s->p.vb > 0.0f;
+}
+
+static bool balance_drift(const Solver *s)
+{
+    return balance_on(s) && s->p.vw > 0.0f;
+}
+
+static void pass_drift_vel(Solver *s)
 {
     Shader *sh = use(s, SH_DRIFT_VEL);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
@@ -245,7 +255,17 @@ static void pass_drift(Solver *s)
     shader_set_float(sh, "u_cap", s->p.wmax * s->rg_now);
     shader_set_float(sh, "u_eps", REF_DRIFT_LOG_EPS * s->dscale);
     shader_set_float(sh, "u_mob", REF_DRIFT_MOB * s->dscale);
+    bool balance = balance_drift(s);
+    shader_set_int(sh, "u_balance", balance ? 1 : 0);
+    shader_set_texture(sh, "u_phi", 2, field_texture(s->pot.read));
+    shader_set_float(sh, "u_kw", balance ? s->p.vw / s->dscale / s->cell : 0.0f);
+    shader_set_float(sh, "u_haze", REF_DRIFT_HAZE * s->dscale);
     pass_draw(s->drift);
+}
+
+static void pass_drift(Solver *s)
+{
+    pass_drift_vel(s);
     int nd = ref_drift_substeps(s->w, s->h, &s->p);
     for (int k = 0; k < nd; k++) pass_transport(s, s->drift, s->p.wmax, s->p.dt / (float)nd);
 }
@@ -341,7 +361,7 @@ int solver_step(Solver *s)
     int ns = ref_advect_substeps(s->w, s->h, &s->p);
     for (int k = 0; k < ns; k++) pass_advect_density(s, s->p.dt / (float)ns);
     mark(s, T_ADVECT_DENS);
-    if (s->p.gather && s->p.vk > 0.0f && s->p.wmax > 0.0f && s->rg_now > 0.0f)
+    if (s->p.gather && (s->p.vk > 0.0f || balance_drift(s)) && s->p.wmax > 0.0f && s->rg_now > 0.0f)
         pass_drift(s);                       /* gathering: the drift, then the term */
     if (s->p.gather && s->p.vg > 0.0f && s->rg_now > 0.0f) {
         int gi = ref_gather_iters(s->w, s->h, &s->p);
@@ -626,13 +646,16 @@ static Field *field_of(Solver *s, SolverField f)
     case SOLVER_FIELD_GATHER_E: return s->gerr.read;
     case SOLVER_FIELD_RHO_BLUR: return s->coarse.read;
     case SOLVER_FIELD_RATIO: return s->ratio;
+    case SOLVER_FIELD_POTENTIAL: return s->pot.read;
+    case SOLVER_FIELD_DRIFT: return s->drift;
     }
     return NULL;
 }
 
 static bool is_packed(SolverField f)
 {
-    return f == SOLVER_FIELD_PRESSURE || f == SOLVER_FIELD_DIVERGENCE || f == SOLVER_FIELD_GATHER_E;
+    return f == SOLVER_FIELD_PRESSURE || f == SOLVER_FIELD_DIVERGENCE || f == SOLVER_FIELD_GATHER_E ||
+           f == SOLVER_FIELD_POTENTIAL;
 }
 
 /* cell (i, j) of a w x h field <-> its place in the packed RGBA texels */
@@ -689,6 +712,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
         pass_gather_jacobi(s, first);
         break;
     case SOLVER_PASS_GATHER_APPLY: pass_gather_apply(s); break;
+    case SOLVER_PASS_DRIFT_VEL: pass_blur(s, 0); pass_drift_vel(s); break;
     }
     return gl_check("solver", "a single pass");
 }

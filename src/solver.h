@@ -71,7 +71,9 @@ typedef enum {
     SOLVER_PASS_ADVECT_DENSITY, /* one substep of dt/substeps */
     SOLVER_PASS_GATHER_JACOBI,  /* one iteration; first: the first, from e = 0 */
     SOLVER_PASS_GATHER_APPLY,
-    SOLVER_PASS_BLUR_DENSITY    /* ρ̃ on the coarse grid only */
+    SOLVER_PASS_BLUR_DENSITY,   /* ρ̃ on the coarse grid only */
+    SOLVER_PASS_DRIFT_VEL       /* blur ρ, then the drift's face speeds from the
+                                   current φ (none of the drift's transport) */
 } SolverPass;
 
 typedef enum {
@@ -81,7 +83,9 @@ typedef enum {
     SOLVER_FIELD_DIVERGENCE,/* 1 float */
     SOLVER_FIELD_GATHER_E,  /* 1 float */
     SOLVER_FIELD_RHO_BLUR,  /* 1 float per coarse cell */
-    SOLVER_FIELD_RATIO      /* 1 float: the last positivity ratios (read only) */
+    SOLVER_FIELD_RATIO,     /* 1 float: the last positivity ratios (read only) */
+    SOLVER_FIELD_POTENTIAL, /* 1 float: the balance force's deficit potential φ */
+    SOLVER_FIELD_DRIFT      /* 4 floats per cell: the drift's face speeds wu, wv, 0, 0 */
 } SolverField;
 
 int solver_debug_upload(Solver *s, SolverField f, const float *data);

@@ -132,6 +132,14 @@ static void test_every_option(void)
         CHECK(parse(&c2, "--drift", "-1", NULL) == -1 && strstr(errbuf, "--drift"), "--drift -1: %s", errbuf);
         CHECK(parse(&c2, "--drift-max", "1000", NULL) == -1 && strstr(errbuf, "--drift-max"),
               "--drift-max 1000: %s", errbuf);
+        CHECK(parse(&c2, "--drift-balance", "40", NULL) == 0 && feq(c2.params.vw, 40.0f),
+              "--drift-balance 40");
+        CHECK(parse(&c2, NULL) == 0 && c2.params.vw == dp.vw && dp.vw > 0.0f,
+              "the balance drift is on by default");
+        CHECK(parse(&c2, "--drift-balance", "-3", NULL) == -1 && strstr(errbuf, "--drift-balance"),
+              "--drift-balance -3: %s", errbuf);
+        CHECK(parse(&c2, "--drift-balance", "1e5", NULL) == -1 && strstr(errbuf, "--drift-balance"),
+              "--drift-balance 1e5: %s", errbuf);
         CHECK(parse(&c2, "--ease-force", "-2", NULL) == -1 && strstr(errbuf, "--ease-force"),
               "--ease-force -2: %s", errbuf);
         CHECK(parse(&c2, "--ease-gather", "nan", NULL) == -1 && strstr(errbuf, "--ease-gather"),
@@ -406,7 +414,7 @@ static void test_bad_usage(void)
 
 static const char *all_options[] = {
     "--cpu", "--headless", "--gl-info", "--shader-dir", "--grid", "--dt", "--vf", "--vd", "--vg",
-    "--sigma", "--jacobi", "--gather-iters", "--umax", "--no-gather", "--force", "--vb", "--drift", "--drift-max", "--ease-force", "--ease-gather", "--steps", "--frames",
+    "--sigma", "--jacobi", "--gather-iters", "--umax", "--no-gather", "--force", "--vb", "--drift", "--drift-balance", "--drift-max", "--ease-force", "--ease-gather", "--steps", "--frames",
     "--every", "--metrics", "--raw", "--channel", "--invert", "--no-mass-match", "--color",
     "--size", "--steps-per-frame", "-q", "--quiet", "-v", "--verbose", "--no-progress", "-h",
     "--help", "--version",

@@ -214,6 +214,44 @@ static void test_passes_one(float sigma)
     ref_pass_gather_apply(W, H, a, f.rho, f.tb, f.e, o0);
     check_scalar(s, SOLVER_FIELD_DENSITY, 4, o0, n, "gather apply");
 
+    /* the drift's face speeds: log-ratio and balance drift, from a given φ
+     * (the target set through solver_set_target for the density scale) */
+    p.vk = 0.001f;
+    p.vw = 300.0f;
+    p.wmax = 0.5f; /* some faces at the cap, most not */
+    float *phi = malloc(n * 4);
+    /* drift speeds of order the cap: kw·∂φ ∝ 1/h */
+    float phs = 4e-6f * 48.0f / (float)(W < H ? W : H);
+    for (size_t k = 0; k < n; k++) phi[k] = f.div[k] * phs;
+    solver_set_params(s, &p);
+    CHECK(solver_set_target(s, f.tgt, false) == 0, "set target");
+    upload_all(s, &f);
+    CHECK(solver_debug_upload(s, SOLVER_FIELD_POTENTIAL, phi) == 0, "upload phi");
+    solver_debug_pass(s, SOLVER_PASS_DRIFT_VEL, false);
+    double st = 0.0, st2 = 0.0;
+    for (size_t k = 0; k < n; k++) st += f.tgt[k], st2 += (double)f.tgt[k] * f.tgt[k];
+    float dscale = (float)(st2 / st);
+    ref_pass_drift_vel(W, H, &p, &bs, phi, c0, f.tb, dscale, 1.0f, o0, o1);
+    {
+        float *g = malloc(n * 16);
+        solver_debug_read(s, SOLVER_FIELD_DRIFT, g);
+        double eu = rel_l2(g, o0, n, 4, 1), ev = rel_l2(g + 1, o1, n, 4, 1);
+        int capped = 0;
+        for (size_t k = 0; k < n; k++) capped += fabsf(o0[k]) >= p.wmax;
+        printf("  %-26s rel L2 u %.2e v %.2e (%d of %zu x faces at the cap)\n", "drift face speeds", eu,
+               ev, capped, n);
+        CHECK(eu <= TOL && ev <= TOL, "drift face speeds: rel L2 u %.3g v %.3g", eu, ev);
+        CHECK(capped > 0 && capped < (int)n / 2, "drift: %d of %zu faces capped", capped, n);
+        /* without the balance drift the speeds differ: the test sees φ */
+        SolverParams p0 = p;
+        p0.vw = 0.0f;
+        ref_pass_drift_vel(W, H, &p0, &bs, phi, c0, f.tb, dscale, 1.0f, o0, o1);
+        double d = rel_l2(g, o0, n, 4, 1);
+        CHECK(d > 100 * TOL, "drift: the balance drift changes the speeds only by %.3g", d);
+        free(g);
+    }
+    free(phi);
+
     free(c0); free(c1); free(o0); free(o1);
     fields_free(&f);
     solver_free(s);
@@ -272,7 +310,15 @@ static void whole_steps(const SolverParams *pp, const char *what)
     double gm = 0, ge = 0, gd = 0, rm = ref_mass(r), re = ref_error(r), rd = ref_max_div(r);
     CHECK(solver_observe(s, g, &gm, &ge, &gd) == 0, "solver_observe");
     CHECK(rel_l2(g, ref_density(r), n, 1, 1) <= TOL, "20 steps (%s): observed density", what);
-    CHECK(fabs(gm - rm) <= 1e-5 * rm && fabs(ge - re) <= 1e-4 * re && fabs(gd - rd) <= 1e-3 * rd,
+    /* max|∇·u| after the projection is a small difference of large terms:
+     * float rounding (the GPU sums in another order) shows in it at about
+     * 1e-6 of max|u|/h, so it is compared to that scale as well as to itself */
+    double vs = 0.0;
+    for (size_t k = 0; k < n; k++)
+        vs = fmax(vs, fmax(fabs(ref_velocity_u(r)[k]), fabs(ref_velocity_v(r)[k])));
+    vs *= (double)(W < H ? W : H);
+    CHECK(fabs(gm - rm) <= 1e-5 * rm && fabs(ge - re) <= 1e-4 * re &&
+              fabs(gd - rd) <= 1e-3 * rd + 1e-5 * vs,
           "20 steps (%s): GPU metrics mass %.7g error %.7g max_div %.7g, CPU %.7g %.7g %.7g", what,
           gm, ge, gd, rm, re, rd);
 done:
@@ -309,7 +355,15 @@ static void test_whole_steps(void)
     p.vk = 0.01f;
     whole_steps(&p, "drift at full strength, no easing");
     p.vk = 0.0f;
+    whole_steps(&p, "balance drift alone, no easing");
+    p.vw = 0.0f;
     whole_steps(&p, "no drift, no easing");
+    /* the balance drift's mobility where the smoke is dense and thin */
+    solver_params_default(&p);
+    p.tramp = 0.0f;
+    p.vw = 1000.0f;
+    p.wmax = 1.0f;
+    whole_steps(&p, "balance drift 1000, cap 1");
 }
 
 /* The stripes of issue 7 on the GPU: a disc into the same disc in the
@@ -437,9 +491,11 @@ static Image *bundled(const char *name, int n)
 /* Parameters are in domain units, so the bundled morph looks alike at 128²
  * and 512²: at step 600 the 512² density, area-averaged to 128², differs from
  * the 128² density by at most 5% (relative L1; issue 7's bound; the CPU
- * reference measured 4.0%), and by at most 25% mid-morph (steps 200, 400),
- * while steps 200 -> 400 of the 128² run change it by 15% or more, so the
- * bounds would catch a morph running at another speed. */
+ * reference measured 4.0%), and by at most 10% mid-morph (steps 50, 100;
+ * measured 3.3% and 2.0% on llvmpipe),
+ * while steps 50 -> 100 of the 128² run change it by 15% or more, so the
+ * bounds would catch a morph running at another speed. (With the balance
+ * drift the morph has all but arrived by step 200.) */
 static void test_resolution(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
@@ -447,7 +503,7 @@ static void test_resolution(void)
     return;
 #endif
     enum { NR = 2, NCHK = 3 };
-    const int sides[NR] = {128, 512};
+    const int sides[NR] = {128, 512}, at[NCHK] = {50, 100, 600};
     float *rho[NR][NCHK] = {{0}};
     double err_at[NR][NCHK] = {{0}};
     for (int r = 0; r < NR; r++) {
@@ -460,7 +516,7 @@ static void test_resolution(void)
             solver_set_density(s, a->px);
             solver_set_target(s, b->px, true);
             for (int c = 0; c < NCHK; c++) {
-                for (int k = 0; k < 200; k++) solver_step(s);
+                for (int k = c ? at[c - 1] : 0; k < at[c]; k++) solver_step(s);
                 float *full = malloc((size_t)n * n * sizeof(float));
                 double mass;
                 solver_observe(s, full, &mass, &err_at[r][c], NULL);
@@ -485,22 +541,22 @@ static void test_resolution(void)
             m += rho[0][c][k];
         }
         printf("  step %d: error %.3f at 128^2, %.3f at 512^2; densities differ by %.1f%%\n",
-               200 * (c + 1), err_at[0][c], err_at[1][c], 100.0 * d / m);
+               at[c], err_at[0][c], err_at[1][c], 100.0 * d / m);
         /* issue 7: the 128² and 512² runs agree within 0.05 normalised L1 at
-         * step 600; mid-morph (steps 200, 400) they may differ more */
+         * step 600; mid-morph (steps 50, 100) within 10% */
         if (c == NCHK - 1)
             CHECK(d <= 0.05 * m, "step %d: the 512^2 morph differs from the 128^2 one by %.1f%%",
-                  200 * (c + 1), 100.0 * d / m);
+                  at[c], 100.0 * d / m);
         else
-            CHECK(d <= 0.25 * m, "step %d: the 512^2 morph differs from the 128^2 one by %.1f%%",
-                  200 * (c + 1), 100.0 * d / m);
+            CHECK(d <= 0.10 * m, "step %d: the 512^2 morph differs from the 128^2 one by %.1f%%",
+                  at[c], 100.0 * d / m);
         if (c == 1) {
             double e = 0.0;
             for (size_t k = 0; k < nn; k++) e += fabs((double)rho[0][c][k] - rho[0][c - 1][k]);
-            printf("  128^2, steps %d -> %d: the density changes by %.1f%%\n", 200 * c,
-                   200 * (c + 1), 100.0 * e / m);
+            printf("  128^2, steps %d -> %d: the density changes by %.1f%%\n", at[c - 1], at[c],
+                   100.0 * e / m);
             CHECK(e >= 0.15 * m, "128^2 changes only %.1f%% from step %d to %d: the bounds above "
-                  "mean little", 100.0 * e / m, 200 * c, 200 * (c + 1));
+                  "mean little", 100.0 * e / m, at[c - 1], at[c]);
         }
     }
     for (int r = 0; r < NR; r++)

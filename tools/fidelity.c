@@ -196,7 +196,7 @@ static void usage(void)
            "  --jobs N            run N pairs at a time in forked processes, 1..64;\n"
            "                      CPU only (default 1)\n"
            "  --param NAME=VALUE  override a default parameter: vf, vd, vg, sigma, dt,\n"
-           "                      umax, vb, drift, drift-max, ease-force, ease-gather,\n"
+           "                      umax, vb, drift, drift-balance, drift-max, ease-force, ease-gather,\n"
            "                      jacobi, vcycles, force=balance|fattal (as smokemorph's\n"
            "                      options; force=fattal alone is the paper's method)\n"
            "                      (repeatable)\n"
@@ -286,15 +286,17 @@ static void parse_param(SolverParams *p, const char *s)
     else if (PARAM_IS("umax")) p->umax = (float)v;
     else if (PARAM_IS("vb")) p->vb = (float)v;
     else if (PARAM_IS("drift")) p->vk = (float)v, g_set_extras = true;
+    else if (PARAM_IS("drift-balance")) p->vw = (float)v, g_set_extras = true;
     else if (PARAM_IS("drift-max")) p->wmax = (float)v, g_set_extras = true;
     else if (PARAM_IS("ease-force")) p->framp = (float)v, g_set_extras = true;
     else if (PARAM_IS("ease-gather")) p->tramp = (float)v, g_set_extras = true;
-    else if (PARAM_IS("jacobi") || PARAM_IS("vcycles")) {
+    else if (PARAM_IS("jacobi") || PARAM_IS("vcycles") || PARAM_IS("bcycles")) {
         if (v != floor(v) || fabs(v) > 1e6) fail("--param: %.*s must be an integer", (int)len, s);
         if (PARAM_IS("jacobi")) p->jacobi = (int)v;
+        else if (PARAM_IS("bcycles")) p->bcycles = (int)v;
         else p->vcycles = (int)v;
     } else
-        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, vb, drift, drift-max, ease-force, ease-gather, jacobi, vcycles, force)", (int)len, s);
+        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, vb, drift, drift-balance, drift-max, ease-force, ease-gather, jacobi, vcycles, bcycles, force)", (int)len, s);
 #undef PARAM_IS
 }
 
