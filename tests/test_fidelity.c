@@ -467,12 +467,14 @@ static void test_settle(void)
     CHECK(fidelity_settle_update(&s, 0, 0.01) == FIDELITY_ARRIVED_AT, "already there");
 }
 
-/* Issue 7's bounds on part of the suite, at a size CI affords (64², the CPU
+/* Issue 7's bounds on the whole suite, at a size CI affords (64², the CPU
  * reference, 1000 steps, the defaults): no stamp-in (error after 10 steps at
  * least 95% of the start), no cross-fade (blend distance at half-way at least
- * 0.15), error at most 10% by step 1000, mass drift at most 1e-4, and the
- * stripe measure at most 3x the start's (a shape that gathers into sharper
- * parts reads above 1 without any stripes). The full sweep at 128², 256² and
+ * 0.15), error at most 10% by step 1000, mass drift at most 1e-4, and, for
+ * the pairs marked, the stripe measure at most 3x the start's. A shape that
+ * gathers into sharper parts reads above 1 without any stripes: thin text
+ * (ring-word 3.3x) and a square compressed into a small disc (square-blob
+ * 5.0x) do, so they are not held to it. The full sweep at 128², 256² and
  * 512² is a benchmark: docs/FIDELITY.md. */
 static void test_suite_bounds(void)
 {
@@ -480,12 +482,14 @@ static void test_suite_bounds(void)
     printf("SKIP test_suite_bounds: a long behavioural run, no memory checking to add under AddressSanitizer; make test runs it\n");
     return;
 #endif
-    static const char *pairs[] = {"one-three", "three-one", "word-ring", "disc-ring",
-                                  "heart-cross", "blob-star", "ring-hi", "grey"};
+    static const char *pairs[] = {"diagonal", "crescent-bars", "one-three", "three-one",
+                                  "ring-word", "word-ring", "corners", "blob-square",
+                                  "square-blob", "disc-ring", "heart-cross", "blob-star",
+                                  "ring-hi", "grey", "wide"};
+    static const bool stripes_bound[] = {true, true, true, true, false, true, true, true,
+                                         false, true, true, true, true, true, true};
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "--cpu --grid 64 --steps 1000 --jobs 2 --pairs "
-             "one-three,three-one,word-ring,disc-ring,heart-cross,blob-star,ring-hi,grey "
-             "--csv '%s/b.csv'", dir);
+    snprintf(cmd, sizeof cmd, "--cpu --grid 64 --steps 1000 --jobs 2 --csv '%s/b.csv'", dir);
     int rc = run(cmd);
     CHECK(rc == 0, "the suite at 64^2 exits 0, got %d: %s", rc, slurp("err.txt"));
     const char *csv = slurp("b.csv");
@@ -512,7 +516,8 @@ static void test_suite_bounds(void)
         CHECK(e1000 <= 0.10, "%s: error %.3f at step 1000 (at most 0.10)", pairs[k], e1000);
         CHECK(blend >= 0.15, "%s: blend distance %.3f at half-way (a cross-fade reads 0)", pairs[k], blend);
         CHECK(drift <= 1e-4, "%s: mass drift %.2e", pairs[k], drift);
-        CHECK(s0 > 0 && smax <= 3.0 * s0, "%s: stripes %.2fx the start's", pairs[k], smax / s0);
+        CHECK(s0 > 0 && (!stripes_bound[k] || smax <= 3.0 * s0), "%s: stripes %.2fx the start's",
+              pairs[k], smax / s0);
     }
 }
 
