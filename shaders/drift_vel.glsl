@@ -1,6 +1,7 @@
 // drift_vel: the gathering drift's face speeds (ref_pass_drift_vel in
-// src/refsolver.c): w = clamp(κ·m·∂log(max(ρ̃*, ε)/max(ρ̃, ε)), ±cap) on the
-// faces (i-1 | i) and (j-1 | j), m = min(1, ρ̃*_face / mob). ρ̃ is the coarse
+// src/refsolver.c): w = κ·m·∂log(max(ρ̃*, ε)/max(ρ̃, ε)) on the faces
+// (i-1 | i) and (j-1 | j), m = min(1, ρ̃*_face / mob), with the speed
+// vector's length capped (the other component from the four faces around). ρ̃ is the coarse
 // blurred density sampled at the cell centres, ρ̃* is density.b. Out: .r the
 // x face speed, .g the y face speed, laid out like the velocity, so the
 // density transport passes move ρ by it.
@@ -43,22 +44,33 @@ float balance(ivec2 c, ivec2 n, float m)
     return mp * u_kw * (packed_at(u_phi, c) - packed_at(u_phi, n));
 }
 
+// The speed on the face between cell (i, j) and (k, l), its lower or left
+// neighbour, before the cap (ref_pass_drift_vel's drift_raw); 0 on walls.
+float raw(int i, int j, int k, int l)
+{
+    if (k < 0 || l < 0 || i >= u_size.x || j >= u_size.y) return 0.0;
+    float m = min(1.0, 0.5 * (tb_at(i, j) + tb_at(k, l)) / u_mob);
+    float g = u_vk * m * (log_ratio(i, j) - log_ratio(k, l)) * (1.0 / u_h);
+    return g + balance(ivec2(i, j), ivec2(k, l), m);
+}
+
+float raw_u(int i, int j) { return raw(i, j, i - 1, j); }
+float raw_v(int i, int j) { return raw(i, j, i, j - 1); }
+
+// The cap on the speed vector: a is the face's speed, t the other component
+// averaged from the four faces around it.
+float capped(float a, float t)
+{
+    float mag = sqrt(a * a + t * t);
+    return mag > u_cap ? a * (u_cap / mag) : a;
+}
+
 void main()
 {
     ivec2 c = cell();
     int i = c.x, j = c.y;
-    float inv_h = 1.0 / u_h;
-    float lc = log_ratio(i, j), tc = tb_at(i, j);
-    float a = 0.0, b = 0.0;
-    if (i > 0) {
-        float m = min(1.0, 0.5 * (tc + tb_at(i - 1, j)) / u_mob);
-        float g = u_vk * m * (lc - log_ratio(i - 1, j)) * inv_h + balance(c, ivec2(i - 1, j), m);
-        a = clamp(g, -u_cap, u_cap);
-    }
-    if (j > 0) {
-        float m = min(1.0, 0.5 * (tc + tb_at(i, j - 1)) / u_mob);
-        float g = u_vk * m * (lc - log_ratio(i, j - 1)) * inv_h + balance(c, ivec2(i, j - 1), m);
-        b = clamp(g, -u_cap, u_cap);
-    }
-    o_out = vec4(a, b, 0.0, 0.0);
+    float a = raw_u(i, j), b = raw_v(i, j);
+    float vt = 0.25 * (raw_v(i, j) + raw_v(i - 1, j) + raw_v(i, j + 1) + raw_v(i - 1, j + 1));
+    float ut = 0.25 * (raw_u(i, j) + raw_u(i + 1, j) + raw_u(i, j - 1) + raw_u(i + 1, j - 1));
+    o_out = vec4(capped(a, vt), capped(b, ut), 0.0, 0.0);
 }
