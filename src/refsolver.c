@@ -516,10 +516,9 @@ static inline float drift_log_ratio(const BlurSpec *spec, const float *rbc, cons
  * the log-ratio drift's m where the target is, and 1 − ρ̃/haze where the
  * smoke is thin, so haze anywhere is pulled in while a dense body away from
  * the target is not spread by its own potential (see refsolver.h). */
-static inline float drift_mob_phi(const BlurSpec *spec, const float *rbc, int w, int i, int j,
-                                  int k, int l, float m, float haze)
+static inline float drift_mob_phi(const BlurSpec *spec, const float *rbc, int i, int j, int k,
+                                  int l, float m, float haze)
 {
-    (void)w;
     float ra = ref_sample_coarse(spec, rbc, (float)i + 0.5f, (float)j + 0.5f);
     float rb = ref_sample_coarse(spec, rbc, (float)k + 0.5f, (float)l + 0.5f);
     return fmaxf(m, 1.0f - fminf(1.0f, 0.5f * (ra + rb) / haze));
@@ -544,7 +543,7 @@ static float drift_raw(const DriftCtx *c, int i, int j, int k, int l)
     float m = fminf(1.0f, 0.5f * (c->tb[IDX(i, j)] + c->tb[IDX(k, l)]) / c->mob);
     float g = c->p->vk * m * (lc - ln) * c->inv_h;
     if (c->phi)
-        g += drift_mob_phi(c->spec, c->rbc, w, i, j, k, l, m, c->haze) * c->kw *
+        g += drift_mob_phi(c->spec, c->rbc, i, j, k, l, m, c->haze) * c->kw *
              (c->phi[IDX(i, j)] - c->phi[IDX(k, l)]);
     return g;
 }
@@ -573,16 +572,43 @@ void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spe
     c.kw = phi ? p->vw / dscale * c.inv_h : 0.0f;
     c.haze = REF_DRIFT_HAZE * dscale;
     float cap = p->wmax * r;
+    size_t n = (size_t)w * h;
+    float *su = malloc(n * sizeof *su);
+    if (!su) { /* no scratch: every face's raw speed from scratch, up to 5 times */
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                float vt = 0.25f * (drift_raw_v(&c, i, j) + drift_raw_v(&c, i - 1, j) +
+                                    drift_raw_v(&c, i, j + 1) + drift_raw_v(&c, i - 1, j + 1));
+                float ut = 0.25f * (drift_raw_u(&c, i, j) + drift_raw_u(&c, i + 1, j) +
+                                    drift_raw_u(&c, i, j - 1) + drift_raw_u(&c, i + 1, j - 1));
+                wu[IDX(i, j)] = drift_capped(drift_raw_u(&c, i, j), vt, cap);
+                wv[IDX(i, j)] = drift_capped(drift_raw_v(&c, i, j), ut, cap);
+            }
+        return;
+    }
+    /* each face's raw speed once (walls 0), then the caps: u into su from the
+     * raw fields, v in place (it reads only raw u and its own raw v) */
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
-            float a = drift_raw_u(&c, i, j), b = drift_raw_v(&c, i, j);
-            float vt = 0.25f * (drift_raw_v(&c, i, j) + drift_raw_v(&c, i - 1, j) +
-                                drift_raw_v(&c, i, j + 1) + drift_raw_v(&c, i - 1, j + 1));
-            float ut = 0.25f * (drift_raw_u(&c, i, j) + drift_raw_u(&c, i + 1, j) +
-                                drift_raw_u(&c, i, j - 1) + drift_raw_u(&c, i + 1, j - 1));
-            wu[IDX(i, j)] = drift_capped(a, vt, cap);
-            wv[IDX(i, j)] = drift_capped(b, ut, cap);
+            wu[IDX(i, j)] = drift_raw_u(&c, i, j);
+            wv[IDX(i, j)] = drift_raw_v(&c, i, j);
         }
+#define RAW_U(i, j) (((i) < w && (j) >= 0 && (j) < h) ? wu[IDX(i, j)] : 0.0f)
+#define RAW_V(i, j) (((i) >= 0 && (i) < w && (j) < h) ? wv[IDX(i, j)] : 0.0f)
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float vt = 0.25f * (RAW_V(i, j) + RAW_V(i - 1, j) + RAW_V(i, j + 1) + RAW_V(i - 1, j + 1));
+            su[IDX(i, j)] = drift_capped(wu[IDX(i, j)], vt, cap);
+        }
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float ut = 0.25f * (RAW_U(i, j) + RAW_U(i + 1, j) + RAW_U(i, j - 1) + RAW_U(i + 1, j - 1));
+            wv[IDX(i, j)] = drift_capped(wv[IDX(i, j)], ut, cap);
+        }
+#undef RAW_U
+#undef RAW_V
+    memcpy(wu, su, n * sizeof *su);
+    free(su);
 }
 
 int ref_drift_substeps(int w, int h, const SolverParams *p)
