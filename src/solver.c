@@ -103,6 +103,12 @@ static void pass_blur(Solver *s, int chan)
     }
 }
 
+/* The balance force is on (and φ is solved each step). */
+static bool balance_on(const Solver *s)
+{
+    return s->p.force == SOLVER_FORCE_BALANCE && s->p.vb > 0.0f;
+}
+
 static void pass_force(Solver *s)
 {
     Shader *sh = use(s, SH_FORCE);
@@ -115,7 +121,7 @@ static void pass_force(Solver *s)
     shader_set_float(sh, "u_damp", 1.0f / (1.0f + s->p.dt * s->p.vd));
     shader_set_float(sh, "u_umax", s->p.umax);
     shader_set_float(sh, "u_eps", s->p.eps);
-    bool balance = s->p.force == SOLVER_FORCE_BALANCE && s->p.vb > 0.0f;
+    bool balance = balance_on(s);
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
     shader_set_texture(sh, "u_phi", 3, field_texture(s->pot.read));
     shader_set_float(sh, "u_kb", balance ? s->p.vb / s->dscale : 0.0f);
@@ -234,11 +240,6 @@ static void pass_advect_density(Solver *s, float dt_sub)
 /* The gathering drift (ref_pass_drift_vel): its face speeds from ρ̃ (still
  * in the coarse field from the step's first pass) and ρ̃*, then transport
  * by them in substeps. */
-static bool balance_on(const Solver *s)
-{
-    return s->p.force == SOLVER_FORCE_BALANCE && s->p.vb > 0.0f;
-}
-
 static bool balance_drift(const Solver *s)
 {
     return balance_on(s) && s->p.vw > 0.0f;
@@ -330,7 +331,7 @@ static void pass_blur_target(Solver *s)
  * warm-started from the last step's. */
 static void pass_potential(Solver *s)
 {
-    if (!(s->p.force == SOLVER_FORCE_BALANCE && s->p.vb > 0.0f)) return;
+    if (!balance_on(s)) return;
     Shader *sh = use(s, SH_POTENTIAL_RHS);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
     shader_set_float(sh, "u_c", s->pot_c);
