@@ -15,6 +15,7 @@ struct Field {
 
 static GLuint g_vao;      /* the shared empty VAO of pass_draw */
 static int g_debug = -1;  /* -1: not yet read from the environment */
+static bool g_feedback;   /* a pass sampled its own output (debug); gl_check reports it */
 
 void field_set_debug(bool on) { g_debug = on; }
 
@@ -54,6 +55,11 @@ static const char *fb_status_name(GLenum s)
 int gl_check(const char *tag, const char *what)
 {
     int rc = 0;
+    if (g_feedback) {
+        log_error(tag, "a pass sampled the field it drew into, before or at %s", what);
+        g_feedback = false;
+        rc = -1;
+    }
     for (int i = 0; i < 16; i++) { /* a lost context can report errors forever */
         GLenum e = glGetError();
         if (e == GL_NO_ERROR) break;
@@ -297,6 +303,38 @@ static unsigned long draws;
 
 unsigned long pass_draw_count(void) { return draws; }
 
+/* With field_debug(): a pass must not sample the field it draws into (a
+ * feedback loop, whose result is undefined and may differ from run to run).
+ * Checks every active sampler of the current program; 0 when none does. The
+ * next gl_check reports it as an error. */
+static int check_feedback(const Field *target)
+{
+    GLint prog = 0, n = 0, active = 0;
+    glGetIntegerv(GL_CURRENT_PROGRAM, &prog);
+    if (!prog) return 0;
+    glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
+    glGetProgramiv((GLuint)prog, GL_ACTIVE_UNIFORMS, &n);
+    int rc = 0;
+    for (GLint i = 0; i < n; i++) {
+        char name[64];
+        GLint size = 0;
+        GLenum type = 0;
+        glGetActiveUniform((GLuint)prog, (GLuint)i, sizeof name, NULL, &size, &type, name);
+        if (type != GL_SAMPLER_2D) continue;
+        GLint unit = 0, tex = 0;
+        glGetUniformiv((GLuint)prog, glGetUniformLocation((GLuint)prog, name), &unit);
+        glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
+        glGetIntegerv(GL_TEXTURE_BINDING_2D, &tex);
+        if ((GLuint)tex == target->tex) {
+            log_error("field", "program %d samples %s (unit %d) from the %dx%d field it draws into",
+                      (int)prog, name, (int)unit, target->w, target->h);
+            rc = -1;
+        }
+    }
+    glActiveTexture((GLenum)active);
+    return rc;
+}
+
 void pass_draw(Field *target)
 {
     draws++;
@@ -310,6 +348,7 @@ void pass_draw(Field *target)
         snprintf(what, sizeof what, "a pass into a %dx%d %s field (program %d)", target->w, target->h,
                  format_name(target->channels), (int)prog);
         gl_check("field", what);
+        if (check_feedback(target) < 0) g_feedback = true; /* for the caller's gl_check */
     }
 }
 

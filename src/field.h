@@ -22,8 +22,10 @@
  * are off (the GL defaults). Errors in err carry the "field: " tag.
  *
  * Debug: with SMOKEMORPH_GL_DEBUG=1 (or field_set_debug(true)) pass_draw()
- * checks glGetError after every draw; creation, upload, read and clear always
- * check.
+ * checks glGetError after every draw and that the pass samples no texture
+ * it draws into (a feedback loop; the next gl_check fails), and shaders
+ * loaded from then on return NaN from a texelFetch outside the texture
+ * (shader.h). Creation, upload, read and clear always check.
  */
 #ifndef SMOKEMORPH_FIELD_H
 #define SMOKEMORPH_FIELD_H
@@ -78,7 +80,8 @@ void pass_draw_screen(int x, int y, int w, int h);
 void pass_release(void);
 
 /* glGetError until clear; each error logged as "tag: GL_INVALID_OPERATION after
- * what". Returns 0, or -1 when there was an error. */
+ * what". Returns 0, or -1 when there was an error or (debug) a pass since the
+ * last check sampled its own output. */
 int gl_check(const char *tag, const char *what);
 
 /* Checks at every pass boundary (pass_draw) on or off; initially on when

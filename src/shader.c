@@ -3,6 +3,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "shader.h"
 
+#include "field.h"
 #include "log.h"
 
 #include <errno.h>
@@ -392,12 +393,27 @@ static GLuint compile(GLenum type, const char *src, const char *label, char *con
 
 /* ---- load ---------------------------------------------------------------- */
 
+/* field_debug() (SMOKEMORPH_GL_DEBUG): a texelFetch outside its texture (undefined in GL 3.3:
+ * 0 on llvmpipe, another texture's memory on some GPUs) returns NaN, so a
+ * pass that reads past its field poisons the run instead of passing on one
+ * driver and failing at random on another. */
+static const char checked_fetch[] =
+    "vec4 sm_checked_fetch(sampler2D t, ivec2 c, int l)\n"
+    "{\n"
+    "    if (any(lessThan(c, ivec2(0))) || any(greaterThanEqual(c, textureSize(t, l))))\n"
+    "        return vec4(uintBitsToFloat(0x7fc00000u));\n"
+    "    return texelFetch(t, c, l);\n"
+    "}\n"
+    "#define texelFetch(t, c, l) sm_checked_fetch(t, c, l)\n"
+    "#line 1\n";
+
 Shader *shader_load(const char *dir, const char *name, char *err, size_t errlen)
 {
     Pre pp = {.dir = dir, .err = err, .errlen = errlen};
     Shader *s = NULL;
     GLuint vs = 0, fs = 0, prog = 0;
     buf_add(&pp.out, "#version 330 core\n", 18);
+    if (field_debug()) buf_add(&pp.out, checked_fetch, strlen(checked_fetch));
     if (expand(&pp, name, 0, NULL, 0) != 0) goto undo_pre;
 
     static char *const builtin[] = {"built-in vertex shader"};

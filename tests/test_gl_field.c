@@ -366,6 +366,57 @@ static void test_uniforms(void)
     rmdir(dir);
 }
 
+
+/* Debug mode: a texelFetch past the texture gives NaN, and a pass that samples
+ * the field it draws into fails the next gl_check. */
+static void test_debug_checks(void)
+{
+    char dir[] = "/tmp/smokemorph-debug-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    char err[2048];
+    write_file(dir, "oob.glsl",
+               "uniform sampler2D u_src;\n"
+               "out vec4 o;\n"
+               "void main() { o = texelFetch(u_src, ivec2(gl_FragCoord.xy) + ivec2(1, 0), 0); }\n");
+    bool was = field_debug();
+    Field *src = field_create(4, 1, 4, err, sizeof err), *dst = field_create(4, 1, 4, err, sizeof err);
+    const float in[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    for (int debug = 0; debug < 2 && src && dst; debug++) {
+        field_set_debug(debug);
+        Shader *s = shader_load(dir, "oob.glsl", err, sizeof err);
+        CHECK(s != NULL, "oob shader (debug %d): %s", debug, s ? "" : err);
+        if (!s) continue;
+        field_upload(src, in);
+        shader_use(s);
+        shader_set_texture(s, "u_src", 0, field_texture(src));
+        pass_draw(dst);
+        CHECK(gl_check("test", "oob pass") == 0, "a pass past the edge is no GL error (debug %d)", debug);
+        float out[16];
+        field_read(dst, out);
+        for (int k = 0; k < 12; k++) CHECK(out[k] == in[k + 4], "debug %d: inside value %d is %g", debug, k, out[k]);
+        if (debug)
+            for (int k = 12; k < 16; k++) CHECK(isnan(out[k]), "debug: the fetch past the edge is NaN, not %g", out[k]);
+        /* a feedback loop: sampling dst while drawing into it */
+        shader_set_texture(s, "u_src", 0, field_texture(dst));
+        pass_draw(dst);
+        int rc = gl_check("test", "feedback pass");
+        CHECK(debug ? rc < 0 : rc == 0, "debug %d: a pass sampling its own output %s", debug,
+              debug ? "fails gl_check" : "is not checked");
+        CHECK(gl_check("test", "after") == 0, "the feedback error is reported once");
+        shader_free(s);
+    }
+    field_set_debug(was);
+    field_free(src);
+    field_free(dst);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/oob.glsl", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(int argc, char **argv)
 {
     (void)argc;
@@ -392,6 +443,7 @@ int main(int argc, char **argv)
     RUN(test_find_dir);
     RUN(test_include_errors);
     RUN(test_uniforms);
+    RUN(test_debug_checks);
     pass_release();
     glctx_destroy(ctx);
     return check_done();

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -34,6 +35,8 @@
 #include "shader.h"
 
 #define TAG "fidelity"
+
+extern char **environ;
 
 /* ------------------------------------------------------------ the suite */
 
@@ -191,7 +194,9 @@ static void usage(void)
            "                      1024x512) to step min(1000, N) and fill '128 vs 512'\n"
            "  --strips DIR        write DIR/PAIR.png: grey frames at steps 0, 10, 100, 300,\n"
            "                      1000, 3000 (those <= N) then the target image, side by\n"
-           "                      side, density clamped to [0, 1]\n"
+           "                      side, density clamped to [0, 1]; with --compare also\n"
+           "                      DIR/PAIR-128.png and DIR/PAIR-512.png, the two compared\n"
+           "                      frames\n"
            "  --csv FILE          write the same data, and more, as CSV\n"
            "  --jobs N            run N pairs at a time in forked processes, 1..64;\n"
            "                      CPU only (default 1)\n"
@@ -399,19 +404,24 @@ static int draw(const Env *env, const char *shapes, int w, int h, int side, cons
         argv[n++] = tok;
     argv[n] = NULL;
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid < 0) {
+    /* posix_spawn, not fork: this process may hold a GL context by now, and
+     * drivers do not promise that a forked copy of one is safe to run (the
+     * child only execs, but spawn never duplicates the mappings at all). */
+    posix_spawn_file_actions_t fa;
+    if (posix_spawn_file_actions_init(&fa) != 0) {
         free(copy);
-        snprintf(err, errlen, "cannot run %.300s: %s", env->mktargets, strerror(errno));
+        snprintf(err, errlen, "out of memory");
         return -1;
     }
-    if (pid == 0) {
-        int fd = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644), nul = open("/dev/null", O_WRONLY);
-        if (fd >= 0) dup2(fd, 2);
-        if (nul >= 0) dup2(nul, 1);
-        execv(env->mktargets, argv);
-        fprintf(stderr, "cannot run %s: %s\n", env->mktargets, strerror(errno));
-        _exit(127);
+    posix_spawn_file_actions_addopen(&fa, 2, errpath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    pid_t pid;
+    int se = posix_spawn(&pid, env->mktargets, &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (se != 0) {
+        free(copy);
+        snprintf(err, errlen, "cannot run %.300s: %s", env->mktargets, strerror(se));
+        return -1;
     }
     free(copy);
     int st;
@@ -539,8 +549,8 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
             if (step == at_steps[k]) r->err_at[k] = e;
         if (r->steps10 < 0 && e <= 0.10) r->steps10 = step;
         if (r->steps3 < 0 && e <= 0.03) r->steps3 = step;
-        double drift = mass0 > 0.0 ? fabs(mass - mass0) / mass0 : 0.0;
-        if (drift > r->drift) r->drift = drift;
+        double drift = mass0 != 0.0 ? fabs(mass - mass0) / mass0 : 0.0; /* NaN when either is */
+        if (!(drift <= r->drift)) r->drift = drift; /* NaN sticks */
         if (r->half_step < 0 && e <= 0.5 * err0) {
             r->half_step = step;
             r->blend = fidelity_blend_distance(rho, start->px, blend_tgt, n, &r->blend_s);
@@ -633,6 +643,26 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
                 goto out;
             }
         }
+        for (int k = 0; s && k < 2; k++) {
+            int cw = cgrid[k] * p->aspect, ch = cgrid[k];
+            Image *ci = image_create(cw, ch, 1);
+            char path[PATH_MAX + 128], ierr[512];
+            if (!ci) {
+                snprintf(r->err, sizeof r->err, "out of memory");
+                goto out;
+            }
+            for (size_t q = 0; q < (size_t)cw * ch; q++) {
+                float v = csnap[k][q];
+                ci->px[q] = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+            }
+            snprintf(path, sizeof path, "%s/%s-%d.png", o->strips, p->name, cgrid[k]);
+            int src = image_save_png(path, ci, 8, ierr, sizeof ierr);
+            image_free(ci);
+            if (src < 0) {
+                snprintf(r->err, sizeof r->err, "%s", ierr);
+                goto out;
+            }
+        }
         r->d128_512 = fidelity_distance_resampled(csnap[0], 128 * p->aspect, 128, csnap[1],
                                                   512 * p->aspect, 512);
         r->compare_step = cstep;
@@ -685,7 +715,7 @@ static void print_row(const Pair *p, const Result *r)
     for (int k = 0; k < NAT; k++) fmt_num(a[k], sizeof a[k], "%.3f", r->err_at[k]);
     printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p->name, grid, a[0],
            a[1], a[2], a[3], fmt_step(s10, sizeof s10, r->steps10), fmt_step(s3, sizeof s3, r->steps3),
-           fmt_num(dr, sizeof dr, "%.1e", r->drift), fmt_num(bl, sizeof bl, "%.3f", r->blend),
+           isnan(r->drift) ? "NaN" : fmt_num(dr, sizeof dr, "%.1e", r->drift), fmt_num(bl, sizeof bl, "%.3f", r->blend),
            fmt_num(st, sizeof st, "%.2f", fidelity_stripe_ratio(r->stripes_max, r->stripes0)),
            fmt_num(cmp, sizeof cmp, "%.3f", r->d128_512));
 }
