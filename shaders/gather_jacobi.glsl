@@ -2,9 +2,9 @@
 //   e − a ∇·(D ∇e) = ρ0 − ρ*,   a = dt·vg/h²,  D = ρ0·ρ̃* (lagged),
 // face D = mean of the two cells, no flux through the walls. e and D are
 // packed, four cells per fragment (packed.glsl); D comes from gather_coef.
-// With u_first = 1 the previous iterate is e = 0: starting from zero keeps
-// every mode's factor (1 + aℓλᵏ)/(1 + aℓ) within 1 for any iteration count;
-// starting from ρ0 − ρ* lets the unconverged checkerboard mode grow.
+// The step's solve starts from the last step's e (ref_step says why, and
+// why the count is even); with u_first = 1 (single-pass tests) the previous
+// iterate is e = 0.
 #include "packed.glsl"
 
 uniform sampler2D u_dens;  // ρ0, ρ*

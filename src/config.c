@@ -332,7 +332,7 @@ void config_usage(FILE *out, const char *prog)
         "  --jacobi N            pressure Jacobi iterations per step, after the\n"
         "                        V-cycles, 0..10000 (default %d)\n"
         "  --gather-iters N      implicit gathering iterations per step, 0 = auto:\n"
-        "                        max(4, grid side/64) (default %d)\n"
+        "                        max(4, grid side/64); odd N runs N+1 (default %d)\n"
         "  --umax U              speed limit for density transport (default %g)\n"
         "  --no-gather           turn gathering off (default %s)\n"
         "  --force balance|fattal  driving force: 'balance' adds the pull of the\n"

@@ -447,9 +447,9 @@ static float advect_ratio(int w, int h, const float *u, const float *v, const fl
 
 int ref_gather_iters(int w, int h, const SolverParams *p)
 {
-    if (p->gather_iters > 0) return p->gather_iters;
-    int n = (w < h ? w : h) / 64;
-    return n < 4 ? 4 : n;
+    int n = p->gather_iters > 0 ? p->gather_iters : (w < h ? w : h) / 64;
+    if (n < 4 && p->gather_iters <= 0) n = 4;
+    return n + (n & 1); /* even: the warm start is stable only then */
 }
 
 int ref_advect_substeps(int w, int h, const SolverParams *p)
@@ -715,6 +715,7 @@ struct RefSolver {
     BlurSpec blur;
     float *rho, *tgt, *tgt_blur, *u, *v, *pr;
     float *phi;                  /* the deficit potential: ∇²φ = ρ − c·ρ* */
+    float *eg;                   /* the last gathering solve's e: the next one's start */
     float pot_c;                 /* c: the target scaled to the density's mass */
     float dscale;                /* the target's density scale Σρ*²/Σρ* */
     long nstep;                  /* steps since ref_set_density: the fade-ins' clock */
@@ -738,7 +739,7 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
     s->p = *p;
     ref_blur_spec(w, h, p->sigma, &s->blur);
     size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
-    float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr, &s->phi,
+    float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr, &s->phi, &s->eg,
                       &s->t0, &s->t1, &s->t2, &s->t3};
     for (size_t k = 0; k < sizeof full / sizeof full[0]; k++)
         if (!(*full[k] = calloc(n, sizeof(float)))) goto fail_fields;
@@ -765,7 +766,7 @@ fail_alloc:
 void ref_free(RefSolver *s)
 {
     if (!s) return;
-    float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr, s->phi,
+    float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr, s->phi, s->eg,
                     s->t0, s->t1, s->t2, s->t3, s->c0, s->c1};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
     for (int l = 0; l < REF_MG_MAX_LEVELS; l++) {
@@ -805,6 +806,7 @@ void ref_set_density(RefSolver *s, const float *rho)
     memset(s->v, 0, n * sizeof(float));
     memset(s->pr, 0, n * sizeof(float));
     memset(s->phi, 0, n * sizeof(float));
+    memset(s->eg, 0, n * sizeof(float));
     s->nstep = 0;
 }
 
@@ -824,6 +826,7 @@ int ref_set_target(RefSolver *s, const float *target, bool mass_match)
         m2 += (double)s->tgt[k] * s->tgt[k];
     }
     s->pot_c = mr > 0.0 ? (float)(mr / (mt * scale)) : 1.0f;
+    memset(s->eg, 0, n * sizeof(float)); /* e = ρ − ρ* of another target */
     s->dscale = (float)(m2 / (mt * scale));
     ref_pass_blur(s->w, s->h, &s->blur, s->tgt, s->tgt_blur);
     return 0;
@@ -907,13 +910,21 @@ void ref_step(RefSolver *s)
         SWAP(s->rho, s->t0);
     }
     /* 6. gathering: implicit solve for e, conservative positive application.
-     * The Jacobi solve starts from e = 0, not from ρ0 − ρ*: the fluxes are
+     * The Jacobi solve starts from the last step's e (zero after
+     * ref_set_density or ref_set_target), not from ρ0 − ρ*: the fluxes are
      * a·D·∇e, so whatever part of e has not converged is multiplied by a·D.
-     * From e = 0 an unconverged mode only gathers less (per mode the error
-     * becomes (1 + aℓλ^k)/(1 + aℓ) of itself, never more); from e = ρ0 − ρ*
-     * it becomes (1 − (aℓ)²λ^k)/(1 + aℓ), and the checkerboard mode, whose
-     * Jacobi factor λ is near −1 once a·D ≳ 1, grows every step (at 256² with
-     * the defaults a = 1.3 and the target fills with a checkerboard). */
+     * From e = ρ0 − ρ* a mode becomes (1 − (aℓ)²μ)/(1 + aℓ) of itself, with
+     * μ = λ^k, and the checkerboard mode, whose Jacobi factor λ is near −1
+     * once a·D ≳ 1, grows every step (at 256² with the defaults a = 1.3 and
+     * the target fills with a checkerboard). From e = 0 a mode becomes
+     * (1 + aℓμ)/(1 + aℓ), never more than itself, but the slow modes barely
+     * converge: at 256² a square drawn into a small dense disc showed rings
+     * in the disc's core for 200 steps (4 iterations) and they needed 8; at
+     * 512², 32 (docs/FIDELITY.md). From the last step's e the solve carries
+     * on where it stopped. Per mode, (d, e_prev) -> (d', e) has determinant μ
+     * and trace 1 + μ − aℓ(1 − μ)/(1 + aℓ): stable for every aℓ when μ ≥ 0,
+     * unstable near μ = −1. So k is even (ref_gather_iters), which makes
+     * μ = λ^k ≥ 0 for every mode. */
     if (p->gather && (p->vk > 0.0f || (phi && p->vw > 0.0f)) && p->wmax > 0.0f && rg > 0.0f) {
         /* 6a. the drift (ρ̃ from step 1: lagged by this step's transport) */
         ref_pass_drift_vel(w, h, p, &s->blur, phi, s->c0, s->tgt_blur, s->dscale, rg, s->t2, s->t3);
@@ -928,12 +939,13 @@ void ref_step(RefSolver *s)
         float hh = cell_size(w, h);
         float a = rg * p->dt * p->vg / (hh * hh);
         size_t n = (size_t)w * h;
-        memset(s->t0, 0, n * sizeof(float));
+        memcpy(s->t0, s->eg, n * sizeof(float));
         int gi = ref_gather_iters(w, h, p);
         for (int k = 0; k < gi; k++) {
             ref_pass_gather_jacobi(w, h, a, s->rho, s->tgt, s->tgt_blur, s->t0, s->t1);
             SWAP(s->t0, s->t1);
         }
+        memcpy(s->eg, s->t0, n * sizeof(float));
         ref_pass_gather_ratio(w, h, a, s->rho, s->tgt_blur, s->t0, s->t1);
         ref_pass_gather_flux(w, h, a, s->rho, s->tgt_blur, s->t0, s->t1, s->t2);
         SWAP(s->rho, s->t2);

@@ -64,7 +64,9 @@ typedef struct {
 
 void ref_blur_spec(int w, int h, float sigma, BlurSpec *out);
 /* Gathering iterations: gather_iters, or with 0 (auto) max(4, min(W,H)/64),
- * since the implicit diffusion's reach in cells grows with the grid. */
+ * since the implicit diffusion's reach in cells grows with the grid; an odd
+ * count is rounded up to even (the solve starts from the last step's e, which
+ * is stable only with an even count: see ref_step). */
 int ref_gather_iters(int w, int h, const SolverParams *p);
 /* Number of density-advection substeps n so that 2·umax·(dt/n)/h ≤ REF_ADVECT_CFL
  * (the unsplit update's |c_x| + |c_y| bound; see ref_pass_advect_density). */

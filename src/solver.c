@@ -31,6 +31,13 @@ static const char *const shader_files[SH_COUNT] = {
     "drift_vel.glsl",
 };
 
+/* Steps the CPU may queue ahead of the GPU. On the lent H100 (driver 580,
+ * headless EGL) a 1024x512 morph run 1000 steps with no read-back in
+ * between came back with corrupt density in 5 runs of 6 (docs/FIDELITY.md,
+ * "a deep queue"); a glFinish every 100 steps, or this bound, cures it. Two
+ * steps keep the GPU fed: the CPU queues step k+2 while the GPU runs k. */
+#define SOLVER_STEPS_IN_FLIGHT 2
+
 /* timestamp marks within one step, for solver_times() */
 enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_ADVECT_DENS,
        T_GATHER, T_COUNT };
@@ -55,6 +62,8 @@ struct Solver {
     Field *mgb[REF_MG_MAX_LEVELS], *mgr[REF_MG_MAX_LEVELS];
     bool timing;
     GLuint queries[T_COUNT];
+    GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
+    int inflight_next;
     SolverTimes times;
 };
 
@@ -367,7 +376,7 @@ int solver_step(Solver *s)
     if (s->p.gather && s->p.vg > 0.0f && s->rg_now > 0.0f) {
         int gi = ref_gather_iters(s->w, s->h, &s->p);
         pass_gather_coef(s);
-        for (int k = 0; k < gi; k++) pass_gather_jacobi(s, k == 0);
+        for (int k = 0; k < gi; k++) pass_gather_jacobi(s, false); /* from the last e */
         pass_gather_apply(s);
     }
     mark(s, T_GATHER);
@@ -380,6 +389,20 @@ int solver_step(Solver *s)
         for (int k = 1; k < T_COUNT; k++) *dst[k - 1] += (double)(t[k] - t[k - 1]) * 1e-6;
         s->times.steps++;
     }
+    /* bound the queue: wait for the step SOLVER_STEPS_IN_FLIGHT back */
+    GLsync *slot = &s->inflight[s->inflight_next];
+    if (*slot) {
+        GLenum w = glClientWaitSync(*slot, GL_SYNC_FLUSH_COMMANDS_BIT, (GLuint64)10 * 1000000000u);
+        glDeleteSync(*slot);
+        *slot = NULL;
+        if (w == GL_TIMEOUT_EXPIRED || w == GL_WAIT_FAILED) {
+            log_error("solver", "the GPU has not finished a step in 10 s (%s)",
+                      w == GL_WAIT_FAILED ? "wait failed" : "timed out");
+            return -1;
+        }
+    }
+    *slot = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    s->inflight_next = (s->inflight_next + 1) % SOLVER_STEPS_IN_FLIGHT;
     s->vf_now = s->p.vf; /* single passes (tests) run unfaded */
     s->rg_now = 1.0f;
     return gl_check("solver", "a step");
@@ -457,6 +480,8 @@ void solver_free(Solver *s)
     }
     field_free(s->scratch);
     if (s->queries[0]) glDeleteQueries(T_COUNT, s->queries);
+    for (int k = 0; k < SOLVER_STEPS_IN_FLIGHT; k++)
+        if (s->inflight[k]) glDeleteSync(s->inflight[k]);
     free(s);
 }
 
@@ -509,7 +534,8 @@ int solver_set_density(Solver *s, const float *rho)
     s->nstep = 0;
     if (field_clear(s->vel.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
         field_clear(s->pres.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
-        field_clear(s->pot.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0)
+        field_clear(s->pot.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
+        field_clear(s->gerr.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0)
         goto fail;
     free(buf);
     return 0;
@@ -541,6 +567,7 @@ int solver_set_target(Solver *s, const float *tgt, bool mass_match)
     }
     s->pot_c = mr > 0.0 ? (float)(mr / (mt * scale)) : 1.0f;
     s->dscale = (float)(m2 / (mt * scale));
+    if (field_clear(s->gerr.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0) return -1; /* as ref_set_target */
     if (field_upload(s->scratch, tgt) < 0) return -1;
     Shader *sh = use(s, SH_SET_TARGET);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
