@@ -23,6 +23,7 @@ LIB_OBJ  := $(LIB_SRC:src/%.c=$(BUILD)/src/%.o)
 LIB      := $(BUILD)/libsmokemorph.a
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+TESTLIB  := $(BUILD)/tests/testlib.o
 TOOL_SRC := $(wildcard tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tools/%.c=$(BUILD)/tools/%)
 SHADERS  := $(wildcard shaders/*.glsl)
@@ -52,8 +53,9 @@ $(BUILD)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Isrc -Itests -c -o $@ $<
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(LIB)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
+# every test program links the test library (tests/testlib.c, not a test itself)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTLIB) $(LIB)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(TESTLIB) $(LIB) $(LDLIBS)
 
 $(BUILD)/tools/%.o: tools/%.c
 	@mkdir -p $(dir $@)

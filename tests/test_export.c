@@ -3,7 +3,6 @@
  * symlink / pipe), an earlier run's frames removed, and a silent progress
  * line. No GL. */
 #define _XOPEN_SOURCE 700
-#include <dirent.h>
 #include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 #include "check.h"
 #include "export.h"
 #include "image.h"
+#include "testlib.h"
 
 static char tmpdir[256];
 
@@ -28,50 +28,11 @@ static void make_tmpdir(void)
     }
 }
 
-static void remove_tmpdir(void)
-{
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmpdir);
-}
-
-static bool exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
 
 static bool is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* Number of entries in dir (not . and ..), and how many contain needle. */
-static int count_entries(const char *dir, const char *needle, int *matching)
-{
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    int n = 0, m = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-        n++;
-        if (needle && strstr(e->d_name, needle)) m++;
-    }
-    closedir(d);
-    if (matching) *matching = m;
-    return n;
-}
-
-static Image *load_channel(const char *path, ImageChannel ch)
-{
-    char err[512];
-    ImageLoadOpts o = {0};
-    o.channel = ch;
-    Image *im = image_load(path, &o, err, sizeof err);
-    if (!im) printf("  load %s: %s\n", path, err);
-    return im;
 }
 
 /* Density ramp with values below 0 and above 1, so the clamp shows. */
@@ -127,23 +88,23 @@ static void test_frames(void)
     char path[600];
     for (int k = 1; k <= 3; k++) {
         snprintf(path, sizeof path, "%s/frame_%05d.png", dir, k);
-        CHECK(exists(path), "%s missing", path);
+        CHECK(testlib_exists(path), "%s missing", path);
     }
     snprintf(path, sizeof path, "%s/frame_00004.png", dir);
-    CHECK(!exists(path), "%s should not exist", path);
+    CHECK(!testlib_exists(path), "%s should not exist", path);
     snprintf(path, sizeof path, "%s/frame_00000.png", dir);
-    CHECK(!exists(path), "numbering starts at 1, but %s exists", path);
+    CHECK(!testlib_exists(path), "numbering starts at 1, but %s exists", path);
 
-    int ntmp = 0, n = count_entries(dir, ".tmp", &ntmp);
+    int ntmp = 0, n = testlib_count_entries(dir, ".tmp", &ntmp);
     CHECK(n == 3, "%d entries in %s, expected 3 frames", n, dir);
     CHECK(ntmp == 0, "%d temporary files left in %s", ntmp, dir);
 
     /* read frame 2 back: RGBA 8-bit, colour constant, alpha = clamp(rho) */
     snprintf(path, sizeof path, "%s/frame_00002.png", dir);
-    Image *a = load_channel(path, IMAGE_CHANNEL_A);
-    Image *r = load_channel(path, IMAGE_CHANNEL_R);
-    Image *g = load_channel(path, IMAGE_CHANNEL_G);
-    Image *b = load_channel(path, IMAGE_CHANNEL_B);
+    Image *a = testlib_load(path, IMAGE_CHANNEL_A);
+    Image *r = testlib_load(path, IMAGE_CHANNEL_R);
+    Image *g = testlib_load(path, IMAGE_CHANNEL_G);
+    Image *b = testlib_load(path, IMAGE_CHANNEL_B);
     CHECK(a && r && g && b, "cannot load %s back", path);
     if (a && r && g && b) {
         CHECK(a->w == w && a->h == h, "frame is %dx%d, expected %dx%d", a->w, a->h, w, h);
@@ -213,7 +174,7 @@ static void test_size(void)
     export_close(x);
     char path[600];
     snprintf(path, sizeof path, "%s/frame_00001.png", dir);
-    Image *a = load_channel(path, IMAGE_CHANNEL_A);
+    Image *a = testlib_load(path, IMAGE_CHANNEL_A);
     CHECK(a != NULL, "cannot load %s", path);
     if (a) {
         CHECK(a->w == ow && a->h == oh, "frame is %dx%d, expected %dx%d", a->w, a->h, ow, oh);
@@ -225,7 +186,7 @@ static void test_size(void)
     }
     image_free(a);
     int ntmp = 0;
-    count_entries(dir, ".tmp", &ntmp);
+    testlib_count_entries(dir, ".tmp", &ntmp);
     CHECK(ntmp == 0, "%d temporary files left in %s", ntmp, dir);
     free(rho);
 }
@@ -259,17 +220,6 @@ static void test_open_on_file(void)
     export_close(x);
 }
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    char *buf = calloc(1, 65536);
-    size_t n = fread(buf, 1, 65535, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 static void test_metrics_keep(void)
 {
     char path[512];
@@ -281,12 +231,12 @@ static void test_metrics_keep(void)
     Metrics *m = metrics_open(path, err, sizeof err);
     CHECK(m != NULL, "metrics_open: %s", err);
     if (!m) return;
-    CHECK(!exists(path), "%s exists before metrics_close", path);
+    CHECK(!testlib_exists(path), "%s exists before metrics_close", path);
     CHECK(metrics_row(m, 0, 0.0, 0.9, 12.5, 0.0) == 0, "metrics_row 0");
     CHECK(metrics_row(m, 10, 0.1, 0.5, 12.5, 0.003) == 0, "metrics_row 10");
     CHECK(metrics_row(m, 20, 0.2, 0.25, 12.5, 0.002) == 0, "metrics_row 20");
     CHECK(metrics_close(m, 1, err, sizeof err) == 0, "metrics_close: %s", err);
-    char *s = read_all(path);
+    char *s = testlib_read_file(path, NULL);
     CHECK(s != NULL, "%s missing after metrics_close(keep=1)", path);
     if (s) {
         CHECK(strncmp(s, "step,time,error,mass,max_div\n", 29) == 0, "header: '%.40s'", s);
@@ -307,7 +257,7 @@ static void test_metrics_keep(void)
               "values do not round-trip");
     }
     free(s);
-    int ntmp = 0, n = count_entries(dir, ".tmp", &ntmp);
+    int ntmp = 0, n = testlib_count_entries(dir, ".tmp", &ntmp);
     CHECK(n == 1 && ntmp == 0, "%d entries (%d temporary) in %s, expected only the CSV", n, ntmp,
           dir);
 }
@@ -324,8 +274,8 @@ static void test_metrics_discard(void)
     if (!m) return;
     metrics_row(m, 0, 0.0, 1.0, 1.0, 0.0);
     CHECK(metrics_close(m, 0, err, sizeof err) == 0, "metrics_close(keep=0): %s", err);
-    CHECK(!exists(path), "%s exists after metrics_close(keep=0)", path);
-    int n = count_entries(dir, NULL, NULL);
+    CHECK(!testlib_exists(path), "%s exists after metrics_close(keep=0)", path);
+    int n = testlib_count_entries(dir, NULL, NULL);
     CHECK(n == 0, "%d files left in %s after a discarded metrics file", n, dir);
     CHECK(metrics_close(NULL, 1, err, sizeof err) == 0, "metrics_close(NULL) is a no-op");
 }
@@ -351,7 +301,7 @@ static void test_metrics_missing_dir(void)
     CHECK(strstr(err, dir) && strstr(err, "directory"), "message: '%s'", err);
     if (m) metrics_close(m, 0, err, sizeof err);
     int ntmp = 0;
-    count_entries(tmpdir, "adir.tmp", &ntmp);
+    testlib_count_entries(tmpdir, "adir.tmp", &ntmp);
     CHECK(ntmp == 0, "metrics_open on a directory left a temporary file");
 }
 
@@ -375,11 +325,11 @@ static void test_metrics_symlink(void)
     CHECK(metrics_close(m, 1, err, sizeof err) == 0, "metrics_close: %s", err);
     struct stat st;
     CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "%s is no longer a symlink", link);
-    char *s = read_all(target);
+    char *s = testlib_read_file(target, NULL);
     CHECK(s && strncmp(s, "step,time,error,mass,max_div\n0,", 31) == 0, "target holds '%.40s'",
           s ? s : "(nothing)");
     free(s);
-    int ntmp = 0, n = count_entries(dir, ".tmp", &ntmp);
+    int ntmp = 0, n = testlib_count_entries(dir, ".tmp", &ntmp);
     CHECK(n == 2 && ntmp == 0, "%d entries (%d temporary) in %s", n, ntmp, dir);
 }
 
@@ -409,14 +359,14 @@ static void test_metrics_fifo(void)
     waitpid(pid, &status, 0);
     struct stat st;
     CHECK(lstat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "%s is no longer a fifo", fifo);
-    char *s = read_all(out);
+    char *s = testlib_read_file(out, NULL);
     int lines = 0;
     for (char *p = s; p && *p; p++) lines += *p == '\n';
     CHECK(s && strncmp(s, "step,time,error,mass,max_div\n", 29) == 0 && lines == 3,
           "the reader got %d lines: '%.60s'", lines, s ? s : "(nothing)");
     free(s);
     int ntmp = 0;
-    count_entries(tmpdir, "pipe.tmp", &ntmp);
+    testlib_count_entries(tmpdir, "pipe.tmp", &ntmp);
     CHECK(ntmp == 0, "a temporary file was left beside the fifo");
 }
 
@@ -452,11 +402,11 @@ static void test_remove_stale(void)
     CHECK(removed == 4, "removed %d stale frames, expected 4", removed);
     for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, keep[k]);
-        CHECK(exists(path), "%s was removed", keep[k]);
+        CHECK(testlib_exists(path), "%s was removed", keep[k]);
     }
     for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
         snprintf(path, sizeof path, "%s/%s", dir, old[k]);
-        CHECK(!exists(path), "%s was kept", old[k]);
+        CHECK(!testlib_exists(path), "%s was kept", old[k]);
     }
     free(rho);
     export_close(x);
@@ -516,6 +466,6 @@ int main(void)
     RUN(test_metrics_fifo);
     RUN(test_remove_stale);
     RUN(test_progress);
-    remove_tmpdir();
+    testlib_rm_rf(tmpdir);
     return check_done();
 }

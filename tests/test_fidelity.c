@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "fidelity.h"
 #include "image.h"
+#include "testlib.h"
 
 static float *field(size_t n)
 {
@@ -27,16 +27,12 @@ static float *field(size_t n)
     return f;
 }
 
-/* A soft disc of radius r at (cx, cy) in cell units, value v inside. */
+/* A soft disc of radius r at (cx, cy) in cell units, value v inside, added
+ * to f: a ramp one cell wide at the edge. */
 static void disc(float *f, int w, int h, double cx, double cy, double r, double v)
 {
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            double d = hypot(i + 0.5 - cx, j + 0.5 - cy);
-            double a = r - d + 0.5;
-            a = a < 0 ? 0 : (a > 1 ? 1 : a);
-            f[(size_t)j * w + i] += (float)(v * a);
-        }
+    static const TestlibShape soft = {.width = 1.0, .add = true};
+    testlib_disc(f, w, h, &soft, cx, cy, r, v);
 }
 
 static double sum(const float *f, size_t n)
@@ -292,31 +288,29 @@ static void test_resampled(void)
 
 static char tool[1024], dir[256];
 
-/* Run the tool with ARGS (quoted for sh); stdout and stderr go to DIR/out.txt
- * and DIR/err.txt. The exit status, or -1. */
+/* The last run's exit status, stdout and stderr. */
+static TestlibResult R;
+
+/* Run the tool with ARGS (quoted for sh) through sh; its stdout and stderr
+ * go to R. The exit status, or -1. */
 static int run(const char *args)
 {
     char cmd[4096];
-    snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out.txt' 2>'%s/err.txt'", tool, args, dir, dir);
-    int st = system(cmd);
-    if (st == -1 || !WIFEXITED(st)) return -1;
-    return WEXITSTATUS(st);
+    snprintf(cmd, sizeof cmd, "'%s' %s", tool, args);
+    return testlib_run_sh(cmd, NULL, &R);
 }
 
+/* The text of DIR/NAME ("" when there is none); good until the second call after. */
 static const char *slurp(const char *name)
 {
-    static char buf[2][65536];
+    static char *buf[2];
     static int which;
-    char *b = buf[which ^= 1];
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    b[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f) return b;
-    size_t n = fread(b, 1, sizeof buf[0] - 1, f);
-    b[n] = '\0';
-    fclose(f);
-    return b;
+    which ^= 1;
+    free(buf[which]);
+    buf[which] = testlib_read_file(path, NULL);
+    return buf[which] ? buf[which] : "";
 }
 
 static int count_lines(const char *s)
@@ -355,8 +349,8 @@ static void test_tool(void)
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s --csv '%s/f.csv' --strips '%s/strips'", args, dir, dir);
     int rc = run(cmd);
-    CHECK(rc == 0, "a small run exits 0, got %d: %s", rc, slurp("err.txt"));
-    const char *out = slurp("out.txt");
+    CHECK(rc == 0, "a small run exits 0, got %d: %s", rc, R.err);
+    const char *out = R.out;
     char single[65536]; /* the table, for --jobs 2 below */
     snprintf(single, sizeof single, "%s", out);
     CHECK(count_lines(out) == 4, "header, rule and 2 rows, got:\n%s", out);
@@ -380,7 +374,7 @@ static void test_tool(void)
     }
     /* the diagonal disc cannot reach its target in 20 steps: error stays ~2 */
     if (row_cells(out, "diagonal", c) == 12) CHECK(atof(c[2]) > 1.9, "diagonal err@10 %s", c[2]);
-    const char *err = slurp("err.txt");
+    const char *err = R.err;
     CHECK(strstr(err, "[2/2] crescent-bars"), "progress lines: %s", err);
 
     const char *csv = slurp("f.csv");
@@ -388,12 +382,10 @@ static void test_tool(void)
     CHECK(strstr(csv, "\ndiagonal,32,32,20,"), "csv diagonal row:\n%s", csv);
 
     /* the strip: frames at steps 0 and 10, then the target, 2 px apart */
-    char path[512], ierr[256];
+    char path[512];
     snprintf(path, sizeof path, "%s/strips/crescent-bars.png", dir);
-    ImageLoadOpts lo = {0};
-    Image *im = image_load(path, &lo, ierr, sizeof ierr);
-    CHECK(im && im->w == 3 * 32 + 2 * 2 && im->h == 32, "strip %dx%d (%s)", im ? im->w : 0, im ? im->h : 0,
-          im ? "" : ierr);
+    Image *im = testlib_load(path, IMAGE_CHANNEL_LUMA);
+    CHECK(im && im->w == 3 * 32 + 2 * 2 && im->h == 32, "strip %dx%d", im ? im->w : 0, im ? im->h : 0);
     if (im) {
         /* the first panel is the crescent: smoke at the left of the disc
          * (the carved disc is offset right and up), none in the corner */
@@ -406,14 +398,14 @@ static void test_tool(void)
     /* --jobs 2 (forked children) gives the same table as one process */
     snprintf(cmd, sizeof cmd, "%s --jobs 2", args);
     rc = run(cmd);
-    CHECK(rc == 0, "--jobs 2 exits 0, got %d: %s", rc, slurp("err.txt"));
-    CHECK(!strcmp(slurp("out.txt"), single), "--jobs 2 table differs:\n%s\nvs\n%s", slurp("out.txt"), single);
+    CHECK(rc == 0, "--jobs 2 exits 0, got %d: %s", rc, R.err);
+    CHECK(!strcmp(R.out, single), "--jobs 2 table differs:\n%s\nvs\n%s", R.out, single);
 
     /* --compare fills the last column: the same morph at 128 and 512 after
      * 10 steps, close */
     rc = run("--cpu --grid 32 --steps 10 --pairs diagonal --compare");
-    CHECK(rc == 0, "--compare exits 0, got %d: %s", rc, slurp("err.txt"));
-    out = slurp("out.txt");
+    CHECK(rc == 0, "--compare exits 0, got %d: %s", rc, R.err);
+    out = R.out;
     if (row_cells(out, "diagonal", c) == 12) {
         double d = atof(c[11]);
         CHECK(strcmp(c[11], "-") && d >= 0 && d < 0.2, "128 vs 512 after 10 steps: %s", c[11]);
@@ -422,10 +414,10 @@ static void test_tool(void)
 
     /* --list names every pair, at least 14 */
     rc = run("--list");
-    CHECK(rc == 0 && count_lines(slurp("out.txt")) >= 14 && strstr(slurp("out.txt"), "ring-word"),
-          "--list: %d\n%s", rc, slurp("out.txt"));
+    CHECK(rc == 0 && count_lines(R.out) >= 14 && strstr(R.out, "ring-word"),
+          "--list: %d\n%s", rc, R.out);
     rc = run("--help");
-    CHECK(rc == 0 && strstr(slurp("out.txt"), "--compare") && strstr(slurp("out.txt"), "blend dist"),
+    CHECK(rc == 0 && strstr(R.out, "--compare") && strstr(R.out, "blend dist"),
           "--help: %d", rc);
 
     /* errors: exit 1, nothing on stdout, one line "fidelity: ..." */
@@ -434,17 +426,17 @@ static void test_tool(void)
                          "--cpu --mktargets /nonexistent/mktargets"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         rc = run(bad[k]);
-        const char *e = slurp("err.txt");
+        const char *e = R.err;
         CHECK(rc == 1, "'%s': exit 1, got %d", bad[k], rc);
         CHECK(!strncmp(e, "fidelity: ", 10) && count_lines(e) == 1, "'%s': one message, got:\n%s", bad[k], e);
-        CHECK(slurp("out.txt")[0] == '\0', "'%s': nothing on stdout", bad[k]);
+        CHECK(R.out[0] == '\0', "'%s': nothing on stdout", bad[k]);
     }
     /* no GL at all (glvnd finds no EGL vendor) and no --cpu: one line that
      * names --cpu */
     setenv("__EGL_VENDOR_LIBRARY_FILENAMES", "/nonexistent.json", 1);
     rc = run("--grid 32 --steps 10 --pairs diagonal");
     unsetenv("__EGL_VENDOR_LIBRARY_FILENAMES");
-    const char *e = slurp("err.txt");
+    const char *e = R.err;
     CHECK(rc == 1 && !strncmp(e, "fidelity: no GPU: ", 18) && strstr(e, "--cpu") && count_lines(e) == 1,
           "no GL: exit 1 and one line, got %d:\n%s", rc, e);
 }
@@ -491,7 +483,7 @@ static void test_suite_bounds(void)
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "--cpu --grid 64 --steps 1000 --jobs 2 --csv '%s/b.csv'", dir);
     int rc = run(cmd);
-    CHECK(rc == 0, "the suite at 64^2 exits 0, got %d: %s", rc, slurp("err.txt"));
+    CHECK(rc == 0, "the suite at 64^2 exits 0, got %d: %s", rc, R.err);
     const char *csv = slurp("b.csv");
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
         char key[64];
@@ -523,8 +515,7 @@ static void test_suite_bounds(void)
 
 int main(void)
 {
-    const char *b = getenv("SMOKEMORPH_BUILD");
-    snprintf(tool, sizeof tool, "%s/tools/fidelity", b && *b ? b : "build");
+    snprintf(tool, sizeof tool, "%s/tools/fidelity", testlib_build_dir());
     snprintf(dir, sizeof dir, "/tmp/test_fidelity.XXXXXX");
     if (!mkdtemp(dir)) {
         printf("cannot make a temporary directory\n");
@@ -539,8 +530,7 @@ int main(void)
     RUN(test_resampled);
     RUN(test_tool);
     RUN(test_suite_bounds);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0) printf("could not remove %s\n", dir);
+    testlib_rm_rf(dir);
+    testlib_result_free(&R);
     return check_done();
 }

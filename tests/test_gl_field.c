@@ -7,6 +7,7 @@
 #include "glctx.h"
 #include "log.h"
 #include "shader.h"
+#include "testlib.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -50,11 +51,7 @@ static void write_file(const char *dir, const char *name, const char *text)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "w");
-    if (f) {
-        fputs(text, f);
-        fclose(f);
-    }
+    if (testlib_write_file(path, text, strlen(text)) < 0) printf("  cannot write %s\n", path);
 }
 
 static void test_context(void)

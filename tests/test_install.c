@@ -12,35 +12,27 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
-
-static int sh(const char *cmd)
-{
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "testlib.h"
 
 static bool exists(const char *dir, const char *rel)
 {
     char p[1024];
-    struct stat st;
     snprintf(p, sizeof p, "%s/%s", dir, rel);
-    return stat(p, &st) == 0;
+    return testlib_exists(p);
 }
 
 static char g_tmp[256];
 
 static void test_install(void)
 {
-    const char *build = getenv("SMOKEMORPH_BUILD");
-    if (!build) build = "build";
+    const char *build = testlib_build_dir();
     char cmd[2048], root[512];
     snprintf(cmd, sizeof cmd, "make -s install BUILD=%s PREFIX=/opt/sm DESTDIR=%s >%s/make.log 2>&1",
              build, g_tmp, g_tmp);
-    CHECK(sh(cmd) == 0, "make install failed (see %s/make.log)", g_tmp);
+    CHECK(testlib_sh(cmd) == 0, "make install failed (see %s/make.log)", g_tmp);
     snprintf(root, sizeof root, "%s/opt/sm", g_tmp);
     CHECK(exists(root, "bin/smokemorph"), "no bin/smokemorph");
     CHECK(exists(root, "share/smokemorph/shaders/common.glsl"), "no shaders");
@@ -55,7 +47,7 @@ static void test_install(void)
                  "cd %s && env -u DISPLAY %s/bin/smokemorph %s --grid 32 --steps 2 --every 1 "
                  "--frames out%d -q >run%d.log 2>&1",
                  g_tmp, root, modes[k], k, k);
-        int rc = sh(cmd);
+        int rc = testlib_sh(cmd);
         CHECK(rc == 0, "installed smokemorph %s exited %d (see %s/run%d.log)", modes[k], rc, g_tmp, k);
         char f[64];
         snprintf(f, sizeof f, "out%d/frame_00003.png", k);
@@ -115,20 +107,9 @@ static int write_text(const char *path, const char *text, int mode)
 /* The whole file, malloc'd ("" when missing). */
 static char *read_text(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    size_t cap = 4096, n = 0, got;
-    char *buf = malloc(cap);
-    if (!buf)
-        abort();
-    while (f && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (n + 1 == cap && !(buf = realloc(buf, cap *= 2)))
-            abort();
-    }
-    if (f)
-        fclose(f);
-    buf[n] = '\0';
-    return buf;
+    char *s = testlib_read_file(path, NULL);
+    if (!s && !(s = calloc(1, 1))) abort();
+    return s;
 }
 
 static char *pathf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -180,7 +161,7 @@ static DepsRun deps_run(bool with_sudo, int uid, const char *missing, const char
                         bool apt_fails, const char *args)
 {
     DepsRun r = {-1, NULL, NULL, NULL};
-    char uidtext[32], cmd[4096];
+    char uidtext[32], cmd[4096], fake[600], path[600];
     snprintf(uidtext, sizeof uidtext, "%d\n", uid);
     bool ok = write_text(pathf("%s/uid", g_deps), uidtext, 0644) == 0 &&
               write_text(pathf("%s/missing", g_deps), missing, 0644) == 0 &&
@@ -190,13 +171,17 @@ static DepsRun deps_run(bool with_sudo, int uid, const char *missing, const char
     if (apt_fails)
         ok = ok && write_text(pathf("%s/aptfail", g_deps), "", 0644) == 0;
     CHECK(ok, "cannot write the fakes' state under %s", g_deps);
-    snprintf(cmd, sizeof cmd,
-             "env -u DEBIAN_FRONTEND FAKE='%s' PATH='%s/%s' /bin/sh tools/install-deps.sh %s "
-             ">'%s/out' 2>'%s/err'",
-             g_deps, g_deps, with_sudo ? "sudo" : "nosudo", args, g_deps, g_deps);
-    r.rc = sh(cmd);
-    r.out = read_text(pathf("%s/out", g_deps));
-    r.err = read_text(pathf("%s/err", g_deps));
+    snprintf(cmd, sizeof cmd, "/bin/sh tools/install-deps.sh %s", args);
+    snprintf(fake, sizeof fake, "FAKE=%s", g_deps);
+    snprintf(path, sizeof path, "PATH=%s/%s", g_deps, with_sudo ? "sudo" : "nosudo");
+    const char *const env[] = {fake, path, NULL}, *const unset[] = {"DEBIAN_FRONTEND", NULL};
+    TestlibRunOpts o = {0};
+    o.env = env;
+    o.unset_env = unset;
+    TestlibResult res = {0};
+    r.rc = testlib_run_sh(cmd, &o, &res);
+    r.out = res.out;
+    r.err = res.err;
     r.log = read_text(pathf("%s/log", g_deps));
     return r;
 }
@@ -464,9 +449,7 @@ int main(void)
         RUN(test_deps_apt_fails);
     }
     if (check_failed == 0) {
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
-        if (sh(cmd) != 0) printf("could not remove %s\n", g_tmp);
+        testlib_rm_rf(g_tmp);
     }
     return check_done();
 }

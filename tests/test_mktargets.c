@@ -13,66 +13,38 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "image.h"
+#include "testlib.h"
 
 #define PI 3.14159265358979323846
 
 static char tool[1024];
 static char dir[256];
 
+/* The last run's exit status, stdout and stderr. */
+static TestlibResult R;
+
 /* Run the tool with -o DIR/NAME (NULL: no -o) and ARGS (already quoted for
- * sh); stdout and stderr go to DIR/out.txt and DIR/err.txt. Returns the exit
- * status, or -1 when it did not exit normally. */
+ * sh) through sh; its stdout and stderr go to R. Returns the exit status, or
+ * -1 when it did not exit normally. */
 static int run(const char *name, const char *args)
 {
     char cmd[4096];
     if (name)
-        snprintf(cmd, sizeof cmd, "'%s' -o '%s/%s' %s >'%s/out.txt' 2>'%s/err.txt'", tool, dir,
-                 name, args, dir, dir);
+        snprintf(cmd, sizeof cmd, "'%s' -o '%s/%s' %s", tool, dir, name, args);
     else
-        snprintf(cmd, sizeof cmd, "'%s' %s >'%s/out.txt' 2>'%s/err.txt'", tool, args, dir, dir);
-    int st = system(cmd);
-    if (st == -1 || !WIFEXITED(st))
-        return -1;
-    return WEXITSTATUS(st);
-}
-
-/* The whole of DIR/NAME as a string (static buffer). */
-static const char *slurp(const char *name)
-{
-    static char buf[16384];
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return buf;
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    buf[n] = '\0';
-    fclose(f);
-    return buf;
+        snprintf(cmd, sizeof cmd, "'%s' %s", tool, args);
+    return testlib_run_sh(cmd, NULL, &R);
 }
 
 static bool exists(const char *name)
 {
     char path[512];
-    struct stat st;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    return stat(path, &st) == 0;
-}
-
-static Image *load_path(const char *path)
-{
-    char err[256];
-    ImageLoadOpts o = {0};
-    Image *im = image_load(path, &o, err, sizeof err);
-    if (!im)
-        printf("  %s\n", err);
-    return im;
+    return testlib_exists(path);
 }
 
 /* Draw ARGS into NAME and load it; NULL (with a failed check) on any error. */
@@ -80,11 +52,11 @@ static Image *draw(const char *name, const char *args)
 {
     char path[512];
     int rc = run(name, args);
-    CHECK(rc == 0, "mktargets %s exited %d: %s", args, rc, slurp("err.txt"));
+    CHECK(rc == 0, "mktargets %s exited %d: %s", args, rc, R.err);
     if (rc != 0)
         return NULL;
     snprintf(path, sizeof path, "%s/%s", dir, name);
-    Image *im = load_path(path);
+    Image *im = testlib_load(path, IMAGE_CHANNEL_LUMA);
     CHECK(im != NULL, "load %s", name);
     return im;
 }
@@ -135,7 +107,7 @@ static void test_help(void)
                                         "heart:",   "text:",    NULL};
     int rc = run(NULL, "--help");
     CHECK(rc == 0, "--help exits 0, got %d", rc);
-    const char *out = slurp("out.txt");
+    const char *out = R.out;
     CHECK(strstr(out, "usage:") != NULL, "--help prints a usage line");
     for (int i = 0; names[i]; i++)
         CHECK(strstr(out, names[i]) != NULL, "--help lists %s", names[i]);
@@ -419,7 +391,7 @@ static void test_bad_specs(void)
     };
     for (int i = 0; bad[i]; i++) {
         int rc = run("bad.png", bad[i]);
-        const char *err = slurp("err.txt");
+        const char *err = R.err;
         const char *nl = strchr(err, '\n');
         CHECK(rc == 1, "'%s' exits 1, got %d", bad[i], rc);
         CHECK(!strncmp(err, "mktargets: ", 11) && nl && !nl[1],
@@ -429,13 +401,13 @@ static void test_bad_specs(void)
 
     /* no -o */
     int rc = run(NULL, "disc:0.5,0.5,0.3");
-    CHECK(rc == 1 && !strncmp(slurp("err.txt"), "mktargets: ", 11), "missing -o is an error");
+    CHECK(rc == 1 && !strncmp(R.err, "mktargets: ", 11), "missing -o is an error");
 
     /* cannot write */
     char args[512];
     snprintf(args, sizeof args, "-o '%s/no/such/dir/x.png' disc:0.5,0.5,0.3", dir);
     rc = run(NULL, args);
-    const char *err = slurp("err.txt");
+    const char *err = R.err;
     CHECK(rc == 1, "unwritable path exits 1, got %d", rc);
     CHECK(!strncmp(err, "mktargets: ", 11) && strchr(err, '\n') && !strchr(err, '\n')[1],
           "unwritable path: one line, got '%s'", err);
@@ -460,7 +432,7 @@ static void test_bundled_targets(void)
             continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s", tdir, e->d_name);
-        Image *im = load_path(path);
+        Image *im = testlib_load(path, IMAGE_CHANNEL_LUMA);
         CHECK(im != NULL, "%s loads", path);
         if (!im)
             continue;
@@ -508,29 +480,6 @@ static char **list_dir(const char *path, char **names, int max)
     return names;
 }
 
-/* The whole file at PATH in a malloc'd buffer, its size in *len; NULL if unreadable. */
-static unsigned char *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    unsigned char *buf = malloc(cap);
-    size_t got;
-    while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += got;
-        if (n == cap) {
-            unsigned char *nb = realloc(buf, cap *= 2);
-            if (!nb)
-                free(buf);
-            buf = nb;
-        }
-    }
-    fclose(f);
-    *len = n;
-    return buf;
-}
-
 /* `make targets` (sh tools/make-targets.sh MKTARGETS targets) run into a
  * temporary directory instead of targets/: it writes exactly the files that
  * are in targets/, each byte for byte the committed one. A byte difference
@@ -543,11 +492,9 @@ static void test_make_targets_reproduces(void)
         tdir = "targets";
     char out[300], cmd[4096];
     snprintf(out, sizeof out, "%s/regen", dir);
-    snprintf(cmd, sizeof cmd, "sh tools/make-targets.sh '%s' '%s' >'%s/out.txt' 2>'%s/err.txt'",
-             tool, out, dir, dir);
-    int st = system(cmd);
-    int rc = st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    CHECK(rc == 0, "make-targets.sh exited %d: %s", rc, slurp("err.txt"));
+    snprintf(cmd, sizeof cmd, "sh tools/make-targets.sh '%s' '%s'", tool, out);
+    int rc = testlib_run_sh(cmd, NULL, &R);
+    CHECK(rc == 0, "make-targets.sh exited %d: %s", rc, R.err);
     if (rc != 0)
         return;
 
@@ -581,11 +528,13 @@ static void test_make_targets_reproduces(void)
         snprintf(pa, sizeof pa, "%s/%s", tdir, want[i]);
         snprintf(pb, sizeof pb, "%s/%s", out, got[j]);
         size_t la = 0, lb = 0;
-        unsigned char *a = read_all(pa, &la), *b = read_all(pb, &lb);
+        unsigned char *a = (unsigned char *)testlib_read_file(pa, &la),
+                      *b = (unsigned char *)testlib_read_file(pb, &lb);
         bool equal = a && b && la == lb && !memcmp(a, b, la);
         if (a && b && !equal) {
             /* tell a drawing change from an encoding change */
-            Image *ia = load_path(pa), *ib = load_path(pb);
+            Image *ia = testlib_load(pa, IMAGE_CHANNEL_LUMA);
+            Image *ib = testlib_load(pb, IMAGE_CHANNEL_LUMA);
             float d = -1.0f;
             if (ia && ib && ia->w == ib->w && ia->h == ib->h) {
                 d = 0.0f;
@@ -620,8 +569,7 @@ static void test_make_targets_reproduces(void)
 
 int main(void)
 {
-    const char *b = getenv("SMOKEMORPH_BUILD");
-    snprintf(tool, sizeof tool, "%s/tools/mktargets", b && *b ? b : "build");
+    snprintf(tool, sizeof tool, "%s/tools/mktargets", testlib_build_dir());
     if (access(tool, X_OK) != 0) {
         CHECK(false, "no tool at %s (make %s)", tool, tool);
         return check_done();
@@ -646,9 +594,7 @@ int main(void)
     RUN(test_bundled_targets);
     RUN(test_make_targets_reproduces);
 
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    if (system(cmd) != 0)
-        printf("  could not remove %s\n", dir);
+    testlib_rm_rf(dir);
+    testlib_result_free(&R);
     return check_done();
 }

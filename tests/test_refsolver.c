@@ -6,6 +6,7 @@
 #include "check.h"
 #include "fidelity.h"
 #include "refsolver.h"
+#include "testlib.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -44,28 +45,19 @@ static float *falloc(size_t n)
 
 #define AT(a, w, i, j) ((a)[(size_t)(j) * (size_t)(w) + (size_t)(i)])
 
-/* Smooth disc / box in domain units (cell centres at (i + 0.5) * hc). */
-static float smooth_edge(float d, float width) { return 0.5f * (1.0f - tanhf(d / width)); }
-
+/* Smooth disc / box in domain units (the shorter side is 1), edges
+ * 0.5 (1 - tanh(d / width)). */
 static void draw_disc(int w, int h, float cx, float cy, float r, float width, float *out)
 {
-    float hc = 1.0f / (float)(w < h ? w : h);
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            float x = ((float)i + 0.5f) * hc - cx, y = ((float)j + 0.5f) * hc - cy;
-            AT(out, w, i, j) = smooth_edge(sqrtf(x * x + y * y) - r, width);
-        }
+    const TestlibShape s = {.domain = true, .width = width, .tanh_edge = true};
+    testlib_disc(out, w, h, &s, cx, cy, r, 1.0);
 }
 
 static void draw_box(int w, int h, float cx, float cy, float hx, float hy, float width,
                      float *out)
 {
-    float hc = 1.0f / (float)(w < h ? w : h);
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            float x = fabsf(((float)i + 0.5f) * hc - cx), y = fabsf(((float)j + 0.5f) * hc - cy);
-            AT(out, w, i, j) = smooth_edge(x - hx, width) * smooth_edge(y - hy, width);
-        }
+    const TestlibShape s = {.domain = true, .width = width, .tanh_edge = true};
+    testlib_box(out, w, h, &s, cx, cy, hx, hy, 1.0);
 }
 
 static double sumf(const float *a, size_t n)
@@ -840,16 +832,12 @@ static double advect_run(int w, float dt_sub, float umax, const float *u, const 
     return fabs(sumf(rho, n) / m0 - 1.0);
 }
 
-/* A soft disc of radius r at (cx, cy) (domain units) on a w x h grid. */
+/* A soft disc of radius r at (cx, cy) (domain units) on a w x h grid, its
+ * edge a linear ramp two cells wide. */
 static void soft_disc(int w, int h, float cx, float cy, float r, float *rho)
 {
-    float m = (float)(w < h ? w : h);
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            float x = ((float)i + 0.5f) / m, y = ((float)j + 0.5f) / m;
-            float d = sqrtf((x - cx) * (x - cx) + (y - cy) * (y - cy));
-            rho[(size_t)j * w + i] = fminf(1.0f, fmaxf(0.0f, (r - d) * m * 0.5f + 0.5f));
-        }
+    const TestlibShape s = {.domain = true, .width = 2.0 / (w < h ? w : h)};
+    testlib_disc(rho, w, h, &s, cx, cy, r, 1.0);
 }
 
 /* Moves a soft disc diagonally at the speed limit on every face (the worst
@@ -1292,12 +1280,17 @@ static void test_morph(void)
            100.0 * ea1 / ea0);
     CHECK(finite, "morph: non-finite field");
     CHECK(positive, "morph: negative density");
-    CHECK(worst_drift <= 0.01, "morph: mass drift %.3e", worst_drift);
-    CHECK(worst_drift <= 1e-4, "morph: mass drift %.3e (expected ~1e-6)", worst_drift);
+    /* measured: 2.3e-7 (float sums over 1500 steps) */
+    CHECK(worst_drift <= 1e-5, "morph: mass drift %.3e (measured 2.3e-7)", worst_drift);
     CHECK(e1 <= 0.25 * e0, "morph: error %g -> %g (%.1f%%)", e0, e1, 100.0 * e1 / e0);
-    CHECK(max_div_late <= max_div && max_div <= 0.5 * p.umax * w,
-          "morph: max_div %g (second half %g), bound umax/(2h) = %g", max_div, max_div_late,
+    /* max_div is the maximum over all the steps, the second half's included,
+     * so only the second half's own bound can fail. Measured: 4.9e-4 over
+     * the run (its first steps), 2.2e-5 in the second half, where the flow
+     * has settled: the projection keeps up. */
+    CHECK(max_div <= 0.5 * p.umax * w, "morph: max_div %g, bound umax/(2h) = %g", max_div,
           0.5 * p.umax * w);
+    CHECK(max_div_late <= 1e-4, "morph: max_div in the second half %g (measured 2.2e-5, over the "
+          "run %g)", max_div_late, max_div);
     CHECK(non_monotone == 0 && dprev <= 0.25 * dist0,
           "morph: centroid distance to target %g -> %g, %d non-monotone checkpoints", dist0,
           dprev, non_monotone);

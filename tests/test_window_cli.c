@@ -5,54 +5,28 @@
  * opened. Children run with cwd in a mkdtemp directory, stdout and stderr
  * captured to files; test_cli covers the same without a display. */
 #define _XOPEN_SOURCE 700
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "testlib.h"
 
 #define MAXARGS 32
 
 static char bin[PATH_MAX];
-static char tmp[256];  /* stdout.txt, stderr.txt */
+static char tmp[256];  /* holds work */
 static char work[512]; /* cwd of every child */
 
-typedef struct {
-    int code, signal;
-    char out[8192], err[8192];
-} Result;
+/* The last run: exit status (or -1), terminating signal (or 0), stdout, stderr. */
+static TestlibResult R;
 
-static Result R;
-
-static void read_file(const char *path, char *buf, size_t n)
-{
-    buf[0] = '\0';
-    FILE *f = fopen(path, "rb");
-    if (!f) return;
-    size_t got = fread(buf, 1, n - 1, f);
-    buf[got] = '\0';
-    fclose(f);
-}
-
-static int count_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    int n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
-    closedir(d);
-    return n;
-}
+static int count_entries(const char *dir) { return testlib_count_entries(dir, NULL, NULL); }
 
 static int count_lines(const char *s)
 {
@@ -67,45 +41,28 @@ static int count_lines(const char *s)
  * NAME=VALUE or NULL. Fills R. */
 static void run(const char *display, const char *env, ...)
 {
-    char outp[300], errp[300];
-    snprintf(outp, sizeof outp, "%s/stdout.txt", tmp);
-    snprintf(errp, sizeof errp, "%s/stderr.txt", tmp);
-    char *argv[MAXARGS + 2];
+    const char *argv[MAXARGS + 2];
     int argc = 0;
     argv[argc++] = bin;
     va_list ap;
     va_start(ap, env);
     for (const char *a = va_arg(ap, const char *); a && argc < MAXARGS; a = va_arg(ap, const char *))
-        argv[argc++] = (char *)a;
+        argv[argc++] = a;
     va_end(ap);
     argv[argc] = NULL;
 
-    fflush(stdout);
-    pid_t pid = fork();
-    if (pid < 0) {
-        perror("fork");
-        exit(2);
+    char disp[128];
+    const char *envs[3] = {NULL, NULL, NULL};
+    int n = 0;
+    if (display) {
+        snprintf(disp, sizeof disp, "DISPLAY=%s", display);
+        envs[n++] = disp;
     }
-    if (pid == 0) {
-        int fo = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int fe = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        if (fo < 0 || fe < 0 || chdir(work) < 0) _exit(127);
-        dup2(fo, STDOUT_FILENO);
-        dup2(fe, STDERR_FILENO);
-        close(fo);
-        close(fe);
-        if (display) setenv("DISPLAY", display, 1);
-        if (env) putenv((char *)env);
-        execv(bin, argv);
-        _exit(127);
-    }
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    R.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    R.signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-    read_file(outp, R.out, sizeof R.out);
-    read_file(errp, R.err, sizeof R.err);
+    if (env) envs[n++] = env;
+    TestlibRunOpts o = {0};
+    o.cwd = work;
+    o.env = envs;
+    testlib_run(argv, &o, &R);
 }
 
 /* --gl-info succeeded, its first line is "path:" and a path starting with
@@ -179,8 +136,7 @@ int main(void)
         printf("0 passed, 1 failed\n");
         return 1;
     }
-    const char *b = getenv("SMOKEMORPH_BIN");
-    if (!b || !*b) b = "build/smokemorph";
+    const char *b = testlib_bin();
     if (!realpath(b, bin)) {
         printf("FAIL cannot find the binary %s: %s\n", b, strerror(errno));
         printf("0 passed, 1 failed\n");
@@ -198,8 +154,7 @@ int main(void)
     }
     RUN(test_gl_info_path);
     RUN(test_old_gl_window);
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-    if (system(cmd) != 0) fprintf(stderr, "cannot remove %s\n", tmp);
+    testlib_rm_rf(tmp);
+    testlib_result_free(&R);
     return check_done();
 }

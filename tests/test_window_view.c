@@ -6,36 +6,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "image.h"
-
-static const char *bin(void)
-{
-    const char *b = getenv("SMOKEMORPH_BIN");
-    return b ? b : "build/smokemorph";
-}
+#include "testlib.h"
 
 static char g_tmp[256];
+
+/* The last run's exit status and output (stdout and stderr together, in R.out). */
+static TestlibResult R;
 
 static int run(const char *args)
 {
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "timeout 30 %s %s >%s/out.txt 2>&1", bin(), args, g_tmp);
-    int st = system(cmd);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    snprintf(cmd, sizeof cmd, "timeout 30 %s %s 2>&1", testlib_bin(), args);
+    return testlib_run_sh(cmd, NULL, &R);
 }
 
 static Image *load(const char *name, ImageChannel ch)
 {
-    char path[512], err[512];
+    char path[512];
     snprintf(path, sizeof path, "%s/%s", g_tmp, name);
-    ImageLoadOpts o = {0};
-    o.channel = ch;
-    Image *im = image_load(path, &o, err, sizeof err);
-    CHECK(im != NULL, "load %s: %s", name, err);
+    Image *im = testlib_load(path, ch);
+    CHECK(im != NULL, "load %s", name);
     return im;
 }
 
@@ -46,29 +40,19 @@ static double max_diff(const Image *a, const Image *b)
     return m;
 }
 
-/* The text of NAME in g_tmp into BUF (empty when there is none). */
+/* At most N - 1 bytes of NAME in g_tmp into BUF (empty when there is none). */
 static void slurp(const char *name, char *buf, size_t n)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", g_tmp, name);
-    buf[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (!f) return;
-    size_t k = fread(buf, 1, n - 1, f);
-    buf[k] = '\0';
-    fclose(f);
+    testlib_read_text(path, buf, n);
 }
 
 /* A bundled target resampled to W x H, as smokemorph loads it. */
 static Image *bundled(const char *name, int w, int h)
 {
-    char path[512], err[512];
-    snprintf(path, sizeof path, "targets/%s", name);
-    ImageLoadOpts o = {0};
-    Image *im = image_load(path, &o, err, sizeof err);
-    CHECK(im != NULL, "bundled target: %s", err);
-    Image *g = im ? image_resample(im, w, h) : NULL;
-    image_free(im);
+    Image *g = testlib_bundled(name, w, h);
+    CHECK(g != NULL, "bundled target %s", name);
     return g;
 }
 
@@ -143,9 +127,8 @@ static void test_keys_quit_and_help(void)
 {
     int rc = run("--grid 32 --window 64x64 --keys hq");
     CHECK(rc == 0, "--keys hq exited %d (not quit by 'q'?)", rc);
-    char buf[4096];
-    slurp("out.txt", buf, sizeof buf);
-    CHECK(strstr(buf, "space") && strstr(buf, "pause"), "'h' did not print the key list: %s", buf);
+    CHECK(strstr(R.out, "space") && strstr(R.out, "pause"), "'h' did not print the key list: %s",
+          R.out);
 }
 
 /* Each key sequence ends in a clean exit with a screenshot of the window's
@@ -420,16 +403,11 @@ static int xrun(const char *args, const char *script)
             "}\n"
             "%s\n"
             "wait $pid\n",
-            bin(), args, g_tmp, script);
+            testlib_bin(), args, g_tmp, script);
     fclose(f);
-    snprintf(cmd, sizeof cmd, "timeout 30 sh %s >%s/x.txt 2>&1", path, g_tmp);
-    int st = system(cmd);
-    int rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-    if (rc != 0) {
-        char out[2048];
-        slurp("x.txt", out, sizeof out);
-        printf("  the script said: %s\n", out);
-    }
+    snprintf(cmd, sizeof cmd, "timeout 30 sh %s 2>&1", path);
+    int rc = testlib_run_sh(cmd, NULL, &R);
+    if (rc != 0) printf("  the script said: %.2047s\n", R.out);
     return rc;
 }
 
@@ -596,8 +574,7 @@ int main(void)
     RUN(test_mouse_drag_stirs);
     RUN(test_resize_keeps_aspect);
     RUN(test_title_bar);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf %s", g_tmp);
-    if (system(cmd) != 0) printf("could not remove %s\n", g_tmp);
+    testlib_rm_rf(g_tmp);
+    testlib_result_free(&R);
     return check_done();
 }

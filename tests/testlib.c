@@ -1,0 +1,280 @@
+/* testlib.c: see testlib.h. */
+#define _XOPEN_SOURCE 700
+#include "testlib.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------ running a program */
+
+/* A file for a captured stream: O's, else a fresh temporary one (*tmp set). */
+static int capture_path(const char *given, char *buf, size_t n, bool *tmp)
+{
+    *tmp = false;
+    if (given) {
+        snprintf(buf, n, "%s", given);
+        return 0;
+    }
+    const char *dir = getenv("TMPDIR");
+    snprintf(buf, n, "%s/testlib.XXXXXX", dir && *dir ? dir : "/tmp");
+    int fd = mkstemp(buf);
+    if (fd < 0) return -1;
+    close(fd);
+    *tmp = true;
+    return 0;
+}
+
+/* In the child: STREAM to PATH (NULL: left alone). */
+static void redirect(const char *path, int stream)
+{
+    if (!path) return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) _exit(127);
+    if (fd != stream) {
+        dup2(fd, stream);
+        close(fd);
+    }
+}
+
+static char *read_or_empty(const char *path)
+{
+    char *s = testlib_read_file(path, NULL);
+    return s ? s : calloc(1, 1);
+}
+
+int testlib_run(const char *const *argv, const TestlibRunOpts *o, TestlibResult *r)
+{
+    static const TestlibRunOpts none;
+    if (!o) o = &none;
+    char outp[4096], errp[4096];
+    bool out_tmp = false, err_tmp = false, capture = r != NULL;
+    const char *out_file = o->out_path, *err_file = o->err_path;
+    if (capture) {
+        if (capture_path(o->out_path, outp, sizeof outp, &out_tmp) < 0 ||
+            capture_path(o->err_path, errp, sizeof errp, &err_tmp) < 0) {
+            perror("testlib_run: a temporary file");
+            exit(2);
+        }
+        out_file = outp;
+        err_file = errp;
+    }
+
+    fflush(stdout);
+    fflush(stderr);
+    pid_t pid = fork();
+    if (pid < 0) {
+        perror("testlib_run: fork");
+        exit(2);
+    }
+    if (pid == 0) {
+        redirect(out_file, STDOUT_FILENO);
+        redirect(err_file, STDERR_FILENO);
+        if (o->cwd && chdir(o->cwd) < 0) _exit(127);
+        for (int k = 0; o->unset_env && o->unset_env[k]; k++) unsetenv(o->unset_env[k]);
+        for (int k = 0; o->env && o->env[k]; k++) putenv((char *)o->env[k]);
+        if (o->rlimit_set) {
+            struct rlimit rl = {(rlim_t)o->rlimit_value, (rlim_t)o->rlimit_value};
+            if (setrlimit(o->rlimit_resource, &rl) < 0) _exit(126);
+            signal(SIGXFSZ, SIG_IGN);
+        }
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    if (o->kill_after_ms > 0) {
+        struct timespec ts = {o->kill_after_ms / 1000, (long)(o->kill_after_ms % 1000) * 1000000L};
+        while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+        }
+        kill(pid, o->kill_signal);
+    }
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    int code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    if (r) {
+        testlib_result_free(r);
+        r->code = code;
+        r->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+        r->out = read_or_empty(outp);
+        r->err = read_or_empty(errp);
+        if (out_tmp) unlink(outp);
+        if (err_tmp) unlink(errp);
+    }
+    return code;
+}
+
+int testlib_run_sh(const char *script, const TestlibRunOpts *o, TestlibResult *r)
+{
+    const char *argv[] = {"/bin/sh", "-c", script, NULL};
+    return testlib_run(argv, o, r);
+}
+
+int testlib_sh(const char *cmd) { return testlib_run_sh(cmd, NULL, NULL); }
+
+void testlib_result_free(TestlibResult *r)
+{
+    free(r->out);
+    free(r->err);
+    r->out = r->err = NULL;
+}
+
+static const char *env_or(const char *name, const char *fallback)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : fallback;
+}
+
+const char *testlib_bin(void) { return env_or("SMOKEMORPH_BIN", "build/smokemorph"); }
+
+const char *testlib_build_dir(void) { return env_or("SMOKEMORPH_BUILD", "build"); }
+
+/* ------------------------------------------------------------------ files */
+
+char *testlib_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0, got;
+    char *buf = malloc(cap);
+    while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+        n += got;
+        if (n + 1 == cap) {
+            char *b = realloc(buf, cap *= 2);
+            if (!b) free(buf);
+            buf = b;
+        }
+    }
+    fclose(f);
+    if (!buf) return NULL;
+    buf[n] = '\0';
+    if (len) *len = n;
+    return buf;
+}
+
+char *testlib_read_text(const char *path, char *buf, size_t n)
+{
+    size_t len = 0;
+    char *s = testlib_read_file(path, &len);
+    if (!s) len = 0;
+    if (len > n - 1) len = n - 1;
+    memcpy(buf, s ? s : "", len);
+    buf[len] = '\0';
+    free(s);
+    return buf;
+}
+
+int testlib_write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    size_t w = fwrite(data, 1, n, f);
+    return fclose(f) == 0 && w == n ? 0 : -1;
+}
+
+bool testlib_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
+}
+
+int testlib_count_entries(const char *dir, const char *needle, int *matching)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0, m = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
+        n++;
+        if (needle && strstr(e->d_name, needle)) m++;
+    }
+    closedir(d);
+    if (matching) *matching = m;
+    return n;
+}
+
+void testlib_rm_rf(const char *path)
+{
+    const char *argv[] = {"rm", "-rf", path, NULL};
+    if (testlib_run(argv, NULL, NULL) != 0) fprintf(stderr, "cannot remove %s\n", path);
+}
+
+/* ----------------------------------------------------------------- images */
+
+Image *testlib_load_opts(const char *path, const ImageLoadOpts *o)
+{
+    char err[512];
+    Image *im = image_load(path, o, err, sizeof err);
+    if (!im) printf("  load %s: %s\n", path, err);
+    return im;
+}
+
+Image *testlib_load(const char *path, ImageChannel ch)
+{
+    ImageLoadOpts o = {0};
+    o.channel = ch;
+    return testlib_load_opts(path, &o);
+}
+
+Image *testlib_bundled(const char *name, int w, int h)
+{
+    char path[1024];
+    snprintf(path, sizeof path, "targets/%s", name);
+    Image *im = testlib_load(path, IMAGE_CHANNEL_LUMA);
+    Image *g = im ? image_resample(im, w, h) : NULL;
+    image_free(im);
+    return g;
+}
+
+/* ----------------------------------------------------------------- shapes */
+
+/* The profile across an edge at signed distance d (negative inside). */
+static double edge(const TestlibShape *s, double d)
+{
+    if (s->width <= 0.0) return d < 0.0 ? 1.0 : 0.0;
+    if (s->tanh_edge) return 0.5 * (1.0 - tanh(d / s->width));
+    double a = 0.5 - d / s->width;
+    return a < 0.0 ? 0.0 : (a > 1.0 ? 1.0 : a);
+}
+
+static double unit(const TestlibShape *s, int w, int h)
+{
+    return s->domain ? 1.0 / (double)(w < h ? w : h) : 1.0;
+}
+
+static void put(float *f, const TestlibShape *s, size_t k, double v)
+{
+    f[k] = s->add ? f[k] + (float)v : (float)v;
+}
+
+void testlib_disc(float *f, int w, int h, const TestlibShape *s, double cx, double cy, double r,
+                  double v)
+{
+    double u = unit(s, w, h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double d = hypot((i + 0.5) * u - cx, (j + 0.5) * u - cy);
+            put(f, s, (size_t)j * (size_t)w + (size_t)i, v * edge(s, d - r));
+        }
+}
+
+void testlib_box(float *f, int w, int h, const TestlibShape *s, double cx, double cy, double hx,
+                 double hy, double v)
+{
+    double u = unit(s, w, h);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double x = fabs((i + 0.5) * u - cx), y = fabs((j + 0.5) * u - cy);
+            put(f, s, (size_t)j * (size_t)w + (size_t)i, v * edge(s, x - hx) * edge(s, y - hy));
+        }
+}

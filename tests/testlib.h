@@ -1,0 +1,131 @@
+/* testlib.h: what more than one test program needs, written once.
+ * tests/check.h is the harness (CHECK, RUN, check_done); this library only
+ * returns results, so that every CHECK stays in the test that counts it.
+ *
+ *   running a program   testlib_run (argv), testlib_run_sh (a shell script),
+ *                       testlib_sh (a shell command's exit status);
+ *                       testlib_bin, testlib_build_dir (what to run)
+ *   files               testlib_read_file, testlib_read_text,
+ *                       testlib_write_file, testlib_exists,
+ *                       testlib_count_entries, testlib_rm_rf
+ *   images              testlib_load, testlib_load_opts, testlib_bundled
+ *   shapes              testlib_disc, testlib_box (soft or hard edges, in
+ *                       cells or domain units) */
+#ifndef SMOKEMORPH_TESTLIB_H
+#define SMOKEMORPH_TESTLIB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "image.h"
+
+/* ------------------------------------------------------ running a program */
+
+typedef struct {
+    int code;   /* exit status; -1 when it did not exit normally */
+    int signal; /* the signal that ended it, or 0 */
+    char *out;  /* all it wrote to stdout, NUL-terminated ("" when nothing) */
+    char *err;  /* the same for stderr */
+} TestlibResult;
+
+/* Zero means: inherit, keep, none. */
+typedef struct {
+    const char *cwd;        /* the child's working directory (NULL: ours) */
+    const char *out_path;   /* stdout goes to this file, which is kept (NULL: see below) */
+    const char *err_path;   /* the same for stderr */
+    const char *const *unset_env; /* names removed from the child's environment, NULL-terminated */
+    const char *const *env;       /* NAME=VALUE strings set in it, NULL-terminated */
+    bool rlimit_set;        /* setrlimit(rlimit_resource, rlimit_value) in the child, */
+    int rlimit_resource;    /* with SIGXFSZ ignored (a too-large file is an error, not a kill) */
+    unsigned long long rlimit_value;
+    int kill_after_ms;      /* send kill_signal this long after the start (0: never) */
+    int kill_signal;
+} TestlibRunOpts;
+
+/* Run argv[0] (a path, or a name looked up in PATH) with argv, NULL-
+ * terminated, and wait for it. O may be NULL (all defaults). With R, stdout
+ * and stderr are captured into R->out and R->err (through O's files, else
+ * through temporary files that are removed); without R, a stream without a
+ * file in O goes to ours. R must start zeroed; a second run reuses it; free
+ * it with testlib_result_free. Returns the exit status, -1 when the child
+ * did not exit normally, 127 when it could not be started. */
+int testlib_run(const char *const *argv, const TestlibRunOpts *o, TestlibResult *r);
+
+/* testlib_run of /bin/sh -c SCRIPT. */
+int testlib_run_sh(const char *script, const TestlibRunOpts *o, TestlibResult *r);
+
+/* The exit status of /bin/sh -c CMD, its output not captured: system()
+ * as the tests use it. -1 when it did not exit normally. */
+int testlib_sh(const char *cmd);
+
+void testlib_result_free(TestlibResult *r);
+
+/* The smokemorph binary: $SMOKEMORPH_BIN, else build/smokemorph. */
+const char *testlib_bin(void);
+
+/* The build directory, where tools/ and tests/ are: $SMOKEMORPH_BUILD,
+ * else build. */
+const char *testlib_build_dir(void);
+
+/* ------------------------------------------------------------------ files */
+
+/* The whole file, malloc'd and NUL-terminated, its length (without the NUL)
+ * in *len when LEN is not NULL; NULL when it cannot be read. */
+char *testlib_read_file(const char *path, size_t *len);
+
+/* At most N - 1 bytes of the file into BUF, NUL-terminated ("" when it
+ * cannot be read). Returns BUF. */
+char *testlib_read_text(const char *path, char *buf, size_t n);
+
+/* Write N bytes to PATH (created or truncated). 0, or -1 on any error. */
+int testlib_write_file(const char *path, const void *data, size_t n);
+
+bool testlib_exists(const char *path);
+
+/* The entries of DIR other than . and .., -1 when it cannot be opened; with
+ * NEEDLE and MATCHING, *matching is how many names contain NEEDLE. */
+int testlib_count_entries(const char *dir, const char *needle, int *matching);
+
+/* rm -rf PATH; says so on stderr when that fails. */
+void testlib_rm_rf(const char *path);
+
+/* ----------------------------------------------------------------- images */
+
+/* PATH as smokemorph loads it, through channel CH; NULL, with
+ * "  load PATH: why" printed, when it cannot be loaded. */
+Image *testlib_load(const char *path, ImageChannel ch);
+Image *testlib_load_opts(const char *path, const ImageLoadOpts *o);
+
+/* The bundled target targets/NAME (relative to the working directory: the
+ * repository root under `make test`) resampled to W x H as smokemorph does;
+ * NULL, with the reason printed, when it cannot be loaded. */
+Image *testlib_bundled(const char *name, int w, int h);
+
+/* ----------------------------------------------------------------- shapes */
+
+/* How a shape is drawn into a w x h row-major field of floats. Cell (i, j)
+ * has its centre at (i + 0.5, j + 0.5) times the unit: one cell, or with
+ * `domain`, 1 / min(w, h) (the shorter side is 1 long). With d the signed
+ * distance to the shape's edge (negative inside), in those units, a cell
+ * holds v times
+ *   width == 0:  1 inside (d < 0), else 0;
+ *   linear:      clamp(0.5 - d / width, 0, 1), a ramp `width` wide;
+ *   tanh_edge:   0.5 (1 - tanh(d / width)).
+ * A box is the product of the profiles across x and across y. With `add`
+ * the shape is added to the field, else it replaces the field. */
+typedef struct {
+    bool domain;
+    double width;
+    bool tanh_edge;
+    bool add;
+} TestlibShape;
+
+/* A disc of radius r centred at (cx, cy). */
+void testlib_disc(float *f, int w, int h, const TestlibShape *s, double cx, double cy, double r,
+                  double v);
+
+/* A box of half-sizes (hx, hy) centred at (cx, cy). */
+void testlib_box(float *f, int w, int h, const TestlibShape *s, double cx, double cy, double hx,
+                 double hy, double v);
+
+#endif
