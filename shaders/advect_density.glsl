@@ -7,9 +7,8 @@
 
 uniform sampler2D u_dens;
 uniform sampler2D u_ratio;  // .r ratio, .g left-face flux, .b bottom-face flux
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     int i = c.x, j = c.y;
@@ -27,5 +26,5 @@ void main()
     if (f != 0.0) r += f * (f > 0.0 ? texelFetch(u_ratio, ivec2(i, j - 1), 0).r : me.r);
     f = up.b;
     if (f != 0.0) r -= f * (f > 0.0 ? me.r : up.r);
-    o_out = vec4(max(r, 0.0), d0.g, d0.b, 0.0);
+    return vec4(max(r, 0.0), d0.g, d0.b, 0.0);
 }

@@ -12,7 +12,6 @@ uniform sampler2D u_vel;
 uniform sampler2D u_dens;
 uniform float u_k;
 uniform float u_umax;
-out vec4 o_out;
 
 float rho_at(int i, int j)
 {
@@ -36,7 +35,7 @@ float flux(float a, float r0, float r1, float r2, float r3)
     return u_k * a * f;
 }
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     int i = c.x, j = c.y;
@@ -53,5 +52,5 @@ void main()
     if (fr > 0.0) out_ += fr;
     if (fb < 0.0) out_ -= fb;
     if (ft > 0.0) out_ += ft;
-    o_out = vec4(out_ > rc ? rc / out_ : 1.0, fl, fb, 0.0);
+    return vec4(out_ > rc ? rc / out_ : 1.0, fl, fb, 0.0);
 }

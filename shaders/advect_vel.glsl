@@ -5,7 +5,6 @@
 
 uniform sampler2D u_vel;
 uniform float u_s;   // dt/h
-out vec4 o_out;
 
 float sample_u(float x, float y)
 {
@@ -29,7 +28,7 @@ float sample_v(float x, float y)
     return a + ty * (b - a);
 }
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     int i = c.x, j = c.y;
@@ -46,5 +45,5 @@ void main()
                            Uf(u_vel, i, j) + Uf(u_vel, i + 1, j));
         nv = sample_v(float(i) + 0.5 - u_s * uu, float(j) - u_s * vv);
     }
-    o_out = vec4(nu, nv, 0.0, 0.0);
+    return vec4(nu, nv, 0.0, 0.0);
 }

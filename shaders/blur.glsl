@@ -6,10 +6,9 @@ uniform sampler2D u_src;
 uniform ivec2 u_csize;
 uniform int u_axis;
 uniform int u_radius;
-uniform float u_weights[64];
-out vec4 o_out;
+uniform float u_weights[SM_BLUR_TAPS]; // METHOD_BLUR_TAPS (method.h)
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     float acc = u_weights[0] * texelFetch(u_src, c, 0).r;
@@ -24,5 +23,5 @@ void main()
         }
         acc += u_weights[k] * (texelFetch(u_src, a, 0).r + texelFetch(u_src, b, 0).r);
     }
-    o_out = vec4(acc, 0.0, 0.0, 0.0);
+    return vec4(acc, 0.0, 0.0, 0.0);
 }

@@ -6,9 +6,8 @@
 uniform sampler2D u_src;
 uniform int u_chan;
 uniform int u_factor;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     int f = u_factor;
@@ -19,5 +18,5 @@ void main()
             sum += texelFetch(u_src, ivec2(i, j), 0)[u_chan];
             n++;
         }
-    o_out = vec4(sum / float(n), 0.0, 0.0, 0.0);
+    return vec4(sum / float(n), 0.0, 0.0, 0.0);
 }

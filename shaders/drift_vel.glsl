@@ -7,7 +7,7 @@
 // density transport passes move ρ by it.
 // With u_balance, the balance drift is added: m_φ·u_kw·∂φ of the deficit
 // potential φ (packed, from the force's multigrid solve this step), with
-// m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (REF_DRIFT_HAZE in refsolver.h).
+// m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (METHOD_DRIFT_HAZE in refsolver.h).
 #include "packed.glsl"
 
 uniform sampler2D u_dens;
@@ -16,13 +16,12 @@ uniform int u_factor;
 uniform ivec2 u_csize;
 uniform float u_vk;    // κ
 uniform float u_cap;   // wmax times the fade-in
-uniform float u_eps;   // REF_DRIFT_LOG_EPS times the density scale
-uniform float u_mob;   // REF_DRIFT_MOB times the density scale
+uniform float u_eps;   // METHOD_DRIFT_LOG_EPS times the density scale
+uniform float u_mob;   // METHOD_DRIFT_MOB times the density scale
 uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kw;    // vw / (density scale) / h
-uniform float u_haze;  // REF_DRIFT_HAZE times the density scale
-out vec4 o_out;
+uniform float u_haze;  // METHOD_DRIFT_HAZE times the density scale
 
 float tb_at(int i, int j) { return texelFetch(u_dens, ivec2(i, j), 0).b; }
 
@@ -65,12 +64,12 @@ float capped(float a, float t)
     return mag > u_cap ? a * (u_cap / mag) : a;
 }
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     int i = c.x, j = c.y;
     float a = raw_u(i, j), b = raw_v(i, j);
     float vt = 0.25 * (raw_v(i, j) + raw_v(i - 1, j) + raw_v(i, j + 1) + raw_v(i - 1, j + 1));
     float ut = 0.25 * (raw_u(i, j) + raw_u(i + 1, j) + raw_u(i, j - 1) + raw_u(i + 1, j - 1));
-    o_out = vec4(capped(a, vt), capped(b, ut), 0.0, 0.0);
+    return vec4(capped(a, vt), capped(b, ut), 0.0, 0.0);
 }

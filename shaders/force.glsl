@@ -19,9 +19,8 @@ uniform float u_eps;
 uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kb;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     int i = c.x, j = c.y;
@@ -46,5 +45,5 @@ void main()
             g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i, j - 1)));
         nv = clamp((vel.y + u_k * rb * g) * u_damp, -u_umax, u_umax);
     }
-    o_out = vec4(nu, nv, 0.0, 0.0);
+    return vec4(nu, nv, 0.0, 0.0);
 }

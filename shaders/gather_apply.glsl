@@ -4,9 +4,8 @@
 #include "gather_flux.glsl"
 
 uniform sampler2D u_ratio;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     vec4 d0 = texelFetch(u_dens, c, 0);
@@ -19,5 +18,5 @@ void main()
         if (f > 0.0) r -= f * rc;
         else if (f < 0.0) r -= f * texelFetch(u_ratio, n, 0).r;
     }
-    o_out = vec4(max(r, 0.0), d0.g, d0.b, 0.0);
+    return vec4(max(r, 0.0), d0.g, d0.b, 0.0);
 }

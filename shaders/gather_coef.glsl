@@ -4,7 +4,6 @@
 #include "packed.glsl"
 
 uniform sampler2D u_dens;  // ρ0, ρ*, ρ̃*
-out vec4 o_out;
 
 float coef(int i, int j)
 {
@@ -12,10 +11,10 @@ float coef(int i, int j)
     return d.r * d.b;
 }
 
-void main()
+vec4 stage()
 {
     ivec2 T = cell();
     ivec4 i = packed_i(T), j = packed_j(T);
     vec4 D = vec4(coef(i.x, j.x), coef(i.y, j.y), coef(i.z, j.z), coef(i.w, j.w));
-    o_out = packed_sel(packed_valid(T), D);
+    return packed_sel(packed_valid(T), D);
 }

@@ -12,7 +12,6 @@ uniform sampler2D u_coef;  // D, packed
 uniform sampler2D u_e;     // e, packed
 uniform int u_first;
 uniform float u_a;
-out vec4 o_out;
 
 float rhs(int i, int j)
 {
@@ -20,7 +19,7 @@ float rhs(int i, int j)
     return d.r - d.g;
 }
 
-void main()
+vec4 stage()
 {
     ivec2 T = cell();
     ivec4 i = packed_i(T), j = packed_j(T);
@@ -41,5 +40,5 @@ void main()
     den += fr;
     den += fd;
     den += fu;
-    o_out = packed_sel(packed_valid(T), num / den);
+    return packed_sel(packed_valid(T), num / den);
 }

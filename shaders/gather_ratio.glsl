@@ -2,7 +2,6 @@
 // gathering fluxes; gather_apply scales every flux a cell donates by it.
 #include "gather_flux.glsl"
 
-out vec4 o_out;
 
 float ratio(ivec2 c)
 {
@@ -16,7 +15,7 @@ float ratio(ivec2 c)
     return out_ > r ? r / out_ : 1.0;
 }
 
-void main()
+vec4 stage()
 {
-    o_out = vec4(ratio(cell()), 0.0, 0.0, 0.0);
+    return vec4(ratio(cell()), 0.0, 0.0, 0.0);
 }

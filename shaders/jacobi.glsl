@@ -2,7 +2,7 @@
 // ∇²p = ∇·u (p absorbs dt) on one multigrid level (level 0 is the grid, with
 // u_h the cell size; coarser levels use u_h = 1), four cells per fragment
 // (packed.glsl). Neumann walls: only neighbours inside the box count.
-// p += ω (p_jacobi − p), ω = 0.8 (REF_JACOBI_OMEGA): plain Jacobi leaves the
+// p += ω (p_jacobi − p), ω = SM_JACOBI_OMEGA (METHOD_JACOBI_OMEGA in method.h, injected by the loader): plain Jacobi leaves the
 // checkerboard mode undamped in a closed box. With u_zero = 1 the previous
 // iterate is p = 0 (a coarse level's first iteration of a V-cycle), so the
 // level needs no clearing.
@@ -11,9 +11,8 @@
 uniform sampler2D u_p;
 uniform sampler2D u_div;
 uniform int u_zero;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 T = cell();
     vec4 pc = texelFetch(u_p, T, 0);
@@ -25,5 +24,5 @@ void main()
                packed_sel(nb.hu, nb.u);
     vec4 n = vec4(nb.hl) + vec4(nb.hr) + vec4(nb.hd) + vec4(nb.hu);
     vec4 jac = (sum - u_h * u_h * texelFetch(u_div, T, 0)) / max(n, vec4(1.0));
-    o_out = packed_sel(packed_valid(T), pc + 0.8 * (jac - pc));
+    return packed_sel(packed_valid(T), pc + SM_JACOBI_OMEGA * (jac - pc));
 }

@@ -1,4 +1,4 @@
-// mg_coarse: the coarsest multigrid level's REF_MG_COARSE_ITERS damped
+// mg_coarse: the coarsest multigrid level's METHOD_MG_COARSE_ITERS damped
 // Jacobi iterations (as jacobi.glsl with h = 1, from p = 0) in one pass
 // instead of one pass each: the level has at most 8x8 cells, so every
 // fragment runs all the iterations on the whole level in registers and
@@ -7,11 +7,10 @@
 
 uniform sampler2D u_div;   // the level's right-hand side, packed
 uniform int u_iters;
-out vec4 o_out;
 
-const int N = 8;
+const int N = SM_MG_COARSE_MAX; // METHOD_MG_COARSE_MAX (method.h)
 
-void main()
+vec4 stage()
 {
     ivec2 T = cell();
     int w = u_size.x, h = u_size.y;
@@ -31,7 +30,7 @@ void main()
                 if (j < h - 1) { sum += p[(j + 1) * N + i]; n += 1.0; }
                 float pc = p[j * N + i];
                 float jac = (sum - b[j * N + i]) / max(n, 1.0);
-                q[j * N + i] = pc + 0.8 * (jac - pc);
+                q[j * N + i] = pc + SM_JACOBI_OMEGA * (jac - pc);
             }
         for (int c = 0; c < N * N; c++) p[c] = q[c];
     }
@@ -42,5 +41,5 @@ void main()
     if (v.y) o.y = p[j.y * N + i.y];
     if (v.z) o.z = p[j.z * N + i.z];
     if (v.w) o.w = p[j.w * N + i.w];
-    o_out = o;
+    return o;
 }

@@ -7,7 +7,6 @@
 
 uniform sampler2D u_p;
 uniform sampler2D u_coarse;
-out vec4 o_out;
 
 float at(int i, int j) { return packed_at(u_coarse, ivec2(i, j)); }
 
@@ -16,7 +15,7 @@ float bilinear(float c, float cx, float cy, float cd)
     return (9.0 * c + 3.0 * (cx + cy) + cd) * (1.0 / 16.0);
 }
 
-void main()
+vec4 stage()
 {
     ivec2 T = cell();
     ivec2 cs = (u_size + 1) / 2;
@@ -26,5 +25,5 @@ void main()
     float cl = at(xl, T.y), cr = at(xr, T.y), cd = at(T.x, yd), cu = at(T.x, yu);
     vec4 corr = vec4(bilinear(c, cl, cd, at(xl, yd)), bilinear(c, cr, cd, at(xr, yd)),
                      bilinear(c, cl, cu, at(xl, yu)), bilinear(c, cr, cu, at(xr, yu)));
-    o_out = packed_sel(packed_valid(T), texelFetch(u_p, T, 0) + corr);
+    return packed_sel(packed_valid(T), texelFetch(u_p, T, 0) + corr);
 }

@@ -6,14 +6,13 @@
 
 uniform sampler2D u_p;
 uniform sampler2D u_div;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 T = cell();
     vec4 xc = texelFetch(u_p, T, 0);
     PackedNb nb = packed_neighbours(u_p, T, xc);
     vec4 lap = packed_sel(nb.hl, nb.l - xc) + packed_sel(nb.hr, nb.r - xc) +
                packed_sel(nb.hd, nb.d - xc) + packed_sel(nb.hu, nb.u - xc);
-    o_out = packed_sel(packed_valid(T), u_h * u_h * texelFetch(u_div, T, 0) - lap);
+    return packed_sel(packed_valid(T), u_h * u_h * texelFetch(u_div, T, 0) - lap);
 }

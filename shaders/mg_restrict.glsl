@@ -5,7 +5,6 @@
 #include "packed.glsl"
 
 uniform sampler2D u_r;
-out vec4 o_out;
 
 float children(ivec2 c)
 {
@@ -13,11 +12,11 @@ float children(ivec2 c)
     return r.x + r.y + r.z + r.w;
 }
 
-void main()
+vec4 stage()
 {
     ivec2 T = cell();
     ivec4 i = packed_i(T), j = packed_j(T);
     vec4 b = vec4(children(ivec2(i.x, j.x)), children(ivec2(i.y, j.y)),
                   children(ivec2(i.z, j.z)), children(ivec2(i.w, j.w)));
-    o_out = packed_sel(packed_valid(T), b);
+    return packed_sel(packed_valid(T), b);
 }

@@ -5,12 +5,11 @@
 
 uniform sampler2D u_dens;
 uniform sampler2D u_vel;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     int i = c.x, j = c.y;
     vec4 d = texelFetch(u_dens, c, 0);
-    o_out = vec4(d.r, d.g, abs(divergence_at(u_vel, i, j)), 0.0);
+    return vec4(d.r, d.g, abs(divergence_at(u_vel, i, j)), 0.0);
 }

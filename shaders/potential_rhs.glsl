@@ -5,7 +5,6 @@
 
 uniform sampler2D u_dens;  // .r ρ, .g ρ*
 uniform float u_c;         // c: the target scaled to the density's mass
-out vec4 o_out;
 
 float rhs_at(int i, int j)
 {
@@ -13,10 +12,10 @@ float rhs_at(int i, int j)
     return d.x - u_c * d.y;
 }
 
-void main()
+vec4 stage()
 {
     ivec2 T = cell();
     ivec4 i = packed_i(T), j = packed_j(T);
     vec4 b = vec4(rhs_at(i.x, j.x), rhs_at(i.y, j.y), rhs_at(i.z, j.z), rhs_at(i.w, j.w));
-    o_out = packed_sel(packed_valid(T), b);
+    return packed_sel(packed_valid(T), b);
 }

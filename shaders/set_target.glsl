@@ -5,10 +5,9 @@
 uniform sampler2D u_dens;
 uniform sampler2D u_tgt;
 uniform float u_scale;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
-    o_out = vec4(texelFetch(u_dens, c, 0).r, texelFetch(u_tgt, c, 0).r * u_scale, 0.0, 0.0);
+    return vec4(texelFetch(u_dens, c, 0).r, texelFetch(u_tgt, c, 0).r * u_scale, 0.0, 0.0);
 }

@@ -10,7 +10,13 @@
 uniform ivec2 u_size;
 uniform float u_h;
 
+// The cell this invocation writes: the fragment's pixel, or the compute
+// invocation's global id (the loader defines SM_COMPUTE for compute shaders).
+#ifdef SM_COMPUTE
+ivec2 cell() { return ivec2(gl_GlobalInvocationID.xy); }
+#else
 ivec2 cell() { return ivec2(gl_FragCoord.xy); }
+#endif
 
 float Uf(sampler2D vel, int i, int j)
 {

@@ -7,9 +7,8 @@ uniform vec2 u_point;
 uniform vec2 u_force;
 uniform float u_radius;
 uniform float u_umax;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     vec2 vel = texelFetch(u_vel, c, 0).rg;
@@ -18,5 +17,5 @@ void main()
     float r2 = u_radius * u_radius;
     float nu = c.x > 0 ? clamp(vel.x + u_force.x * exp(-dot(fu, fu) / r2), -u_umax, u_umax) : 0.0;
     float nv = c.y > 0 ? clamp(vel.y + u_force.y * exp(-dot(fv, fv) / r2), -u_umax, u_umax) : 0.0;
-    o_out = vec4(nu, nv, 0.0, 0.0);
+    return vec4(nu, nv, 0.0, 0.0);
 }

@@ -4,9 +4,8 @@
 
 uniform sampler2D u_vel;
 uniform sampler2D u_p;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     int i = c.x, j = c.y;
@@ -14,5 +13,5 @@ void main()
     float pc = packed_at(u_p, c);
     float nu = i > 0 ? vel.x - (pc - packed_at(u_p, ivec2(i - 1, j))) / u_h : 0.0;
     float nv = j > 0 ? vel.y - (pc - packed_at(u_p, ivec2(i, j - 1))) / u_h : 0.0;
-    o_out = vec4(nu, nv, 0.0, 0.0);
+    return vec4(nu, nv, 0.0, 0.0);
 }

@@ -7,12 +7,11 @@ uniform sampler2D u_dens;
 uniform sampler2D u_coarse;
 uniform int u_factor;
 uniform ivec2 u_csize;
-out vec4 o_out;
 
-void main()
+vec4 stage()
 {
     ivec2 c = cell();
     vec4 d = texelFetch(u_dens, c, 0);
     float tb = sample_coarse(u_coarse, u_factor, u_csize, vec2(c) + 0.5);
-    o_out = vec4(d.r, d.g, tb, 0.0);
+    return vec4(d.r, d.g, tb, 0.0);
 }

@@ -28,6 +28,7 @@ extern int optreset;
 /* Long-only options get values above any char. */
 enum {
     OPT_CPU = 256,
+    OPT_BACKEND,
     OPT_HEADLESS,
     OPT_GL_INFO,
     OPT_SHADER_DIR,
@@ -69,6 +70,7 @@ enum {
 
 static const struct option long_options[] = {
     {"cpu", no_argument, NULL, OPT_CPU},
+    {"backend", required_argument, NULL, OPT_BACKEND},
     {"headless", no_argument, NULL, OPT_HEADLESS},
     {"gl-info", no_argument, NULL, OPT_GL_INFO},
     {"shader-dir", required_argument, NULL, OPT_SHADER_DIR},
@@ -128,7 +130,7 @@ void config_defaults(Config *c)
     c->mass_match = true;
 
     c->grid_w = c->grid_h = 256;
-    solver_params_default(&c->params);
+    method_params_default(&c->params);
     c->steps = 0;
 
     c->frames_dir = NULL;
@@ -137,7 +139,7 @@ void config_defaults(Config *c)
     c->color[0] = c->color[1] = c->color[2] = 1.0f;
     c->out_w = c->out_h = 0;
 
-    c->cpu = false;
+    c->backend = BACKEND_AUTO;
     c->headless = false;
     c->gl_info = false;
     c->shader_dir = NULL;
@@ -304,7 +306,10 @@ void config_usage(FILE *out, const char *prog)
     fprintf(out,
         "\n"
         "Run mode:\n"
-        "  --cpu                 run the CPU reference solver instead of the GPU\n"
+        "  --backend B           auto, compute, fragment or cpu (default auto: compute\n"
+        "                        where the GPU has OpenGL 4.3, else fragment; cpu on a\n"
+        "                        software renderer when headless, or with no GPU)\n"
+        "  --cpu                 the CPU reference solver: --backend cpu\n"
         "  --headless            no window: run --steps steps and write frames\n"
         "  --gl-info             print the OpenGL path, renderer and version a run would use\n"
         "  --shader-dir DIR      load shaders from DIR (default: built-in search path)\n"
@@ -488,7 +493,7 @@ static int int_opt(const char *name, const char *arg, long lo, long hi, long *ds
     return 0;
 }
 
-/* An int solver parameter: syntax here, range in solver_params_check() (a
+/* An int solver parameter: syntax here, range in method_params_check() (a
  * value beyond int is kept beyond the range, so that check names the range). */
 static int solver_int_opt(const char *name, const char *arg, int *dst, char *err, size_t errlen)
 {
@@ -511,12 +516,26 @@ static int path_opt(const char *name, const char *arg, const char **dst, char *e
     return 0;
 }
 
+const char *config_backend_name(Backend b)
+{
+    static const char *const names[] = {"auto", "compute", "fragment", "cpu"};
+    return (unsigned)b < 4 ? names[b] : "?";
+}
+
 /* One option with its argument; 0 or -1. */
 static int apply_option(Config *c, int opt, const char *arg, char *err, size_t errlen)
 {
     long v;
     switch (opt) {
-    case OPT_CPU: c->cpu = true; return 0;
+    case OPT_CPU: c->backend = BACKEND_CPU; return 0;
+    case OPT_BACKEND:
+        for (int b = 0; b < 4; b++)
+            if (strcmp(arg, config_backend_name((Backend)b)) == 0) {
+                c->backend = (Backend)b;
+                return 0;
+            }
+        set_err(err, errlen, "--backend: expected auto, compute, fragment or cpu, got '%s'", arg);
+        return -1;
     case OPT_HEADLESS: c->headless = true; return 0;
     case OPT_GL_INFO: c->gl_info = true; return 0;
     case OPT_SHADER_DIR: return path_opt("shader-dir", arg, &c->shader_dir, err, errlen);
@@ -543,7 +562,7 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_VG: return float_opt("vg", arg, &c->params.vg, err, errlen);
     case OPT_SIGMA: return float_opt("sigma", arg, &c->params.sigma, err, errlen);
     case OPT_UMAX: return float_opt("umax", arg, &c->params.umax, err, errlen);
-    /* ranges of solver parameters live in solver_params_check() only */
+    /* ranges of solver parameters live in method_params_check() only */
     case OPT_JACOBI: return solver_int_opt("jacobi", arg, &c->params.jacobi, err, errlen);
     case OPT_VCYCLES: return solver_int_opt("vcycles", arg, &c->params.vcycles, err, errlen);
     case OPT_GATHER_ITERS:
@@ -697,7 +716,7 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         c->params.tramp = 0.0f;
     }
 
-    const char *why = solver_params_check(&c->params);
+    const char *why = method_params_check(&c->params);
     if (why) {
         set_err(err, errlen, "%s", why);
         return -1;

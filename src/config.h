@@ -7,7 +7,7 @@
  *   if (r < 0) { fprintf(stderr, "%s\n", err); return 2; }   // bad usage
  *   if (r > 0) return 0;                                      // --help / --version printed
  *
- * All sizes are validated here; solver parameters through solver_params_check().
+ * All sizes are validated here; solver parameters through method_params_check().
  */
 #ifndef SMOKEMORPH_CONFIG_H
 #define SMOKEMORPH_CONFIG_H
@@ -17,7 +17,7 @@
 #include <stdio.h>
 
 #include "image.h"
-#include "refsolver.h"
+#include "method.h"
 
 /* Limits and mode defaults (used by config_usage, so --help never drifts). */
 #define CONFIG_GRID_MIN 8
@@ -28,7 +28,11 @@
                                                  arrives or settles, at most this */
 #define CONFIG_DEFAULT_OUT_DIR "smokemorph-out" /* headless frames, no --frames */
 
-typedef enum { BACKEND_AUTO = 0, BACKEND_CPU, BACKEND_GPU } Backend;
+/* --backend: auto picks at start (main.c; the rule is in --help and the
+ * README). */
+typedef enum { BACKEND_AUTO = 0, BACKEND_COMPUTE, BACKEND_FRAGMENT, BACKEND_CPU } Backend;
+/* "auto", "compute", "fragment", "cpu" */
+const char *config_backend_name(Backend b);
 
 typedef struct {
     /* inputs */
@@ -54,7 +58,7 @@ typedef struct {
     int out_w, out_h;          /* --size WxH, 0 = grid size */
 
     /* run mode */
-    bool cpu;                  /* --cpu */
+    Backend backend;           /* --backend, --cpu; default auto */
     bool headless;             /* --headless */
     bool gl_info;              /* --gl-info */
     const char *shader_dir;    /* --shader-dir DIR */

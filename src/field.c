@@ -16,6 +16,7 @@ struct Field {
 static GLuint g_vao;      /* the shared empty VAO of pass_draw */
 static int g_debug = -1;  /* -1: not yet read from the environment */
 static bool g_feedback;   /* a pass sampled its own output (debug); gl_check reports it */
+static bool g_flagged;    /* another debug check failed (logged); gl_check reports it */
 
 void field_set_debug(bool on) { g_debug = on; }
 
@@ -58,6 +59,11 @@ int gl_check(const char *tag, const char *what)
     if (g_feedback) {
         log_error(tag, "a pass sampled the field it drew into, before or at %s", what);
         g_feedback = false;
+        rc = -1;
+    }
+    if (g_flagged) {
+        log_error(tag, "a debug check failed (above), before or at %s", what);
+        g_flagged = false;
         rc = -1;
     }
     for (int i = 0; i < 16; i++) { /* a lost context can report errors forever */
@@ -349,6 +355,28 @@ void pass_draw(Field *target)
                  format_name(target->channels), (int)prog);
         gl_check("field", what);
         if (check_feedback(target) < 0) g_feedback = true; /* for the caller's gl_check */
+    }
+}
+
+void field_flag_error(void) { g_flagged = true; }
+
+void pass_dispatch(Field *target)
+{
+    draws++;
+    glBindImageTexture(0, target->tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, internal_format(target->channels));
+    glDispatchCompute((GLuint)((target->w + PASS_LOCAL_X - 1) / PASS_LOCAL_X),
+                      (GLuint)((target->h + PASS_LOCAL_Y - 1) / PASS_LOCAL_Y), 1);
+    /* the next pass samples what this one wrote; read-backs go through the FBO */
+    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
+                    GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
+    if (field_debug()) {
+        GLint prog = 0;
+        glGetIntegerv(GL_CURRENT_PROGRAM, &prog);
+        char what[96];
+        snprintf(what, sizeof what, "a dispatch into a %dx%d %s field (program %d)", target->w, target->h,
+                 format_name(target->channels), (int)prog);
+        gl_check("field", what);
+        if (check_feedback(target) < 0) g_feedback = true;
     }
 }
 

@@ -67,6 +67,18 @@ void field_pair_swap(FieldPair *p);
  * framebuffer, sets the viewport to its size, binds the shared empty VAO. */
 void pass_draw(Field *target);
 
+/* The same with the current program a compute shader (shader_load_pass with
+ * SHADER_COMPUTE): binds target as image unit 0, dispatches one invocation
+ * per texel, then a memory barrier so later passes and read-backs see it. */
+void pass_dispatch(Field *target);
+/* The compute passes' work-group size (shader.c writes it into the source). */
+#define PASS_LOCAL_X 16
+#define PASS_LOCAL_Y 8
+
+/* A debug check outside this module failed (and logged why): the next
+ * gl_check returns -1. */
+void field_flag_error(void);
+
 /* How many pass_draw() calls this process has made (for the benchmark's
  * passes per step). */
 unsigned long pass_draw_count(void);

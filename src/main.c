@@ -141,11 +141,11 @@ static int run_headless(Morph *m, const Config *c)
         goto done;
     }
     if (until_settled)
-        log_info("smokemorph", "%s, %dx%d grid, until the morph settles (at most %ld steps)%s%s",
-                 morph_gpu(m) ? "GPU" : "CPU", morph_width(m), morph_height(m), steps,
+        log_info("smokemorph", "%s backend, %dx%d grid, until the morph settles (at most %ld steps)%s%s",
+                 morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), steps,
                  dir ? ", frames to " : "", dir ? dir : "");
     else
-        log_info("smokemorph", "%s, %dx%d grid, %ld steps%s%s", morph_gpu(m) ? "GPU" : "CPU",
+        log_info("smokemorph", "%s backend, %dx%d grid, %ld steps%s%s", morph_backend_name(morph_backend(m)),
                  morph_width(m), morph_height(m), steps, dir ? ", frames to " : "", dir ? dir : "");
 
     Progress prog;
@@ -230,6 +230,41 @@ done:
     return rc;
 }
 
+/* The backend a run uses. Explicit choices are checked against the context;
+ * auto takes, in order (measured with tools/bench, docs/PERFORMANCE.md):
+ *   - cpu, headless on a software renderer (llvmpipe, softpipe, swrast),
+ *     where the CPU reference runs faster than any GL path;
+ *   - compute where the context has OpenGL 4.3 (on a data-centre GPU
+ *     fragment passes run many times slower than compute);
+ *   - fragment otherwise (a 3.3 context). */
+static bool software_renderer(const char *r)
+{
+    return r && (strstr(r, "llvmpipe") || strstr(r, "softpipe") || strstr(r, "swrast") ||
+                 strstr(r, "SwiftShader"));
+}
+
+static int pick_backend(const Config *c, GlCtx *ctx, bool window, MorphBackend *out, char *err,
+                        size_t errlen)
+{
+    bool compute = shader_compute_available();
+    switch (c->backend) {
+    case BACKEND_CPU: *out = MORPH_CPU; return 0;
+    case BACKEND_FRAGMENT: *out = MORPH_FRAGMENT; return 0;
+    case BACKEND_COMPUTE:
+        if (!compute) {
+            snprintf(err, errlen, "smokemorph: --backend compute needs OpenGL 4.3; this context has %s "
+                     "(--backend fragment runs on it)", glctx_version(ctx));
+            return -1;
+        }
+        *out = MORPH_COMPUTE;
+        return 0;
+    case BACKEND_AUTO: break;
+    }
+    if (!window && software_renderer(glctx_renderer(ctx))) *out = MORPH_CPU;
+    else *out = compute ? MORPH_COMPUTE : MORPH_FRAGMENT;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     Config c;
@@ -245,9 +280,11 @@ int main(int argc, char **argv)
     /* GL first. A window when a display is there and neither --cpu nor
      * --headless says otherwise; --gl-info reports the path a run with the
      * same options takes, so it decides the same way. */
-    bool window = !c.cpu && !c.headless && glctx_display_available();
+    bool cpu = c.backend == BACKEND_CPU;
+    bool window = !cpu && !c.headless && glctx_display_available();
     GlCtx *ctx = NULL;
-    if (c.gl_info || !c.cpu) {
+    MorphBackend backend = MORPH_CPU;
+    if (c.gl_info || !cpu) {
         ctx = window ? glctx_create_window(&argc, argv, c.win_w, c.win_h, "smokemorph", err, sizeof err)
                      : glctx_create_headless(err, sizeof err);
         if (!ctx) {
@@ -259,12 +296,24 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s%s\n", err, hint);
             return 1;
         }
+        if (!cpu || c.gl_info) {
+            if (pick_backend(&c, ctx, window, &backend, err, sizeof err) < 0) {
+                fprintf(stderr, "%s\n", err);
+                glctx_destroy(ctx);
+                return 1;
+            }
+        }
         if (c.gl_info) {
-            printf("path:     %s\nrenderer: %s\nversion:  %s\nmax texture size: %d\n",
+            printf("path:     %s\nrenderer: %s\nversion:  %s\nmax texture size: %d\nbackend:  %s%s\n",
                    glctx_path(ctx), glctx_renderer(ctx), glctx_version(ctx),
-                   glctx_max_texture_size(ctx));
+                   glctx_max_texture_size(ctx), morph_backend_name(backend),
+                   c.backend == BACKEND_AUTO ? " (auto)" : "");
             glctx_destroy(ctx);
             return 0;
+        }
+        if (backend == MORPH_CPU) { /* auto chose the CPU: no GL needed after all */
+            glctx_destroy(ctx);
+            ctx = NULL;
         }
     }
 
@@ -296,7 +345,7 @@ int main(int argc, char **argv)
         return 1;
     }
     Morph *m = morph_create(c.grid_w, c.grid_h, &c.params, start->px, target->px, c.mass_match,
-                            ctx ? shader_dir : NULL, err, sizeof err);
+                            backend, ctx ? shader_dir : NULL, err, sizeof err);
     image_free(start);
     image_free(target);
     if (!m) {

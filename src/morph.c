@@ -1,31 +1,124 @@
-/* morph: a morph on either backend; see morph.h. */
+/* morph: a morph on any backend through one table of operations; see morph.h. */
 #include "morph.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "refsolver.h"
+#include "solver.h"
+
+/* What a backend supplies. b is its own state (a RefSolver or a Solver). */
+typedef struct {
+    void (*destroy)(void *b);
+    int (*set_density)(void *b, const float *rho);
+    int (*set_target)(void *b, const float *tgt, bool mass_match);
+    int (*step)(void *b);
+    int (*observe)(void *b, float *rho, double *mass, double *error, double *max_div);
+    const SolverParams *(*params)(const void *b);
+    int (*set_params)(void *b, const SolverParams *p);
+    int (*stir)(void *b, float x, float y, float fx, float fy, float radius);
+    unsigned (*density_texture)(const void *b);
+    unsigned (*velocity_texture)(const void *b);
+} MorphOps;
+
 struct Morph {
     int w, h;
     bool mass_match;
+    MorphBackend backend;
     float *start, *target;
     long steps;
-    Solver *gpu;
-    RefSolver *cpu;
+    const MorphOps *ops;
+    void *b;
 };
+
+/* ---- the CPU reference ---------------------------------------------------- */
+
+static void cpu_destroy(void *b) { ref_free(b); }
+static int cpu_set_density(void *b, const float *rho)
+{
+    ref_set_density(b, rho);
+    return 0;
+}
+static int cpu_set_target(void *b, const float *tgt, bool mm) { return ref_set_target(b, tgt, mm); }
+static int cpu_step(void *b)
+{
+    ref_step(b);
+    return 0;
+}
+static int cpu_observe(void *b, float *rho, double *mass, double *error, double *max_div)
+{
+    RefSolver *r = b;
+    if (rho) memcpy(rho, ref_density(r), (size_t)ref_width(r) * ref_height(r) * sizeof(float));
+    if (mass) *mass = ref_mass(r);
+    if (error) *error = ref_error(r);
+    if (max_div) *max_div = ref_max_div(r);
+    return 0;
+}
+static const SolverParams *cpu_params(const void *b) { return ref_params(b); }
+static int cpu_set_params(void *b, const SolverParams *p)
+{
+    ref_set_params(b, p);
+    return 0;
+}
+static int cpu_stir(void *b, float x, float y, float fx, float fy, float radius)
+{
+    (void)b, (void)x, (void)y, (void)fx, (void)fy, (void)radius;
+    return -1;
+}
+static unsigned no_texture(const void *b)
+{
+    (void)b;
+    return 0;
+}
+
+static const MorphOps cpu_ops = {cpu_destroy, cpu_set_density, cpu_set_target, cpu_step, cpu_observe,
+                                 cpu_params, cpu_set_params, cpu_stir, no_texture, no_texture};
+
+/* ---- the GPU solver (fragment or compute passes) -------------------------- */
+
+static void gpu_destroy(void *b) { solver_free(b); }
+static int gpu_set_density(void *b, const float *rho) { return solver_set_density(b, rho); }
+static int gpu_set_target(void *b, const float *tgt, bool mm) { return solver_set_target(b, tgt, mm); }
+static int gpu_step(void *b) { return solver_step(b); }
+static int gpu_observe(void *b, float *rho, double *mass, double *error, double *max_div)
+{
+    return solver_observe(b, rho, mass, error, max_div);
+}
+static const SolverParams *gpu_params(const void *b) { return solver_params(b); }
+static int gpu_set_params(void *b, const SolverParams *p) { return solver_set_params(b, p); }
+static int gpu_stir(void *b, float x, float y, float fx, float fy, float radius)
+{
+    return solver_stir(b, x, y, fx, fy, radius);
+}
+static unsigned gpu_density_texture(const void *b) { return solver_density_texture(b); }
+static unsigned gpu_velocity_texture(const void *b) { return solver_velocity_texture(b); }
+
+static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, gpu_step, gpu_observe,
+                                 gpu_params, gpu_set_params, gpu_stir, gpu_density_texture,
+                                 gpu_velocity_texture};
+
+/* ---- the morph -------------------------------------------------------------- */
+
+const char *morph_backend_name(MorphBackend b)
+{
+    switch (b) {
+    case MORPH_CPU: return "cpu";
+    case MORPH_FRAGMENT: return "fragment";
+    case MORPH_COMPUTE: return "compute";
+    }
+    return "?";
+}
 
 static int load_state(Morph *m, const float *rho, const float *tgt)
 {
-    if (m->gpu) {
-        if (solver_set_density(m->gpu, rho) < 0) return -1;
-        return solver_set_target(m->gpu, tgt, m->mass_match);
-    }
-    ref_set_density(m->cpu, rho);
-    return ref_set_target(m->cpu, tgt, m->mass_match);
+    if (m->ops->set_density(m->b, rho) < 0) return -1;
+    return m->ops->set_target(m->b, tgt, m->mass_match);
 }
 
 Morph *morph_create(int w, int h, const SolverParams *p, const float *start, const float *target,
-                    bool mass_match, const char *shader_dir, char *err, size_t errlen)
+                    bool mass_match, MorphBackend backend, const char *shader_dir, char *err,
+                    size_t errlen)
 {
     size_t n = (size_t)w * h;
     Morph *m = calloc(1, sizeof *m);
@@ -36,13 +129,18 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
     m->w = w;
     m->h = h;
     m->mass_match = mass_match;
+    m->backend = backend;
     memcpy(m->start, start, n * sizeof(float));
     memcpy(m->target, target, n * sizeof(float));
-    if (shader_dir) {
-        if (!(m->gpu = solver_create(w, h, p, shader_dir, err, errlen))) goto fail;
+    if (backend == MORPH_CPU) {
+        m->ops = &cpu_ops;
+        m->b = ref_create(w, h, p, err, errlen);
     } else {
-        if (!(m->cpu = ref_create(w, h, p, err, errlen))) goto fail;
+        m->ops = &gpu_ops;
+        m->b = solver_create(w, h, p, backend == MORPH_COMPUTE ? SOLVER_COMPUTE : SOLVER_FRAGMENT,
+                             shader_dir, err, errlen);
     }
+    if (!m->b) goto fail;
     double target_mass = 0.0;
     for (size_t k = 0; k < n; k++) target_mass += target[k];
     if (!(target_mass > 0.0)) {
@@ -64,8 +162,7 @@ fail:
 void morph_free(Morph *m)
 {
     if (!m) return;
-    solver_free(m->gpu);
-    ref_free(m->cpu);
+    if (m->b) m->ops->destroy(m->b);
     free(m->start);
     free(m->target);
     free(m);
@@ -74,38 +171,22 @@ void morph_free(Morph *m)
 int morph_step(Morph *m)
 {
     m->steps++;
-    if (m->gpu) return solver_step(m->gpu);
-    ref_step(m->cpu);
-    return 0;
+    return m->ops->step(m->b);
 }
 
+MorphBackend morph_backend(const Morph *m) { return m->backend; }
 long morph_step_count(const Morph *m) { return m->steps; }
 const float *morph_start(const Morph *m) { return m->start; }
-const SolverParams *morph_params(const Morph *m)
-{
-    return m->gpu ? solver_params(m->gpu) : ref_params(m->cpu);
-}
+const SolverParams *morph_params(const Morph *m) { return m->ops->params(m->b); }
 double morph_time(const Morph *m) { return (double)m->steps * morph_params(m)->dt; }
 int morph_width(const Morph *m) { return m->w; }
 int morph_height(const Morph *m) { return m->h; }
-Solver *morph_gpu(Morph *m) { return m->gpu; }
-RefSolver *morph_cpu(Morph *m) { return m->cpu; }
 
-int morph_read_density(Morph *m, float *rho)
-{
-    if (m->gpu) return solver_read_density(m->gpu, rho);
-    memcpy(rho, ref_density(m->cpu), (size_t)m->w * m->h * sizeof(float));
-    return 0;
-}
+int morph_read_density(Morph *m, float *rho) { return m->ops->observe(m->b, rho, NULL, NULL, NULL); }
 
 int morph_observe(Morph *m, float *rho, double *mass, double *error, double *max_div)
 {
-    if (m->gpu) return solver_observe(m->gpu, rho, mass, error, max_div);
-    if (rho) memcpy(rho, ref_density(m->cpu), (size_t)m->w * m->h * sizeof(float));
-    if (mass) *mass = ref_mass(m->cpu);
-    if (error) *error = ref_error(m->cpu);
-    if (max_div) *max_div = ref_max_div(m->cpu);
-    return 0;
+    return m->ops->observe(m->b, rho, mass, error, max_div);
 }
 
 int morph_metrics(Morph *m, double *mass, double *error, double *max_div)
@@ -124,13 +205,15 @@ int morph_swap(Morph *m)
     float *t = m->start;
     m->start = m->target;
     m->target = t;
-    if (m->gpu) return solver_set_target(m->gpu, m->target, m->mass_match);
-    return ref_set_target(m->cpu, m->target, m->mass_match);
+    return m->ops->set_target(m->b, m->target, m->mass_match);
 }
 
-int morph_set_params(Morph *m, const SolverParams *p)
+int morph_set_params(Morph *m, const SolverParams *p) { return m->ops->set_params(m->b, p); }
+
+int morph_stir(Morph *m, float x, float y, float fx, float fy, float radius)
 {
-    if (m->gpu) return solver_set_params(m->gpu, p);
-    ref_set_params(m->cpu, p);
-    return 0;
+    return m->ops->stir(m->b, x, y, fx, fy, radius);
 }
+
+unsigned morph_density_texture(const Morph *m) { return m->ops->density_texture(m->b); }
+unsigned morph_velocity_texture(const Morph *m) { return m->ops->velocity_texture(m->b); }

@@ -1,9 +1,11 @@
-/* morph: one morph from a start density to a target, on either backend (the
- * GPU solver or the CPU reference). Keeps the start and target images so the
- * morph can be reset or reversed. Never includes GL itself.
+/* morph: one morph from a start density to a target, on any backend (the CPU
+ * reference, or the GPU solver's fragment or compute passes) through one
+ * table of operations: nothing here or in its callers branches on the
+ * backend. Keeps the start and target images so the morph can be reset or
+ * reversed. Never includes GL itself.
  *
- *   Morph *m = morph_create(w, h, &params, start, target, true, shader_dir, err, n);
- *   //           shader_dir NULL: the CPU reference solver (--cpu)
+ *   Morph *m = morph_create(w, h, &params, start, target, true, MORPH_COMPUTE,
+ *                           shader_dir, err, n);   // MORPH_CPU: shader_dir unused
  *   while (...) morph_step(m);
  *   morph_read_density(m, rho);
  */
@@ -13,14 +15,23 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "refsolver.h"
-#include "solver.h"
+#include "method.h"
+
+/* The backends. The GPU ones need a current GL context (3.3 for fragment,
+ * 4.3 for compute). */
+typedef enum { MORPH_CPU, MORPH_FRAGMENT, MORPH_COMPUTE } MorphBackend;
+
+/* "cpu", "fragment", "compute" */
+const char *morph_backend_name(MorphBackend b);
 
 typedef struct Morph Morph;
 
 Morph *morph_create(int w, int h, const SolverParams *p, const float *start, const float *target,
-                    bool mass_match, const char *shader_dir, char *err, size_t errlen);
+                    bool mass_match, MorphBackend backend, const char *shader_dir, char *err,
+                    size_t errlen);
 void morph_free(Morph *m);
+
+MorphBackend morph_backend(const Morph *m);
 
 int morph_step(Morph *m);
 long morph_step_count(const Morph *m);
@@ -46,8 +57,14 @@ const float *morph_start(const Morph *m);
 const SolverParams *morph_params(const Morph *m);
 int morph_set_params(Morph *m, const SolverParams *p);
 
-/* The backend in use: exactly one is non-NULL. */
-Solver *morph_gpu(Morph *m);
-RefSolver *morph_cpu(Morph *m);
+/* Stir: add a velocity (fx, fy) (domain units/time) in a Gaussian of the
+ * given radius (cells) around (x, y) (cell units, row 0 at the top).
+ * -1 where the backend cannot (the CPU reference). */
+int morph_stir(Morph *m, float x, float y, float fx, float fy, float radius);
+
+/* GL texture names of the state, for drawing: density (RGBA: ρ, ρ*, ρ̃*) and
+ * velocity (RG). 0 on a backend whose state is not on the GPU. */
+unsigned morph_density_texture(const Morph *m);
+unsigned morph_velocity_texture(const Morph *m);
 
 #endif

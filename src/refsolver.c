@@ -6,54 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void solver_params_default(SolverParams *p)
-{
-    p->dt = 0.01f;
-    p->vf = 0.5f;
-    p->vd = 2.0f;
-    p->vg = 0.002f;
-    p->sigma = 0.05f;
-    p->jacobi = 10;
-    p->vcycles = 3;
-    p->gather_iters = 0; /* auto: ref_gather_iters() */
-    p->umax = 0.18f;
-    p->eps = 1e-30f;
-    p->gather = true;
-    p->force = SOLVER_FORCE_BALANCE;
-    p->vb = 200.0f;
-    p->bcycles = 4; /* 2 left 128² and 512² 7.8% apart at step 600 of blob -> star, 4: 4.0% */
-    p->vk = 0.002f;
-    p->wmax = 0.2f;
-    p->vw = 100.0f;
-    p->tramp = 1.0f;
-    p->framp = 0.1f;
-}
-
-const char *solver_params_check(const SolverParams *p)
-{
-    if (!(p->dt > 0.0f && p->dt <= 1.0f)) return "--dt must be in (0, 1]";
-    if (!(p->vf >= 0.0f && p->vf <= 1e4f)) return "--vf must be in [0, 10000]";
-    if (!(p->vd >= 0.0f && p->vd <= 1e4f)) return "--vd must be in [0, 10000]";
-    if (!(p->vg >= 0.0f && p->vg <= 1e4f)) return "--vg must be in [0, 10000]";
-    if (!(p->sigma > 0.0f && p->sigma <= 1.0f)) return "--sigma must be in (0, 1] (domain units)";
-    if (p->jacobi < 0 || p->jacobi > 10000) return "--jacobi must be in [0, 10000]";
-    if (p->vcycles < 0 || p->vcycles > 100) return "--vcycles must be in [0, 100]";
-    if (p->jacobi == 0 && p->vcycles == 0) return "--jacobi and --vcycles cannot both be 0 (no projection)";
-    if (p->gather_iters < 0 || p->gather_iters > 10000) return "--gather-iters must be in [0 (auto), 10000]";
-    if (!(p->umax > 0.0f && p->umax <= 100.0f)) return "--umax must be in (0, 100]";
-    if (!(p->eps >= 1e-35f && p->eps < 1.0f)) return "eps must be in [1e-35, 1)";
-    if (p->force != SOLVER_FORCE_BALANCE && p->force != SOLVER_FORCE_FATTAL)
-        return "--force must be balance or fattal";
-    if (!(p->vb >= 0.0f && p->vb <= 1e5f)) return "--vb must be in [0, 100000]";
-    if (p->bcycles < 1 || p->bcycles > 100) return "balance V-cycles must be in [1, 100]";
-    if (!(p->vk >= 0.0f && p->vk <= 1e4f)) return "--drift must be in [0, 10000]";
-    if (!(p->wmax >= 0.0f && p->wmax <= 100.0f)) return "--drift-max must be in [0, 100]";
-    if (!(p->vw >= 0.0f && p->vw <= 1e4f)) return "--drift-balance must be in [0, 10000]";
-    if (!(p->tramp >= 0.0f && p->tramp <= 1e4f)) return "--ease-gather must be in [0, 10000]";
-    if (!(p->framp >= 0.0f && p->framp <= 1e4f)) return "--ease-force must be in [0, 10000]";
-    return NULL;
-}
-
 /* ---------------------------------------------------------------------- */
 /* Helpers                                                                */
 
@@ -77,34 +29,6 @@ static inline float cell_size(int w, int h) { return 1.0f / (float)(w < h ? w : 
 
 /* ---------------------------------------------------------------------- */
 /* Blur                                                                   */
-
-void ref_blur_spec(int w, int h, float sigma, BlurSpec *out)
-{
-    float sc = sigma * (float)(w < h ? w : h); /* sigma in fine cells */
-    int f = 1;
-    while (sc / (float)(2 * f) >= 2.0f && f < 1024) f *= 2;
-    out->factor = f;
-    out->cw = (w + f - 1) / f;
-    out->ch = (h + f - 1) / f;
-    float s = sc / (float)f;
-    /* The kernel reaches until its weight falls below 1e-30 of the centre
-     * (11.75 sigma), not the usual 3 sigma: the driving force uses
-     * ∇ρ̃* / ρ̃* = ∇ log ρ̃*, which still points at the target from far away
-     * as long as the Gaussian's tail is there (a truncated tail is exactly 0
-     * and smoke further off would never be pulled). */
-    int r = (int)ceilf(11.75f * s);
-    if (r < 1) r = 1;
-    if (r > 63) r = 63;
-    out->radius = r;
-    double sum = 0.0;
-    for (int k = 0; k <= r; k++) {
-        double wk = exp(-(double)k * k / (2.0 * (double)s * s));
-        out->weights[k] = (float)wk;
-        sum += k == 0 ? wk : 2.0 * wk;
-    }
-    for (int k = 0; k <= r; k++) out->weights[k] = (float)(out->weights[k] / sum);
-    for (int k = r + 1; k < 64; k++) out->weights[k] = 0.0f;
-}
 
 void ref_pass_downsample(int w, int h, const BlurSpec *spec, const float *in, float *coarse)
 {
@@ -298,7 +222,7 @@ void ref_pass_jacobi_h(int w, int h, float hh, const float *p, const float *div,
             if (j > 0) { sum += p[IDX(i, j - 1)]; n++; }
             if (j < h - 1) { sum += p[IDX(i, j + 1)]; n++; }
             float jac = n ? (sum - h2 * div[IDX(i, j)]) / (float)n : 0.0f;
-            p_out[IDX(i, j)] = p[IDX(i, j)] + REF_JACOBI_OMEGA * (jac - p[IDX(i, j)]);
+            p_out[IDX(i, j)] = p[IDX(i, j)] + METHOD_JACOBI_OMEGA * (jac - p[IDX(i, j)]);
         }
 }
 
@@ -351,20 +275,6 @@ void ref_pass_mg_prolong(int w, int h, const float *x, const float *xc, float *x
             float cy = xc[(size_t)Jn * cw + I], cd = xc[(size_t)Jn * cw + In];
             x_out[IDX(i, j)] = x[IDX(i, j)] + (9.0f * c + 3.0f * (cx + cy) + cd) * (1.0f / 16.0f);
         }
-}
-
-int ref_mg_levels(int w, int h, int *lw, int *lh)
-{
-    int n = 0;
-    while (n < REF_MG_MAX_LEVELS) {
-        lw[n] = w;
-        lh[n] = h;
-        n++;
-        if (w <= 4 || h <= 4) break;
-        w = (w + 1) / 2;
-        h = (h + 1) / 2;
-    }
-    return n;
 }
 
 void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const float *v,
@@ -443,20 +353,6 @@ static float advect_ratio(int w, int h, const float *u, const float *v, const fl
     f = flux_y(w, h, v, rho, i, j + 1, umax, k, &d); if (f > 0.0f) out += f;
     float r = rho[IDX(i, j)];
     return out > r ? r / out : 1.0f;
-}
-
-int ref_gather_iters(int w, int h, const SolverParams *p)
-{
-    int n = p->gather_iters > 0 ? p->gather_iters : (w < h ? w : h) / 64;
-    if (n < 4 && p->gather_iters <= 0) n = 4;
-    return n + (n & 1); /* even: the warm start is stable only then */
-}
-
-int ref_advect_substeps(int w, int h, const SolverParams *p)
-{
-    float cfl = 2.0f * p->umax * p->dt / cell_size(w, h); /* |c_x| + |c_y| at the clamp */
-    int n = (int)ceilf(cfl / REF_ADVECT_CFL - 1e-4f);
-    return n < 1 ? 1 : n;
 }
 
 void ref_pass_advect_ratio(int w, int h, float dt_sub, float umax, const float *u,
@@ -567,10 +463,10 @@ void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spe
 {
     DriftCtx c = {w, h, p, spec, phi, rho_blur_coarse, tgt_blur, 0, 0, 0, 0, 0};
     c.inv_h = 1.0f / cell_size(w, h);
-    c.eps = REF_DRIFT_LOG_EPS * dscale;
-    c.mob = REF_DRIFT_MOB * dscale;
+    c.eps = METHOD_DRIFT_LOG_EPS * dscale;
+    c.mob = METHOD_DRIFT_MOB * dscale;
     c.kw = phi ? p->vw / dscale * c.inv_h : 0.0f;
-    c.haze = REF_DRIFT_HAZE * dscale;
+    c.haze = METHOD_DRIFT_HAZE * dscale;
     float cap = p->wmax * r;
     size_t n = (size_t)w * h;
     float *su = malloc(n * sizeof *su);
@@ -609,13 +505,6 @@ void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spe
 #undef RAW_V
     memcpy(wu, su, n * sizeof *su);
     free(su);
-}
-
-int ref_drift_substeps(int w, int h, const SolverParams *p)
-{
-    float cfl = 2.0f * p->wmax * p->dt / cell_size(w, h);
-    int n = (int)ceilf(cfl / REF_ADVECT_CFL - 1e-4f);
-    return n < 1 ? 1 : n;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -721,9 +610,9 @@ struct RefSolver {
     long nstep;                  /* steps since ref_set_density: the fade-ins' clock */
     float *t0, *t1, *t2, *t3;    /* full-grid scratch */
     float *c0, *c1;              /* coarse scratch */
-    int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS];
-    float *mx[REF_MG_MAX_LEVELS], *mx2[REF_MG_MAX_LEVELS], *mb[REF_MG_MAX_LEVELS],
-        *mr[REF_MG_MAX_LEVELS];  /* multigrid levels (level 0 uses pr/t3/t2) */
+    int nlev, lw[METHOD_MG_MAX_LEVELS], lh[METHOD_MG_MAX_LEVELS];
+    float *mx[METHOD_MG_MAX_LEVELS], *mx2[METHOD_MG_MAX_LEVELS], *mb[METHOD_MG_MAX_LEVELS],
+        *mr[METHOD_MG_MAX_LEVELS];  /* multigrid levels (level 0 uses pr/t3/t2) */
 };
 
 RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t errlen)
@@ -737,7 +626,7 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
     s->w = w;
     s->h = h;
     s->p = *p;
-    ref_blur_spec(w, h, p->sigma, &s->blur);
+    method_blur_spec(w, h, p->sigma, &s->blur);
     size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
     float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr, &s->phi, &s->eg,
                       &s->t0, &s->t1, &s->t2, &s->t3};
@@ -745,7 +634,7 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
         if (!(*full[k] = calloc(n, sizeof(float)))) goto fail_fields;
     if (!(s->c0 = calloc(nc, sizeof(float))) || !(s->c1 = calloc(nc, sizeof(float))))
         goto fail_fields;
-    s->nlev = ref_mg_levels(w, h, s->lw, s->lh);
+    s->nlev = method_mg_levels(w, h, s->lw, s->lh);
     for (int l = 0; l < s->nlev; l++) {
         size_t nl = (size_t)s->lw[l] * s->lh[l];
         if (!(s->mr[l] = calloc(nl, sizeof(float)))) goto fail_fields;
@@ -769,7 +658,7 @@ void ref_free(RefSolver *s)
     float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr, s->phi, s->eg,
                     s->t0, s->t1, s->t2, s->t3, s->c0, s->c1};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
-    for (int l = 0; l < REF_MG_MAX_LEVELS; l++) {
+    for (int l = 0; l < METHOD_MG_MAX_LEVELS; l++) {
         free(s->mx[l]);
         free(s->mx2[l]);
         free(s->mb[l]);
@@ -783,7 +672,7 @@ void ref_set_params(RefSolver *s, const SolverParams *p)
     bool reblur = p->sigma != s->p.sigma;
     s->p = *p;
     if (reblur) {
-        ref_blur_spec(s->w, s->h, p->sigma, &s->blur);
+        method_blur_spec(s->w, s->h, p->sigma, &s->blur);
         /* the coarse size may change: reallocate scratch */
         size_t nc = (size_t)s->blur.cw * s->blur.ch;
         free(s->c0);
@@ -841,7 +730,7 @@ int ref_set_target(RefSolver *s, const float *target, bool mass_match)
 static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, float hh)
 {
     int w = s->lw[l], h = s->lh[l];
-    int nu = l == s->nlev - 1 ? REF_MG_COARSE_ITERS : REF_MG_SMOOTH;
+    int nu = l == s->nlev - 1 ? METHOD_MG_COARSE_ITERS : METHOD_MG_SMOOTH;
     for (int k = 0; k < nu; k++) {
         ref_pass_jacobi_h(w, h, hh, *x, b, *xt);
         SWAP(*x, *xt);
@@ -853,103 +742,117 @@ static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, f
     vcycle(s, l + 1, &s->mx[l + 1], &s->mx2[l + 1], s->mb[l + 1], 1.0f);
     ref_pass_mg_prolong(w, h, *x, s->mx[l + 1], *xt);
     SWAP(*x, *xt);
-    for (int k = 0; k < REF_MG_SMOOTH; k++) {
+    for (int k = 0; k < METHOD_MG_SMOOTH; k++) {
         ref_pass_jacobi_h(w, h, hh, *x, b, *xt);
         SWAP(*x, *xt);
     }
 }
 
-void ref_ease(const SolverParams *p, long nstep, float *vf, float *rg)
+/* One pass of the step (method.h's list; method_run calls it in order).
+ * Fields: ρ̃ (coarse) in c0; the force writes u, v to t0, t1 and the
+ * advection reads them back into u, v; the divergence and every right-hand
+ * side live in t2; the gathering iterates e in t0/t1. */
+static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
 {
-    float t = (float)nstep * p->dt;
-    float xf = p->framp > 0.0f ? fminf(1.0f, t / p->framp) : 1.0f;
-    float xg = p->tramp > 0.0f ? fminf(1.0f, t / p->tramp) : 1.0f;
-    *vf = p->vf * xf;
-    *rg = xg * xg;
-}
-
-void ref_step(RefSolver *s)
-{
+    RefSolver *s = self;
     int w = s->w, h = s->h;
-    /* the fade-ins: the force over framp, gathering and drift over tramp */
-    SolverParams pl = s->p;
-    float rg;
-    ref_ease(&s->p, s->nstep++, &pl.vf, &rg);
-    const SolverParams *p = &pl;
-
-    /* 1. ρ̃: blur the current density (coarse grid) */
-    blur_coarse(w, h, &s->blur, s->rho, s->c0, s->c1);
-    /* 2. driving force and damping */
-    const float *phi = NULL;
-    float kb = 0.0f;
-    if (p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f) {
-        size_t n = (size_t)w * h;
-        for (size_t k = 0; k < n; k++) s->t2[k] = s->rho[k] - s->pot_c * s->tgt[k];
-        for (int k = 0; k < p->bcycles; k++) vcycle(s, 0, &s->phi, &s->t3, s->t2, cell_size(w, h));
-        phi = s->phi;
-        kb = p->vb / s->dscale;
-    }
-    ref_pass_force(w, h, p, &s->blur, s->c0, s->tgt_blur, phi, kb, s->u, s->v, s->t0, s->t1);
-    /* 3. velocity self-advection */
-    ref_pass_advect_vel(w, h, p->dt, s->t0, s->t1, s->u, s->v);
-    /* 4. projection: divergence, Jacobi, gradient subtraction */
-    ref_pass_divergence(w, h, s->u, s->v, s->t2);
-    for (int k = 0; k < p->vcycles; k++) vcycle(s, 0, &s->pr, &s->t3, s->t2, cell_size(w, h));
-    for (int k = 0; k < p->jacobi; k++) {
+    const SolverParams *p = &st->p;
+    size_t n = (size_t)w * h;
+    float hh = method_grid(w, h).cell;
+    switch (pass) {
+    case METHOD_PASS_BLUR_RHO:
+        blur_coarse(w, h, &s->blur, s->rho, s->c0, s->c1);
+        break;
+    case METHOD_PASS_POTENTIAL_RHS:
+        for (size_t c = 0; c < n; c++) s->t2[c] = s->rho[c] - s->pot_c * s->tgt[c];
+        break;
+    case METHOD_PASS_POTENTIAL_VCYCLE:
+        vcycle(s, 0, &s->phi, &s->t3, s->t2, hh);
+        break;
+    case METHOD_PASS_FORCE:
+        ref_pass_force(w, h, p, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
+                       s->u, s->v, s->t0, s->t1);
+        break;
+    case METHOD_PASS_ADVECT_VEL:
+        ref_pass_advect_vel(w, h, p->dt, s->t0, s->t1, s->u, s->v);
+        break;
+    case METHOD_PASS_DIVERGENCE:
+        ref_pass_divergence(w, h, s->u, s->v, s->t2);
+        break;
+    case METHOD_PASS_PRESSURE_VCYCLE:
+        vcycle(s, 0, &s->pr, &s->t3, s->t2, hh);
+        break;
+    case METHOD_PASS_PRESSURE_JACOBI:
         ref_pass_jacobi(w, h, s->pr, s->t2, s->t3);
         SWAP(s->pr, s->t3);
-    }
-    ref_pass_subtract_grad(w, h, s->pr, s->u, s->v, s->t0, s->t1);
-    SWAP(s->u, s->t0);
-    SWAP(s->v, s->t1);
-    /* 5. density advection, conservative, in substeps */
-    int ns = ref_advect_substeps(w, h, p);
-    for (int k = 0; k < ns; k++) {
-        ref_pass_advect_ratio(w, h, p->dt / (float)ns, p->umax, s->u, s->v, s->rho, s->t1);
-        ref_pass_advect_apply(w, h, p->dt / (float)ns, p->umax, s->u, s->v, s->rho, s->t1, s->t0);
+        break;
+    case METHOD_PASS_SUBTRACT_GRAD:
+        ref_pass_subtract_grad(w, h, s->pr, s->u, s->v, s->t0, s->t1);
+        SWAP(s->u, s->t0);
+        SWAP(s->v, s->t1);
+        break;
+    case METHOD_PASS_ADVECT_DENSITY:
+        ref_pass_advect_ratio(w, h, st->dt_advect, p->umax, s->u, s->v, s->rho, s->t1);
+        ref_pass_advect_apply(w, h, st->dt_advect, p->umax, s->u, s->v, s->rho, s->t1, s->t0);
         SWAP(s->rho, s->t0);
-    }
-    /* 6. gathering: implicit solve for e, conservative positive application.
-     * The Jacobi solve starts from the last step's e (zero after
-     * ref_set_density or ref_set_target), not from ρ0 − ρ*: the fluxes are
-     * a·D·∇e, so whatever part of e has not converged is multiplied by a·D.
-     * From e = ρ0 − ρ* a mode becomes (1 − (aℓ)²μ)/(1 + aℓ) of itself, with
-     * μ = λ^k, and the checkerboard mode, whose Jacobi factor λ is near −1
-     * once a·D ≳ 1, grows every step (at 256² with the defaults a = 1.3 and
-     * the target fills with a checkerboard). From e = 0 a mode becomes
-     * (1 + aℓμ)/(1 + aℓ), never more than itself, but the slow modes barely
-     * converge: at 256² a square drawn into a small dense disc showed rings
-     * in the disc's core for 200 steps (4 iterations) and they needed 8; at
-     * 512², 32 (docs/FIDELITY.md). From the last step's e the solve carries
-     * on where it stopped. Per mode, (d, e_prev) -> (d', e) has determinant μ
-     * and trace 1 + μ − aℓ(1 − μ)/(1 + aℓ): stable for every aℓ when μ ≥ 0,
-     * unstable near μ = −1. So k is even (ref_gather_iters), which makes
-     * μ = λ^k ≥ 0 for every mode. */
-    if (p->gather && (p->vk > 0.0f || (phi && p->vw > 0.0f)) && p->wmax > 0.0f && rg > 0.0f) {
-        /* 6a. the drift (ρ̃ from step 1: lagged by this step's transport) */
-        ref_pass_drift_vel(w, h, p, &s->blur, phi, s->c0, s->tgt_blur, s->dscale, rg, s->t2, s->t3);
-        int nd = ref_drift_substeps(w, h, p);
-        for (int k = 0; k < nd; k++) {
-            ref_pass_advect_ratio(w, h, p->dt / (float)nd, p->wmax, s->t2, s->t3, s->rho, s->t1);
-            ref_pass_advect_apply(w, h, p->dt / (float)nd, p->wmax, s->t2, s->t3, s->rho, s->t1, s->t0);
-            SWAP(s->rho, s->t0);
-        }
-    }
-    if (p->gather && p->vg > 0.0f && rg > 0.0f) {
-        float hh = cell_size(w, h);
-        float a = rg * p->dt * p->vg / (hh * hh);
-        size_t n = (size_t)w * h;
+        break;
+    case METHOD_PASS_DRIFT_VEL: /* ρ̃ from the first pass: lagged by this step's transport */
+        ref_pass_drift_vel(w, h, p, &s->blur, st->balance ? s->phi : NULL, s->c0, s->tgt_blur,
+                           s->dscale, st->rg, s->t2, s->t3);
+        break;
+    case METHOD_PASS_DRIFT:
+        ref_pass_advect_ratio(w, h, st->dt_drift, p->wmax, s->t2, s->t3, s->rho, s->t1);
+        ref_pass_advect_apply(w, h, st->dt_drift, p->wmax, s->t2, s->t3, s->rho, s->t1, s->t0);
+        SWAP(s->rho, s->t0);
+        break;
+    case METHOD_PASS_GATHER_BEGIN:
         memcpy(s->t0, s->eg, n * sizeof(float));
-        int gi = ref_gather_iters(w, h, p);
-        for (int k = 0; k < gi; k++) {
-            ref_pass_gather_jacobi(w, h, a, s->rho, s->tgt, s->tgt_blur, s->t0, s->t1);
-            SWAP(s->t0, s->t1);
-        }
+        break;
+    case METHOD_PASS_GATHER_JACOBI:
+        ref_pass_gather_jacobi(w, h, st->gather_a, s->rho, s->tgt, s->tgt_blur, s->t0, s->t1);
+        SWAP(s->t0, s->t1);
+        break;
+    case METHOD_PASS_GATHER_APPLY:
         memcpy(s->eg, s->t0, n * sizeof(float));
-        ref_pass_gather_ratio(w, h, a, s->rho, s->tgt_blur, s->t0, s->t1);
-        ref_pass_gather_flux(w, h, a, s->rho, s->tgt_blur, s->t0, s->t1, s->t2);
+        ref_pass_gather_ratio(w, h, st->gather_a, s->rho, s->tgt_blur, s->t0, s->t1);
+        ref_pass_gather_flux(w, h, st->gather_a, s->rho, s->tgt_blur, s->t0, s->t1, s->t2);
         SWAP(s->rho, s->t2);
+        break;
+    case METHOD_PASS_COUNT:
+        break;
     }
+    (void)k;
+    return 0;
+}
+
+/* 6. gathering: implicit solve for e, conservative positive application.
+ * The Jacobi solve starts from the last step's e (zero after
+ * ref_set_density or ref_set_target), not from ρ0 − ρ*: the fluxes are
+ * a·D·∇e, so whatever part of e has not converged is multiplied by a·D.
+ * From e = ρ0 − ρ* a mode becomes (1 − (aℓ)²μ)/(1 + aℓ) of itself, with
+ * μ = λ^k, and the checkerboard mode, whose Jacobi factor λ is near −1
+ * once a·D ≳ 1, grows every step (at 256² with the defaults a = 1.3 and
+ * the target fills with a checkerboard). From e = 0 a mode becomes
+ * (1 + aℓμ)/(1 + aℓ), never more than itself, but the slow modes barely
+ * converge: at 256² a square drawn into a small dense disc showed rings
+ * in the disc's core for 200 steps (4 iterations) and they needed 8; at
+ * 512², 32 (docs/FIDELITY.md). From the last step's e the solve carries
+ * on where it stopped. Per mode, (d, e_prev) -> (d', e) has determinant μ
+ * and trace 1 + μ − aℓ(1 − μ)/(1 + aℓ): stable for every aℓ when μ ≥ 0,
+ * unstable near μ = −1. So k is even (method_gather_iters), which makes
+ * μ = λ^k ≥ 0 for every mode. */
+void ref_step(RefSolver *s)
+{
+    MethodStep st;
+    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->dscale, &st);
+    method_run(&st, ref_pass, s);
+}
+
+int ref_run_pass(RefSolver *s, MethodPass pass, long nstep)
+{
+    MethodStep st;
+    method_plan(&s->p, method_grid(s->w, s->h), nstep, s->dscale, &st);
+    return ref_pass(s, pass, 0, &st);
 }
 
 const float *ref_density(const RefSolver *s) { return s->rho; }

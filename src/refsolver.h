@@ -2,7 +2,7 @@
  * It is the oracle the GPU passes are tested against and the --cpu backend.
  * Never touches GL.
  *
- *   SolverParams p; solver_params_default(&p);
+ *   SolverParams p; method_params_default(&p);
  *   RefSolver *s = ref_create(256, 256, &p, err, sizeof err);
  *   ref_set_density(s, cur->px);  ref_set_target(s, tgt->px, true);
  *   for (...) ref_step(s);
@@ -25,52 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-typedef struct {
-    float dt;        /* time step (time units) */
-    float vf;        /* driving-force coefficient v_f */
-    float vd;        /* momentum damping v_d (1/time) */
-    float vg;        /* gathering coefficient v_g */
-    float sigma;     /* Gaussian blur width, domain units */
-    int jacobi;      /* pressure Jacobi iterations per step (after the V-cycles) */
-    int vcycles;     /* multigrid V-cycles per step before them (0: Jacobi only) */
-    int gather_iters;/* Jacobi iterations of the implicit gathering solve; 0: auto */
-    float umax;      /* speed limit for density transport, domain units/time */
-    float eps;       /* guard: ∇ρ̃* / max(ρ̃*, eps) */
-    bool gather;     /* gathering on/off */
-    int force;       /* SOLVER_FORCE_BALANCE (default) or SOLVER_FORCE_FATTAL */
-    float vb;        /* balance coefficient: the deficit potential's share of the force */
-    int bcycles;     /* multigrid V-cycles per step for the deficit potential */
-    float vk;        /* gathering drift coefficient κ, domain units²/time (0: off) */
-    float wmax;      /* gathering drift speed cap, domain units/time */
-    float vw;        /* balance drift: the deficit potential's share of the drift, 1/time (0: off) */
-    float tramp;     /* gathering and drift fade in as (t/tramp)² (0: no fade) */
-    float framp;     /* the driving force fades in as t/framp (0: no fade) */
-} SolverParams;
-
-enum { SOLVER_FORCE_BALANCE = 0, SOLVER_FORCE_FATTAL = 1 };
-
-void solver_params_default(SolverParams *p);
-/* NULL if every parameter is in range, else a message naming the parameter. */
-const char *solver_params_check(const SolverParams *p);
-
-/* The blur pyramid level: blur runs on a grid coarsened by this factor
- * (a power of two) so the Gaussian is at most ~4 cells wide there. */
-typedef struct {
-    int factor;      /* coarsening factor f */
-    int cw, ch;      /* coarse grid size: ceil(W/f), ceil(H/f) */
-    int radius;      /* kernel radius in coarse cells */
-    float weights[64]; /* normalized weights[0..radius] */
-} BlurSpec;
-
-void ref_blur_spec(int w, int h, float sigma, BlurSpec *out);
-/* Gathering iterations: gather_iters, or with 0 (auto) max(4, min(W,H)/64),
- * since the implicit diffusion's reach in cells grows with the grid; an odd
- * count is rounded up to even (the solve starts from the last step's e, which
- * is stable only with an even count: see ref_step). */
-int ref_gather_iters(int w, int h, const SolverParams *p);
-/* Number of density-advection substeps n so that 2·umax·(dt/n)/h ≤ REF_ADVECT_CFL
- * (the unsplit update's |c_x| + |c_y| bound; see ref_pass_advect_density). */
-int ref_advect_substeps(int w, int h, const SolverParams *p);
+#include "method.h"
 
 typedef struct RefSolver RefSolver;
 
@@ -88,6 +43,9 @@ void ref_set_density(RefSolver *s, const float *rho);
 int ref_set_target(RefSolver *s, const float *target, bool mass_match);
 
 void ref_step(RefSolver *s);
+/* One pass of the method's list on the solver's own fields, with the plan of
+ * step nstep (for tests and the classroom mode's single stepping). */
+int ref_run_pass(RefSolver *s, MethodPass pass, long nstep);
 
 /* Read-only views of the fields (W*H floats each). */
 const float *ref_density(const RefSolver *s);
@@ -139,29 +97,13 @@ void ref_pass_advect_vel(int w, int h, float dt, const float *u, const float *v,
 /* div = (u(i+1)-u(i) + v(j+1)-v(j)) / h, walls zero. */
 void ref_pass_divergence(int w, int h, const float *u, const float *v, float *div);
 /* One damped Jacobi iteration of ∇²p = ∇·u (p absorbs dt), Neumann walls:
- * p += ω·(p_jacobi − p). Plain Jacobi (ω = 1) never damps the checkerboard
- * mode (its eigenvalue is −1 in a closed box); ω = 0.8 does. */
-#define REF_JACOBI_OMEGA 0.8f
+ * p += ω·(p_jacobi − p), ω = METHOD_JACOBI_OMEGA (method.h). Plain Jacobi
+ * (ω = 1) never damps the checkerboard mode (its eigenvalue is −1 in a
+ * closed box); ω = 0.8 does. */
 void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_out);
 /* The same with an explicit cell size (1 on the coarse multigrid levels). */
 void ref_pass_jacobi_h(int w, int h, float hh, const float *p, const float *div, float *p_out);
 
-/* Multigrid for the pressure: levels halve (rounding up) down to a side ≤ 4.
- * A V-cycle: REF_MG_SMOOTH damped Jacobi iterations, residual, restriction
- * to the next level (the sum of the four children's residuals: the coarse
- * level's 5-point operator at twice the spacing, rediscretised), recursion,
- * bilinear prolongation added, REF_MG_SMOOTH more; REF_MG_COARSE_ITERS on the
- * coarsest level. Piecewise-constant prolongation (with the halved sum, its
- * Galerkin scaling), used before, converged more slowly the more levels a
- * grid has: the deficit potential φ, warm-started with 4 V-cycles a step, lagged
- * so far at 512² that blob -> star's error at step 100 was 0.34 against 0.10
- * at 128²; bilinear gives 0.081 and 0.075 (tools/fidelity --cpu --steps 100
- * --pairs blob-star --grid N). */
-#define REF_MG_MAX_LEVELS 16
-#define REF_MG_SMOOTH 2
-#define REF_MG_COARSE_ITERS 20
-
-int ref_mg_levels(int w, int h, int *lw, int *lh);
 /* r = h²·b − Σ(x_n − x_c) */
 void ref_pass_mg_residual(int w, int h, float hh, const float *x, const float *b, float *r);
 /* bc (ceil(w/2) x ceil(h/2)) = ½ Σ of the up to four children of r */
@@ -185,9 +127,8 @@ void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const 
  * two or three cells apart (the stripe measure grew 38× in 150 steps at
  * 256²); with a sum of 1/2 the front still frayed at 512² (1.5×); with
  * 1/4 it stays smooth at every grid measured (≤ 1.0×). Substeps keep
- * 2·umax·dt_sub/h ≤ REF_ADVECT_CFL, the worst case being both face speeds
- * at the clamp. */
-#define REF_ADVECT_CFL 0.25f
+ * 2·umax·dt_sub/h ≤ METHOD_ADVECT_CFL (method.h), the worst case being both
+ * face speeds at the clamp. */
 void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
                              const float *v, const float *rho, float *rho_out);
 /* ... which is two passes: each cell's ratio, then the limited fluxes. */
@@ -197,7 +138,7 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
                            const float *v, const float *rho, const float *ratio, float *rho_out);
 /* Gathering drift: the conservative flux ρ·w, on faces
  *   w = clamp(κ·m·∂log(max(ρ̃*, ε)/max(ρ̃, ε)), ±wmax·r),
- *   m = min(1, ρ̃*_face / (REF_DRIFT_MOB·s)), ε = REF_DRIFT_LOG_EPS·s,
+ *   m = min(1, ρ̃*_face / (METHOD_DRIFT_MOB·s)), ε = METHOD_DRIFT_LOG_EPS·s,
  * s the target's density scale Σρ*²/Σρ*, r the fade-in factor. It moves
  * smoke up the ratio of the blurred target to the blurred smoke: faint smoke
  * (haze) that the divergence-free flow cannot compress and that Fattal's
@@ -208,7 +149,7 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
  *
  * With the balance force (phi non-NULL) the drift gains a term from the same
  * deficit potential φ (∇²φ = ρ − c·ρ*):
- *   w += m_φ·(vw/s)·∂φ,  m_φ = max(m, 1 − min(1, ρ̃_face/(REF_DRIFT_HAZE·s))).
+ *   w += m_φ·(vw/s)·∂φ,  m_φ = max(m, 1 − min(1, ρ̃_face/(METHOD_DRIFT_HAZE·s))).
  * The divergence-free flow cannot change density levels: smoke that is
  * over-full in one part of the target (a crescent into two bars) or spread
  * thin over a large area (a square into a small blob) stays so. This term
@@ -218,22 +159,13 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
  * but 0 for a dense body away from the target: there φ's own bowl would
  * spread it into a trail behind it (a disc travelling to the opposite corner
  * left a haze that the drift then took 3000 steps to gather), and the
- * divergence-free flow carries it instead. REF_DRIFT_HAZE = 0.2: at 128² the
+ * divergence-free flow carries it instead. METHOD_DRIFT_HAZE = 0.2: at 128² the
  * four far/compressing pairs of the suite (diagonal, corners, square-blob,
  * wide) reach 3% by 3000 steps with 0.2; with 0.5 none does, with 0 (the
  * target's m alone) square-blob's corner wisps stay (0.098 at step 3000). */
-#define REF_DRIFT_HAZE 0.2f
-#define REF_DRIFT_MOB 1e-5f
-#define REF_DRIFT_LOG_EPS 1e-12f
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale,
                         float r, float *wu, float *wv);
-/* The easing of step nstep (0 after a new start density), at t = nstep·dt:
- * vf = vf·min(1, t/framp), rg = min(1, t/tramp)², the factor of gathering and
- * the drift (framp, tramp 0: no easing). Every backend takes it from here. */
-void ref_ease(const SolverParams *p, long nstep, float *vf, float *rg);
-/* Substeps of the drift so that 2·wmax·(dt/n)/h ≤ REF_ADVECT_CFL. */
-int ref_drift_substeps(int w, int h, const SolverParams *p);
 /* Implicit gathering: e − a∇·(D∇e) = ρ0 − ρ*, a = dt·vg/h², D = ρ0·ρ̃*
  * (face D = mean of the two cells), walls no-flux. One Jacobi iteration: */
 void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const float *tgt,

@@ -6,6 +6,7 @@
 #include "field.h"
 #include "log.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -28,6 +29,8 @@ typedef struct {
 struct Shader {
     GLuint prog;
     char *name;
+    char *declared;             /* " a b c ": the uniforms the source declares */
+    bool compute;
     int ncache;
     UniformSlot cache[CACHE_SIZE];
 };
@@ -407,23 +410,69 @@ static const char checked_fetch[] =
     "#define texelFetch(t, c, l) sm_checked_fetch(t, c, l)\n"
     "#line 1\n";
 
-Shader *shader_load(const char *dir, const char *name, char *err, size_t errlen)
+/* The source of a program: "#version", the defines, the debug fetch check,
+ * the file with its includes, then (for a pass) entry.glsl. */
+static int preprocess(Pre *pp, const char *name, ShaderStage stage, bool pass, const char *defines)
+{
+    if (stage == SHADER_COMPUTE) {
+        buf_printf(&pp->out, "#version 430 core\n#define SM_COMPUTE 1\n#define SM_LOCAL_X %d\n"
+                   "#define SM_LOCAL_Y %d\n", PASS_LOCAL_X, PASS_LOCAL_Y);
+    } else {
+        buf_add(&pp->out, "#version 330 core\n", 18);
+    }
+    if (defines) buf_add(&pp->out, defines, strlen(defines));
+    if (field_debug()) buf_add(&pp->out, checked_fetch, strlen(checked_fetch));
+    if (expand(pp, name, 0, NULL, 0) != 0) return -1;
+    if (pass && expand(pp, "entry.glsl", 0, NULL, 0) != 0) return -1;
+    return 0;
+}
+
+/* The names declared `uniform ... name` in src (the expanded source), as one
+ * string of " name" entries, for the debug check of shader_uniform(). */
+static char *declared_uniforms(const char *src)
+{
+    Buf out = {0};
+    buf_add(&out, " ", 1);
+    for (const char *p = strstr(src, "uniform "); p; p = strstr(p + 1, "uniform ")) {
+        if (p > src && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
+        const char *semi = strchr(p, ';');
+        if (!semi) break;
+        const char *e = semi;
+        while (e > p && (e[-1] == ' ' || e[-1] == ']' || isdigit((unsigned char)e[-1]) || e[-1] == '['))
+            e--; /* drop an array size */
+        const char *b = e;
+        while (b > p && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+        buf_add(&out, b, (size_t)(e - b));
+        buf_add(&out, " ", 1);
+    }
+    return out.oom ? NULL : out.p;
+}
+
+static Shader *load(const char *dir, const char *name, ShaderStage stage, bool pass,
+                    const char *defines, char *err, size_t errlen)
 {
     Pre pp = {.dir = dir, .err = err, .errlen = errlen};
     Shader *s = NULL;
     GLuint vs = 0, fs = 0, prog = 0;
-    buf_add(&pp.out, "#version 330 core\n", 18);
-    if (field_debug()) buf_add(&pp.out, checked_fetch, strlen(checked_fetch));
-    if (expand(&pp, name, 0, NULL, 0) != 0) goto undo_pre;
+    bool compute = stage == SHADER_COMPUTE;
+    if (compute && !shader_compute_available()) {
+        snprintf(err, errlen, "shader: %s: compute shaders need OpenGL 4.3, this context has %s", name,
+                 (const char *)glGetString(GL_VERSION));
+        return NULL;
+    }
+    if (preprocess(&pp, name, stage, pass, defines) != 0) goto undo_pre;
 
     static char *const builtin[] = {"built-in vertex shader"};
-    vs = compile(GL_VERTEX_SHADER, vertex_src, "the built-in vertex shader", builtin, 1, err, errlen);
-    if (!vs) goto undo_pre;
-    fs = compile(GL_FRAGMENT_SHADER, pp.out.p, name, pp.files, pp.nfiles, err, errlen);
+    if (!compute) {
+        vs = compile(GL_VERTEX_SHADER, vertex_src, "the built-in vertex shader", builtin, 1, err, errlen);
+        if (!vs) goto undo_pre;
+    }
+    fs = compile(compute ? GL_COMPUTE_SHADER : GL_FRAGMENT_SHADER, pp.out.p, name, pp.files, pp.nfiles,
+                 err, errlen);
     if (!fs) goto undo_vs;
 
     prog = glCreateProgram();
-    glAttachShader(prog, vs);
+    if (vs) glAttachShader(prog, vs);
     glAttachShader(prog, fs);
     glLinkProgram(prog);
     GLint ok = GL_FALSE;
@@ -436,17 +485,19 @@ Shader *shader_load(const char *dir, const char *name, char *err, size_t errlen)
         free(log);
         goto undo_prog;
     }
-    glDetachShader(prog, vs);
+    if (vs) glDetachShader(prog, vs);
     glDetachShader(prog, fs);
 
     s = calloc(1, sizeof *s);
-    if (!s || !(s->name = strdup(name))) {
+    if (!s || !(s->name = strdup(name)) || !(s->declared = declared_uniforms(pp.out.p))) {
         snprintf(err, errlen, "shader: out of memory");
+        if (s) free(s->name);
         free(s);
         s = NULL;
         goto undo_prog;
     }
     s->prog = prog;
+    s->compute = compute;
     goto undo_fs; /* success: the shader objects are no longer needed */
 
 undo_prog:
@@ -454,18 +505,40 @@ undo_prog:
 undo_fs:
     glDeleteShader(fs);
 undo_vs:
-    glDeleteShader(vs);
+    if (vs) glDeleteShader(vs);
 undo_pre:
     for (int i = 0; i < pp.nfiles; i++) free(pp.files[i]);
     free(pp.out.p);
     return s;
 }
 
+Shader *shader_load(const char *dir, const char *name, char *err, size_t errlen)
+{
+    return load(dir, name, SHADER_FRAGMENT, false, NULL, err, errlen);
+}
+
+Shader *shader_load_pass(const char *dir, const char *name, ShaderStage stage, const char *defines,
+                         char *err, size_t errlen)
+{
+    return load(dir, name, stage, true, defines, err, errlen);
+}
+
+bool shader_compute_available(void)
+{
+    GLint major = 0, minor = 0;
+    glGetIntegerv(GL_MAJOR_VERSION, &major);
+    glGetIntegerv(GL_MINOR_VERSION, &minor);
+    return major > 4 || (major == 4 && minor >= 3);
+}
+
+bool shader_is_compute(const Shader *s) { return s->compute; }
+
 void shader_free(Shader *s)
 {
     if (!s) return;
     glDeleteProgram(s->prog);
     free(s->name);
+    free(s->declared);
     free(s);
 }
 
@@ -479,7 +552,18 @@ GLint shader_uniform(Shader *s, const char *name)
     for (int i = 0; i < s->ncache; i++)
         if (strcmp(s->cache[i].name, name) == 0) return s->cache[i].loc;
     GLint loc = glGetUniformLocation(s->prog, name);
-    if (loc < 0) log_debug("shader", "%s has no active uniform %s", s->name, name);
+    if (loc < 0) {
+        /* declared but unused is fine (the compiler drops it); a name the
+         * source never declares is a misspelling: an error in debug runs */
+        char key[CACHE_NAME + 2];
+        snprintf(key, sizeof key, " %s ", name);
+        if (field_debug() && s->declared && !strstr(s->declared, key)) {
+            log_error("shader", "%s declares no uniform %s (misspelt?)", s->name, name);
+            field_flag_error();
+        } else {
+            log_debug("shader", "%s has no active uniform %s", s->name, name);
+        }
+    }
     if (s->ncache < CACHE_SIZE && strlen(name) < CACHE_NAME) {
         UniformSlot *u = &s->cache[s->ncache++];
         memcpy(u->name, name, strlen(name) + 1);

@@ -25,6 +25,7 @@
 #define SMOKEMORPH_SHADER_H
 
 #include <GL/glew.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct Shader Shader;
@@ -38,6 +39,19 @@ int shader_find_dir(const char *override, const char *argv0, char *out, size_t o
 
 /* Compile and link dir/name with the built-in vertex shader. NULL on error. */
 Shader *shader_load(const char *dir, const char *name, char *err, size_t errlen);
+
+/* A simulation pass: dir/name defines `vec4 stage()`, the value of cell()
+ * in the field it writes, and the loader appends entry.glsl, the thin entry
+ * point of the stage: a fragment shader (draw with pass_draw) or a compute
+ * shader of PASS_LOCAL_X x PASS_LOCAL_Y work groups (field.h) that writes image
+ * unit 0 (run with pass_dispatch). defines (may be NULL) goes in after the
+ * #version line: the method's constants, as #define lines. */
+typedef enum { SHADER_FRAGMENT, SHADER_COMPUTE } ShaderStage;
+Shader *shader_load_pass(const char *dir, const char *name, ShaderStage stage, const char *defines,
+                         char *err, size_t errlen);
+/* The current context runs compute shaders (OpenGL 4.3 or later). */
+bool shader_compute_available(void);
+bool shader_is_compute(const Shader *s);
 void shader_free(Shader *s);
 
 const char *shader_name(const Shader *s);
@@ -45,7 +59,10 @@ GLuint shader_program(const Shader *s);
 void shader_use(Shader *s);
 
 /* Location of an active uniform (cached), or -1 if the program has none by
- * that name (logged once at debug level: unused uniforms are optimised out). */
+ * that name (logged once at debug level: unused uniforms are optimised out).
+ * With field_debug() (SMOKEMORPH_GL_DEBUG=1) a name the source does not
+ * declare at all (a misspelling) is an error: logged, and the next
+ * gl_check fails. */
 GLint shader_uniform(Shader *s, const char *name);
 
 /* Setters make s the current program first; a missing uniform is ignored. */

@@ -43,6 +43,7 @@ enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_AD
        T_GATHER, T_COUNT };
 
 struct Solver {
+    SolverKind kind;
     int w, h;
     float cell;                 /* h: cell size in domain units */
     SolverParams p;
@@ -57,9 +58,9 @@ struct Solver {
     Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
-    int nlev, lw[REF_MG_MAX_LEVELS], lh[REF_MG_MAX_LEVELS]; /* level sizes in cells */
-    FieldPair mgx[REF_MG_MAX_LEVELS]; /* level 0 is pres; all packed */
-    Field *mgb[REF_MG_MAX_LEVELS], *mgr[REF_MG_MAX_LEVELS];
+    int nlev, lw[METHOD_MG_MAX_LEVELS], lh[METHOD_MG_MAX_LEVELS]; /* level sizes in cells */
+    FieldPair mgx[METHOD_MG_MAX_LEVELS]; /* level 0 is pres; all packed */
+    Field *mgb[METHOD_MG_MAX_LEVELS], *mgr[METHOD_MG_MAX_LEVELS];
     bool timing;
     GLuint queries[T_COUNT];
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
@@ -83,6 +84,14 @@ static Shader *use(Solver *s, int which)
     return sh;
 }
 
+/* The one pass primitive: the current program into target, as a draw
+ * (fragment backend) or a dispatch (compute backend). */
+static void run(Solver *s, Field *target)
+{
+    if (s->kind == SOLVER_COMPUTE) pass_dispatch(target);
+    else pass_draw(target);
+}
+
 static void mark(Solver *s, int t)
 {
     if (s->timing) glQueryCounter(s->queries[t], GL_TIMESTAMP);
@@ -97,7 +106,7 @@ static void pass_blur(Solver *s, int chan)
     shader_set_texture(sh, "u_src", 0, field_texture(s->dens.read));
     shader_set_int(sh, "u_chan", chan);
     shader_set_int(sh, "u_factor", s->blur.factor);
-    pass_draw(s->coarse.write);
+    run(s, s->coarse.write);
     field_pair_swap(&s->coarse);
 
     sh = use(s, SH_BLUR);
@@ -107,7 +116,7 @@ static void pass_blur(Solver *s, int chan)
     for (int axis = 0; axis < 2; axis++) {
         shader_set_int(sh, "u_axis", axis);
         shader_set_texture(sh, "u_src", 0, field_texture(s->coarse.read));
-        pass_draw(s->coarse.write);
+        run(s, s->coarse.write);
         field_pair_swap(&s->coarse);
     }
 }
@@ -134,7 +143,7 @@ static void pass_force(Solver *s)
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
     shader_set_texture(sh, "u_phi", 3, field_texture(s->pot.read));
     shader_set_float(sh, "u_kb", balance ? s->p.vb / s->dscale : 0.0f);
-    pass_draw(s->vel.write);
+    run(s, s->vel.write);
     field_pair_swap(&s->vel);
 }
 
@@ -143,7 +152,7 @@ static void pass_advect_vel(Solver *s)
     Shader *sh = use(s, SH_ADVECT_VEL);
     shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
     shader_set_float(sh, "u_s", s->p.dt / s->cell);
-    pass_draw(s->vel.write);
+    run(s, s->vel.write);
     field_pair_swap(&s->vel);
 }
 
@@ -151,7 +160,7 @@ static void pass_divergence(Solver *s)
 {
     Shader *sh = use(s, SH_DIVERGENCE);
     shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
-    pass_draw(s->div);
+    run(s, s->div);
 }
 
 /* one damped Jacobi iteration on pressure level l (0: the grid itself);
@@ -165,15 +174,12 @@ static void pass_jacobi_level(Solver *s, int l, bool zero, FieldPair *x0, Field 
     shader_set_texture(sh, "u_p", 0, field_texture(x->read));
     shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
     shader_set_int(sh, "u_zero", zero ? 1 : 0);
-    pass_draw(x->write);
+    run(s, x->write);
     field_pair_swap(x);
 }
 
 static void pass_jacobi(Solver *s) { pass_jacobi_level(s, 0, false, &s->pres, s->div); }
 
-/* The coarsest level's iterations in one pass when it is small enough
- * (shaders/mg_coarse.glsl; N there). */
-#define MG_COARSE_ONE_PASS 8
 
 /* One multigrid V-cycle from level l; see vcycle() in refsolver.c. A coarse
  * level starts from zero: its first smoothing iteration ignores what it holds.
@@ -183,16 +189,16 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
 {
     FieldPair *x = l == 0 ? x0 : &s->mgx[l];
     bool last = l == s->nlev - 1;
-    if (last && l > 0 && s->lw[l] <= MG_COARSE_ONE_PASS && s->lh[l] <= MG_COARSE_ONE_PASS) {
+    if (last && l > 0 && s->lw[l] <= METHOD_MG_COARSE_MAX && s->lh[l] <= METHOD_MG_COARSE_MAX) {
         Shader *sh = use(s, SH_MG_COARSE);
         shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
         shader_set_texture(sh, "u_div", 0, field_texture(s->mgb[l]));
-        shader_set_int(sh, "u_iters", REF_MG_COARSE_ITERS);
-        pass_draw(x->write);
+        shader_set_int(sh, "u_iters", METHOD_MG_COARSE_ITERS);
+        run(s, x->write);
         field_pair_swap(x);
         return;
     }
-    for (int k = 0; k < (last ? REF_MG_COARSE_ITERS : REF_MG_SMOOTH); k++)
+    for (int k = 0; k < (last ? METHOD_MG_COARSE_ITERS : METHOD_MG_SMOOTH); k++)
         pass_jacobi_level(s, l, l > 0 && k == 0, x0, b0);
     if (last) return;
     Shader *sh = use(s, SH_MG_RESIDUAL);
@@ -200,19 +206,19 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
     shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
     shader_set_texture(sh, "u_p", 0, field_texture(x->read));
     shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
-    pass_draw(s->mgr[l]);
+    run(s, s->mgr[l]);
     sh = use(s, SH_MG_RESTRICT);
     shader_set_ivec2(sh, "u_size", s->lw[l + 1], s->lh[l + 1]);
     shader_set_texture(sh, "u_r", 0, field_texture(s->mgr[l]));
-    pass_draw(s->mgb[l + 1]);
+    run(s, s->mgb[l + 1]);
     vcycle(s, l + 1, x0, b0);
     sh = use(s, SH_MG_PROLONG);
     shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
     shader_set_texture(sh, "u_p", 0, field_texture(x->read));
     shader_set_texture(sh, "u_coarse", 1, field_texture(s->mgx[l + 1].read));
-    pass_draw(x->write);
+    run(s, x->write);
     field_pair_swap(x);
-    for (int k = 0; k < REF_MG_SMOOTH; k++) pass_jacobi_level(s, l, false, x0, b0);
+    for (int k = 0; k < METHOD_MG_SMOOTH; k++) pass_jacobi_level(s, l, false, x0, b0);
 }
 
 static void pass_subtract_grad(Solver *s)
@@ -220,7 +226,7 @@ static void pass_subtract_grad(Solver *s)
     Shader *sh = use(s, SH_SUBTRACT_GRAD);
     shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
     shader_set_texture(sh, "u_p", 1, field_texture(s->pres.read));
-    pass_draw(s->vel.write);
+    run(s, s->vel.write);
     field_pair_swap(&s->vel);
 }
 
@@ -233,11 +239,11 @@ static void pass_transport(Solver *s, const Field *vel, float umax, float dt_sub
     shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
     shader_set_float(sh, "u_k", dt_sub / s->cell);
     shader_set_float(sh, "u_umax", umax);
-    pass_draw(s->ratio);
+    run(s, s->ratio);
     sh = use(s, SH_ADVECT_DENSITY);
     shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
     shader_set_texture(sh, "u_ratio", 2, field_texture(s->ratio));
-    pass_draw(s->dens.write);
+    run(s, s->dens.write);
     field_pair_swap(&s->dens);
 }
 
@@ -263,21 +269,14 @@ static void pass_drift_vel(Solver *s)
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
     shader_set_float(sh, "u_vk", s->p.vk);
     shader_set_float(sh, "u_cap", s->p.wmax * s->rg_now);
-    shader_set_float(sh, "u_eps", REF_DRIFT_LOG_EPS * s->dscale);
-    shader_set_float(sh, "u_mob", REF_DRIFT_MOB * s->dscale);
+    shader_set_float(sh, "u_eps", METHOD_DRIFT_LOG_EPS * s->dscale);
+    shader_set_float(sh, "u_mob", METHOD_DRIFT_MOB * s->dscale);
     bool balance = balance_drift(s);
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
     shader_set_texture(sh, "u_phi", 2, field_texture(s->pot.read));
     shader_set_float(sh, "u_kw", balance ? s->p.vw / s->dscale / s->cell : 0.0f);
-    shader_set_float(sh, "u_haze", REF_DRIFT_HAZE * s->dscale);
-    pass_draw(s->drift);
-}
-
-static void pass_drift(Solver *s)
-{
-    pass_drift_vel(s);
-    int nd = ref_drift_substeps(s->w, s->h, &s->p);
-    for (int k = 0; k < nd; k++) pass_transport(s, s->drift, s->p.wmax, s->p.dt / (float)nd);
+    shader_set_float(sh, "u_haze", METHOD_DRIFT_HAZE * s->dscale);
+    run(s, s->drift);
 }
 
 static float gather_a(const Solver *s)
@@ -289,7 +288,7 @@ static void pass_gather_coef(Solver *s)
 {
     Shader *sh = use(s, SH_GATHER_COEF);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
-    pass_draw(s->gcoef);
+    run(s, s->gcoef);
 }
 
 static void pass_gather_jacobi(Solver *s, bool first)
@@ -300,7 +299,7 @@ static void pass_gather_jacobi(Solver *s, bool first)
     shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
     shader_set_int(sh, "u_first", first ? 1 : 0);
     shader_set_float(sh, "u_a", gather_a(s));
-    pass_draw(s->gerr.write);
+    run(s, s->gerr.write);
     field_pair_swap(&s->gerr);
 }
 
@@ -313,10 +312,10 @@ static void pass_gather_apply(Solver *s)
         shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
         shader_set_float(sh, "u_a", gather_a(s));
         if (k == 0) {
-            pass_draw(s->ratio);
+            run(s, s->ratio);
         } else {
             shader_set_texture(sh, "u_ratio", 2, field_texture(s->ratio));
-            pass_draw(s->dens.write);
+            run(s, s->dens.write);
             field_pair_swap(&s->dens);
         }
     }
@@ -331,54 +330,84 @@ static void pass_blur_target(Solver *s)
     shader_set_texture(sh, "u_coarse", 1, field_texture(s->coarse.read));
     shader_set_int(sh, "u_factor", s->blur.factor);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
-    pass_draw(s->dens.write);
+    run(s, s->dens.write);
     field_pair_swap(&s->dens);
 }
 
 /* The balance force's deficit potential: its right-hand side ρ − c·ρ* into
  * the divergence field (free until the projection), then V-cycles on φ,
  * warm-started from the last step's. */
-static void pass_potential(Solver *s)
+static void pass_potential_rhs(Solver *s)
 {
-    if (!balance_on(s)) return;
     Shader *sh = use(s, SH_POTENTIAL_RHS);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
     shader_set_float(sh, "u_c", s->pot_c);
-    pass_draw(s->div);
-    for (int k = 0; k < s->p.bcycles; k++) vcycle(s, 0, &s->pot, s->div);
+    run(s, s->div);
 }
 
 /* ---- the step --------------------------------------------------------------- */
 
+/* One pass of the method's list (method.h), on the solver's fields. The
+ * step's eased v_f and fade factor come from the plan. */
+static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
+{
+    Solver *s = self;
+    s->vf_now = st->p.vf;
+    s->rg_now = st->rg;
+    int last = 0; /* the stage's last repetition: where its timer mark goes */
+    for (int q = 0; q < st->n; q++)
+        if (st->stage[q].pass == pass) last = k == st->stage[q].count - 1;
+    switch (pass) {
+    case METHOD_PASS_BLUR_RHO:
+        pass_blur(s, 0);
+        mark(s, T_BLUR);
+        break;
+    case METHOD_PASS_POTENTIAL_RHS: pass_potential_rhs(s); break;
+    case METHOD_PASS_POTENTIAL_VCYCLE: vcycle(s, 0, &s->pot, s->div); break;
+    case METHOD_PASS_FORCE:
+        pass_force(s);
+        mark(s, T_FORCE);
+        break;
+    case METHOD_PASS_ADVECT_VEL:
+        pass_advect_vel(s);
+        mark(s, T_ADVECT_VEL);
+        break;
+    case METHOD_PASS_DIVERGENCE:
+        pass_divergence(s);
+        mark(s, T_DIV);
+        break;
+    case METHOD_PASS_PRESSURE_VCYCLE:
+        vcycle(s, 0, &s->pres, s->div);
+        if (last) mark(s, T_JACOBI);
+        break;
+    case METHOD_PASS_PRESSURE_JACOBI:
+        pass_jacobi(s);
+        if (last) mark(s, T_JACOBI);
+        break;
+    case METHOD_PASS_SUBTRACT_GRAD:
+        pass_subtract_grad(s);
+        mark(s, T_SUBTRACT);
+        break;
+    case METHOD_PASS_ADVECT_DENSITY:
+        pass_advect_density(s, st->dt_advect);
+        if (last) mark(s, T_ADVECT_DENS);
+        break;
+    case METHOD_PASS_DRIFT_VEL: pass_drift_vel(s); break;
+    case METHOD_PASS_DRIFT: pass_transport(s, s->drift, s->p.wmax, st->dt_drift); break;
+    case METHOD_PASS_GATHER_BEGIN: pass_gather_coef(s); break;
+    case METHOD_PASS_GATHER_JACOBI: pass_gather_jacobi(s, false); break; /* from the last e */
+    case METHOD_PASS_GATHER_APPLY: pass_gather_apply(s); break;
+    case METHOD_PASS_COUNT: break;
+    }
+    return 0;
+}
+
 int solver_step(Solver *s)
 {
-    ref_ease(&s->p, s->nstep++, &s->vf_now, &s->rg_now);
+    MethodStep st;
+    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->dscale, &st);
     mark(s, T_START);
-    pass_blur(s, 0);                         /* ρ̃ */
-    mark(s, T_BLUR);
-    pass_potential(s);                       /* the balance force's φ */
-    pass_force(s);                           /* driving force + damping */
-    mark(s, T_FORCE);
-    pass_advect_vel(s);                      /* velocity self-advection */
-    mark(s, T_ADVECT_VEL);
-    pass_divergence(s);                      /* projection */
-    mark(s, T_DIV);
-    for (int k = 0; k < s->p.vcycles; k++) vcycle(s, 0, &s->pres, s->div);
-    for (int k = 0; k < s->p.jacobi; k++) pass_jacobi(s);
-    mark(s, T_JACOBI);
-    pass_subtract_grad(s);
-    mark(s, T_SUBTRACT);
-    int ns = ref_advect_substeps(s->w, s->h, &s->p);
-    for (int k = 0; k < ns; k++) pass_advect_density(s, s->p.dt / (float)ns);
-    mark(s, T_ADVECT_DENS);
-    if (s->p.gather && (s->p.vk > 0.0f || balance_drift(s)) && s->p.wmax > 0.0f && s->rg_now > 0.0f)
-        pass_drift(s);                       /* gathering: the drift, then the term */
-    if (s->p.gather && s->p.vg > 0.0f && s->rg_now > 0.0f) {
-        int gi = ref_gather_iters(s->w, s->h, &s->p);
-        pass_gather_coef(s);
-        for (int k = 0; k < gi; k++) pass_gather_jacobi(s, false); /* from the last e */
-        pass_gather_apply(s);
-    }
+    method_run(&st, solver_pass, s);
     mark(s, T_GATHER);
     if (s->timing) {
         GLuint64 t[T_COUNT];
@@ -423,7 +452,7 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
     if (!(s->drift = field_create(s->w, s->h, 4, err, errlen))) return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
-    s->nlev = ref_mg_levels(s->w, s->h, s->lw, s->lh);
+    s->nlev = method_mg_levels(s->w, s->h, s->lw, s->lh);
     for (int l = 0; l < s->nlev; l++) {
         int pw = packed(s->lw[l]), ph = packed(s->lh[l]);
         if (l < s->nlev - 1 && !(s->mgr[l] = field_create(pw, ph, 4, err, errlen))) return -1;
@@ -434,23 +463,34 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     return 0;
 }
 
-Solver *solver_create(int w, int h, const SolverParams *p, const char *shader_dir, char *err,
-                      size_t errlen)
+Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, const char *shader_dir,
+                      char *err, size_t errlen)
 {
+    if (kind == SOLVER_COMPUTE && !shader_compute_available()) {
+        snprintf(err, errlen, "the compute backend needs OpenGL 4.3; this context has %s "
+                 "(use --backend fragment)", (const char *)glGetString(GL_VERSION));
+        return NULL;
+    }
     Solver *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, errlen, "out of memory");
         return NULL;
     }
+    s->kind = kind;
     s->w = w;
     s->h = h;
     s->cell = cell_size(w, h);
     s->p = *p;
     s->vf_now = p->vf;
     s->rg_now = 1.0f;
-    ref_blur_spec(w, h, p->sigma, &s->blur);
+    method_blur_spec(w, h, p->sigma, &s->blur);
+    char defines[512]; /* the method's constants, for every pass (never typed in GLSL) */
+    method_glsl_defines(defines, sizeof defines);
     for (int k = 0; k < SH_COUNT; k++)
-        if (!(s->sh[k] = shader_load(shader_dir, shader_files[k], err, errlen))) goto fail;
+        if (!(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],
+                                          kind == SOLVER_COMPUTE ? SHADER_COMPUTE : SHADER_FRAGMENT,
+                                          defines, err, errlen)))
+            goto fail;
     if (create_fields(s, err, errlen) < 0) goto fail;
     glGenQueries(T_COUNT, s->queries);
     if (gl_check("solver", "creating the fields") < 0) {
@@ -473,7 +513,7 @@ void solver_free(Solver *s)
     field_free(s->ratio);
     field_free(s->drift);
     field_free(s->gcoef);
-    for (int l = 0; l < REF_MG_MAX_LEVELS; l++) {
+    for (int l = 0; l < METHOD_MG_MAX_LEVELS; l++) {
         field_pair_free(&s->mgx[l]);
         field_free(s->mgb[l]);
         field_free(s->mgr[l]);
@@ -486,6 +526,7 @@ void solver_free(Solver *s)
 }
 
 int solver_width(const Solver *s) { return s->w; }
+SolverKind solver_kind(const Solver *s) { return s->kind; }
 int solver_height(const Solver *s) { return s->h; }
 const SolverParams *solver_params(const Solver *s) { return &s->p; }
 unsigned solver_density_texture(const Solver *s) { return field_texture(s->dens.read); }
@@ -499,7 +540,7 @@ int solver_set_params(Solver *s, const SolverParams *p)
     s->rg_now = 1.0f;
     if (!reblur) return 0;
     BlurSpec nb;
-    ref_blur_spec(s->w, s->h, p->sigma, &nb);
+    method_blur_spec(s->w, s->h, p->sigma, &nb);
     if (nb.cw != s->blur.cw || nb.ch != s->blur.ch) {
         char err[256];
         FieldPair c = {0};
@@ -573,7 +614,7 @@ int solver_set_target(Solver *s, const float *tgt, bool mass_match)
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
     shader_set_texture(sh, "u_tgt", 1, field_texture(s->scratch));
     shader_set_float(sh, "u_scale", scale);
-    pass_draw(s->dens.write);
+    run(s, s->dens.write);
     field_pair_swap(&s->dens);
     pass_blur_target(s);
     return gl_check("solver", "setting the target");
@@ -623,7 +664,7 @@ int solver_observe(Solver *s, float *rho, double *mass, double *error, double *m
         Shader *sh = use(s, SH_OBSERVE);
         shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
         shader_set_texture(sh, "u_vel", 1, field_texture(s->vel.read));
-        pass_draw(s->ratio);
+        run(s, s->ratio);
         src = s->ratio;
     }
     if (field_read(src, d) < 0) goto done;
@@ -657,7 +698,7 @@ int solver_stir(Solver *s, float x, float y, float fx, float fy, float radius)
     shader_set_vec2(sh, "u_force", fx, fy);
     shader_set_float(sh, "u_radius", radius);
     shader_set_float(sh, "u_umax", s->p.umax);
-    pass_draw(s->vel.write);
+    run(s, s->vel.write);
     field_pair_swap(&s->vel);
     return gl_check("solver", "stirring");
 }
@@ -722,26 +763,53 @@ int solver_debug_read(Solver *s, SolverField f, float *out)
     return 0;
 }
 
+/* The method's passes, one at a time, with the plan of an unfaded step (as
+ * a step long after the start): what the single-pass tests compare. */
+static void debug_run(Solver *s, MethodPass pass)
+{
+    SolverParams p = s->p;
+    p.framp = p.tramp = 0.0f;
+    MethodStep st;
+    method_plan(&p, method_grid(s->w, s->h), 0, s->dscale, &st);
+    solver_pass(s, pass, 0, &st);
+}
+
 int solver_debug_pass(Solver *s, SolverPass pass, bool first)
 {
     switch (pass) {
-    case SOLVER_PASS_BLUR_DENSITY: pass_blur(s, 0); break;
-    case SOLVER_PASS_FORCE: pass_blur(s, 0); pass_potential(s); pass_force(s); break;
-    case SOLVER_PASS_ADVECT_VEL: pass_advect_vel(s); break;
-    case SOLVER_PASS_DIVERGENCE: pass_divergence(s); break;
-    case SOLVER_PASS_JACOBI: pass_jacobi(s); break;
-    case SOLVER_PASS_VCYCLE: vcycle(s, 0, &s->pres, s->div); break;
-    case SOLVER_PASS_SUBTRACT_GRAD: pass_subtract_grad(s); break;
-    case SOLVER_PASS_ADVECT_DENSITY:
-        pass_advect_density(s, s->p.dt / (float)ref_advect_substeps(s->w, s->h, &s->p));
+    case SOLVER_PASS_BLUR_DENSITY: debug_run(s, METHOD_PASS_BLUR_RHO); break;
+    case SOLVER_PASS_FORCE:
+        debug_run(s, METHOD_PASS_BLUR_RHO);
+        if (balance_on(s)) {
+            debug_run(s, METHOD_PASS_POTENTIAL_RHS);
+            for (int k = 0; k < s->p.bcycles; k++) debug_run(s, METHOD_PASS_POTENTIAL_VCYCLE);
+        }
+        debug_run(s, METHOD_PASS_FORCE);
         break;
+    case SOLVER_PASS_ADVECT_VEL: debug_run(s, METHOD_PASS_ADVECT_VEL); break;
+    case SOLVER_PASS_DIVERGENCE: debug_run(s, METHOD_PASS_DIVERGENCE); break;
+    case SOLVER_PASS_JACOBI: debug_run(s, METHOD_PASS_PRESSURE_JACOBI); break;
+    case SOLVER_PASS_VCYCLE: debug_run(s, METHOD_PASS_PRESSURE_VCYCLE); break;
+    case SOLVER_PASS_SUBTRACT_GRAD: debug_run(s, METHOD_PASS_SUBTRACT_GRAD); break;
+    case SOLVER_PASS_ADVECT_DENSITY: debug_run(s, METHOD_PASS_ADVECT_DENSITY); break;
     case SOLVER_PASS_GATHER_JACOBI:
-        pass_gather_coef(s);
-        pass_gather_jacobi(s, first);
+        debug_run(s, METHOD_PASS_GATHER_BEGIN);
+        if (first) { /* the first iteration, from e = 0 */
+            s->vf_now = s->p.vf;
+            s->rg_now = 1.0f;
+            pass_gather_jacobi(s, true);
+        } else {
+            debug_run(s, METHOD_PASS_GATHER_JACOBI);
+        }
         break;
-    case SOLVER_PASS_GATHER_APPLY: pass_gather_apply(s); break;
-    case SOLVER_PASS_DRIFT_VEL: pass_blur(s, 0); pass_drift_vel(s); break;
+    case SOLVER_PASS_GATHER_APPLY: debug_run(s, METHOD_PASS_GATHER_APPLY); break;
+    case SOLVER_PASS_DRIFT_VEL:
+        debug_run(s, METHOD_PASS_BLUR_RHO);
+        debug_run(s, METHOD_PASS_DRIFT_VEL);
+        break;
     }
+    s->vf_now = s->p.vf; /* single passes run unfaded */
+    s->rg_now = 1.0f;
     return gl_check("solver", "a single pass");
 }
 

@@ -1,8 +1,9 @@
 /* solver: the morph step on the GPU, one GLSL fragment pass per stage of the
  * reference solver (refsolver.h has the discrete equations; the passes
- * compute the same numbers). Needs a current GL 3.3 context.
+ * compute the same numbers), run as fragment or compute shaders. Needs a
+ * current GL 3.3 context (4.3 for compute).
  *
- *   Solver *s = solver_create(256, 256, &params, shader_dir, err, sizeof err);
+ *   Solver *s = solver_create(256, 256, &params, SOLVER_COMPUTE, shader_dir, err, sizeof err);
  *   solver_set_density(s, rho);            // W*H floats; velocity reset
  *   solver_set_target(s, tgt, true);       // mass-matched to the density
  *   for (...) solver_step(s);              // nothing comes back to the CPU
@@ -18,12 +19,18 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "refsolver.h"
+#include "method.h"
 
 typedef struct Solver Solver;
 
-Solver *solver_create(int w, int h, const SolverParams *p, const char *shader_dir, char *err,
-                      size_t errlen);
+/* The GPU backends: the same passes as fragment shaders (GL 3.3, the
+ * mission's pixel-shader design) or as compute shaders (GL 4.3; far faster
+ * on data-centre GPUs). */
+typedef enum { SOLVER_FRAGMENT, SOLVER_COMPUTE } SolverKind;
+
+Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, const char *shader_dir,
+                      char *err, size_t errlen);
+SolverKind solver_kind(const Solver *s);
 void solver_free(Solver *s);
 int solver_width(const Solver *s);
 int solver_height(const Solver *s);

@@ -70,11 +70,10 @@ static void fit(float aw, float ah, int *x, int *y, int *w, int *h)
 
 static void draw_field(int mode, int x, int y, int w, int h)
 {
-    Solver *s = morph_gpu(V.m);
     Shader *sh = V.display;
     shader_use(sh);
-    shader_set_texture(sh, "u_dens", 0, solver_density_texture(s));
-    shader_set_texture(sh, "u_vel", 1, solver_velocity_texture(s));
+    shader_set_texture(sh, "u_dens", 0, morph_density_texture(V.m));
+    shader_set_texture(sh, "u_vel", 1, morph_velocity_texture(V.m));
     shader_set_texture(sh, "u_img", 2, field_texture(V.start_tex));
     shader_set_ivec2(sh, "u_size", morph_width(V.m), morph_height(V.m));
     shader_set_vec4(sh, "u_rect", (float)x, (float)y, (float)w, (float)h);
@@ -189,7 +188,7 @@ static void motion(int x, int y)
     const SolverParams *p = morph_params(V.m);
     float cell = 1.0f / (float)(gw < gh ? gw : gh);
     float k = cell / (p->dt * (float)V.o.steps_per_frame); /* cells per frame -> domain/time */
-    solver_stir(morph_gpu(V.m), cx, cy, dx * k, dy * k, 0.03f / cell);
+    morph_stir(V.m, cx, cy, dx * k, dy * k, 0.03f / cell);
     V.mx = x;
     V.my = y;
 }
@@ -272,8 +271,9 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     V.o = *o;
     if (V.o.steps_per_frame < 1) V.o.steps_per_frame = 1;
     V.keys = o->keys;
-    if (!morph_gpu(m)) {
-        log_error("view", "the window needs the GPU solver");
+    if (!morph_density_texture(m)) {
+        log_error("view", "the window needs a GPU backend (--backend fragment or compute), not %s",
+                  morph_backend_name(morph_backend(m)));
         return 1;
     }
     if (!(V.display = shader_load(o->shader_dir, "display.glsl", err, sizeof err))) {

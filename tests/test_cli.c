@@ -350,6 +350,8 @@ static int read_metrics(const char *path, long *steps, double *mass, int max, bo
 
 #define FM "--frames", "F", "--metrics", "m.csv"
 #define SMALL "--grid", "32", "--steps", "4"
+/* The GPU backends, named: auto picks the CPU on llvmpipe (a software renderer). */
+static const char *const gpu_backends[2] = {"fragment", "compute"};
 
 static void test_bad_images(void)
 {
@@ -662,25 +664,32 @@ static void test_gpu(void)
         CHECK(count_entries(work) == 0, "--gl-info wrote files");
     }
 
-    reset_work();
-    run("--grid", "32", "--steps", "6", "--every", "3", "--frames", "D", "--metrics", "M.csv",
-        disc, square, NULL);
-    expect_ok(__LINE__, "gpu run");
-    char d[700], m[700];
-    path_in(d, sizeof d, work, "D");
-    path_in(m, sizeof m, work, "M.csv");
-    check_frames(__LINE__, d, 3, 32, 32);
-    long steps[16];
-    double mass[16];
-    bool hdr = false;
-    int n = read_metrics(m, steps, mass, 16, &hdr);
-    CHECK(hdr && n == 3, "gpu metrics: header %d, %d rows", hdr, n);
-    for (int k = 1; k < n; k++)
-        CHECK(fabs(mass[k] - mass[0]) <= 1e-5 * fabs(mass[0]),
-              "gpu mass %.8g at row %d, %.8g at 0", mass[k], k, mass[0]);
+    /* both GPU backends, named explicitly: on llvmpipe auto picks the CPU */
+    for (int b = 0; b < 2; b++) {
+        reset_work();
+        run("--backend", gpu_backends[b], "--grid", "32", "--steps", "6", "--every", "3", "--frames",
+            "D", "--metrics", "M.csv", disc, square, NULL);
+        expect_ok(__LINE__, gpu_backends[b]);
+        char start[64];
+        snprintf(start, sizeof start, "smokemorph: %s backend, 32x32 grid", gpu_backends[b]);
+        CHECK(strncmp(R.err, start, strlen(start)) == 0, "--backend %s: start line is not '%s...':\n%s",
+              gpu_backends[b], start, R.err);
+        char d[700], m[700];
+        path_in(d, sizeof d, work, "D");
+        path_in(m, sizeof m, work, "M.csv");
+        check_frames(__LINE__, d, 3, 32, 32);
+        long steps[16];
+        double mass[16];
+        bool hdr = false;
+        int n = read_metrics(m, steps, mass, 16, &hdr);
+        CHECK(hdr && n == 3, "%s metrics: header %d, %d rows", gpu_backends[b], hdr, n);
+        for (int k = 1; k < n; k++)
+            CHECK(fabs(mass[k] - mass[0]) <= 1e-5 * fabs(mass[0]),
+                  "%s mass %.8g at row %d, %.8g at 0", gpu_backends[b], mass[k], k, mass[0]);
+    }
 
     reset_work();
-    run(SMALL, FM, "--shader-dir", "/nonexistent", disc, square, NULL);
+    run("--backend", "fragment", SMALL, FM, "--shader-dir", "/nonexistent", disc, square, NULL);
     expect_fail(__LINE__, "--shader-dir /nonexistent", 1, "/nonexistent", "shader", NULL);
 
     /* a copy of the shaders with a syntax error appended to jacobi.glsl */
@@ -712,18 +721,22 @@ static void test_gpu(void)
         fputs("\nthis is not glsl (\n", f);
         fclose(f);
     }
-    reset_work();
-    run(SMALL, FM, "--shader-dir", bad, disc, square, NULL);
-    /* a compile log may span lines: check the first one */
-    CHECK(R.signal == 0 && R.code == 1, "broken shader: exit %d signal %d", R.code, R.signal);
-    char first[1024];
-    snprintf(first, sizeof first, "%.*s", (int)strcspn(R.err, "\n"), R.err);
-    const char *at = strstr(first, "jacobi.glsl:");
-    int lineno = 0;
-    CHECK(at && sscanf(at, "jacobi.glsl:%d", &lineno) == 1 && lineno > 0,
-          "broken shader: first stderr line does not name jacobi.glsl:LINE: '%s'", first);
-    CHECK(has(R.err, "error"), "broken shader: no 'error' in:\n%s", R.err);
-    check_nothing_written(__LINE__, "broken shader");
+    for (int b = 0; b < 2; b++) { /* as a fragment and as a compute shader */
+        reset_work();
+        run("--backend", gpu_backends[b], SMALL, FM, "--shader-dir", bad, disc, square, NULL);
+        /* a compile log may span lines: check the first one */
+        CHECK(R.signal == 0 && R.code == 1, "broken shader (%s): exit %d signal %d", gpu_backends[b],
+              R.code, R.signal);
+        char first[1024];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(R.err, "\n"), R.err);
+        const char *at = strstr(first, "jacobi.glsl:");
+        int lineno = 0;
+        CHECK(at && sscanf(at, "jacobi.glsl:%d", &lineno) == 1 && lineno > 0,
+              "broken shader (%s): first stderr line does not name jacobi.glsl:LINE: '%s'",
+              gpu_backends[b], first);
+        CHECK(has(R.err, "error"), "broken shader: no 'error' in:\n%s", R.err);
+        check_nothing_written(__LINE__, "broken shader");
+    }
 }
 
 /* Every row of a metrics CSV as step,time,error,mass,max_div; the row
@@ -756,8 +769,11 @@ static void test_gpu_vs_cpu_export(void)
     path_in(cm, sizeof cm, tmp, "cpu-metrics.csv");
 #define EXPORT_RUN "--grid", "48", "--steps", "20", "--every", "5", "--color", "80c0ff", \
                    "--size", "72x40"
+    for (int b = 0; b < 2; b++) {
+    path_in(gd, sizeof gd, tmp, b ? "compute-export" : "fragment-export");
+    path_in(gm, sizeof gm, tmp, b ? "compute-metrics.csv" : "fragment-metrics.csv");
     reset_work();
-    run(EXPORT_RUN, "--frames", gd, "--metrics", gm, disc, square, NULL);
+    run("--backend", gpu_backends[b], EXPORT_RUN, "--frames", gd, "--metrics", gm, disc, square, NULL);
     expect_ok(__LINE__, "gpu export");
     reset_work();
     run("--cpu", EXPORT_RUN, "--frames", cd, "--metrics", cm, disc, square, NULL);
@@ -814,6 +830,7 @@ static void test_gpu_vs_cpu_export(void)
     }
     CHECK(ng == 5 && rg[4][4] > 0.0 && rg[4][2] < rg[0][2],
           "GPU metrics: no divergence measured or the error did not fall");
+    }
 }
 
 /* The plain default run on the GPU: no images, no display, so the bundled
@@ -834,10 +851,14 @@ static void test_default_gpu_run(void)
           "smokemorph-out", count_entries(work));
     CHECK(R.out[0] == '\0', "default GPU run printed on stdout: %s", R.out);
 
-    /* the GPU path, and the closing lines exactly as the README shows them */
-    static const char head[] = "smokemorph: GPU, 256x256 grid, 20 steps, frames to smokemorph-out\n";
-    CHECK(strncmp(R.err, head, sizeof head - 1) == 0,
-          "default GPU run: first line is not the GPU start line:\n%s", R.err);
+    /* the backend auto picked (cpu on llvmpipe: a software renderer), and the
+     * closing lines exactly as the README shows them */
+    static const char head[] = " backend, 256x256 grid, 20 steps, frames to smokemorph-out\n";
+    const char *h = strstr(R.err, head);
+    CHECK(strncmp(R.err, "smokemorph: ", 12) == 0 && h && h < strchr(R.err, '\n') &&
+              (strncmp(R.err + 12, "cpu", 3) == 0 || strncmp(R.err + 12, "compute", 7) == 0 ||
+               strncmp(R.err + 12, "fragment", 8) == 0),
+          "default run: first line is not the start line:\n%s", R.err);
     static const char tail[] =
         "smokemorph: wrote 3 frames to smokemorph-out/frame_00001.png ... frame_00003.png\n"
         "  make a video: ffmpeg -framerate 30 -i smokemorph-out/frame_%05d.png -c:v libx264 "
@@ -959,7 +980,7 @@ static void test_out_of_memory(void)
     reset_work();
     child_env[0] = "LP_NUM_THREADS=2";
     child_vlimit = "1200000";
-    run("--headless", "--grid", "4096", "--steps", "1", FM, disc, square, NULL);
+    run("--backend", "fragment", "--headless", "--grid", "4096", "--steps", "1", FM, disc, square, NULL);
     expect_fail(__LINE__, "out of memory at 4096x4096", 1, "out of", "memory", NULL);
     CHECK(!has(R.err, "empty"), "out of memory reported as an empty image: %s", R.err);
 }
@@ -973,11 +994,11 @@ static void test_out_of_memory_frame(void)
     reset_work();
     child_env[0] = "LP_NUM_THREADS=2";
     child_vlimit = "1200000";
-    run("--headless", SMALL, "--size", "8192x8192", FM, disc, square, NULL);
+    run("--backend", "fragment", "--headless", SMALL, "--size", "8192x8192", FM, disc, square, NULL);
     CHECK(R.signal == 0 && R.code == 1, "frame out of memory: exit %d signal %d; stderr:\n%s",
           R.code, R.signal, R.err);
     const char *second = strchr(R.err, '\n');
-    CHECK(count_lines(R.err) == 2 && strncmp(R.err, "smokemorph: GPU, 32x32 grid", 27) == 0 &&
+    CHECK(count_lines(R.err) == 2 && strncmp(R.err, "smokemorph: fragment backend, 32x32 grid", 40) == 0 &&
               second && strncmp(second + 1, "export: out of memory", 21) == 0 &&
               has(second, "8192x8192"),
           "frame out of memory: expected the start line and one export line:\n%s", R.err);
@@ -991,7 +1012,8 @@ static void test_gpu_vs_cpu(void)
     path_in(gd, sizeof gd, tmp, "gpu-frames");
     path_in(cd, sizeof cd, tmp, "cpu-frames");
     reset_work();
-    run("--grid", "48", "--steps", "20", "--every", "10", "--frames", gd, disc, square, NULL);
+    run("--backend", "compute", "--grid", "48", "--steps", "20", "--every", "10", "--frames", gd, disc,
+        square, NULL);
     expect_ok(__LINE__, "gpu 48");
     reset_work();
     run("--cpu", "--grid", "48", "--steps", "20", "--every", "10", "--frames", cd, disc, square,

@@ -66,7 +66,7 @@ static void test_defaults(void)
     config_defaults(&c);
     SolverParams p;
     memset(&p, 0, sizeof p);  /* padding, for memcmp */
-    solver_params_default(&p);
+    method_params_default(&p);
     CHECK(c.current_path == NULL && c.target_path == NULL, "no images by default");
     CHECK(c.load.channel == IMAGE_CHANNEL_LUMA && !c.load.invert && !c.load.raw, "load opts");
     CHECK(c.mass_match, "mass match on");
@@ -77,7 +77,7 @@ static void test_defaults(void)
     CHECK(c.every == 10, "every 10");
     CHECK(c.color[0] == 1.0f && c.color[1] == 1.0f && c.color[2] == 1.0f, "white");
     CHECK(c.out_w == 0 && c.out_h == 0, "size = grid");
-    CHECK(!c.cpu && !c.headless && !c.gl_info && c.shader_dir == NULL, "mode flags");
+    CHECK(c.backend == BACKEND_AUTO && !c.headless && !c.gl_info && c.shader_dir == NULL, "mode flags");
     CHECK(c.steps_per_frame == 2, "steps per frame 2");
     CHECK(c.verbosity == 1 && c.progress, "verbosity");
 
@@ -101,7 +101,7 @@ static void test_every_option(void)
                   "--channel", "a", "--invert", "--no-mass-match", "--color", "#ff8000", "--size",
                   "640x360", "--steps-per-frame", "7", "--no-progress", "cur.png", "tgt.png", NULL);
     CHECK(r == 0, "all options parse: %s", errbuf);
-    CHECK(c.cpu && c.headless && c.gl_info, "flags");
+    CHECK(c.backend == BACKEND_CPU && c.headless && c.gl_info, "flags");
     CHECK(c.shader_dir && strcmp(c.shader_dir, "sh") == 0, "shader dir");
     CHECK(c.grid_w == 320 && c.grid_h == 200, "grid");
     CHECK(feq(c.params.dt, 0.02f) && feq(c.params.vf, 1.5f) && c.params.vd == 0.0f &&
@@ -120,7 +120,7 @@ static void test_every_option(void)
         CHECK(parse(&c2, "--vb", "1e6", NULL) == -1 && strstr(errbuf, "--vb"), "--vb 1e6: %s",
               errbuf);
         SolverParams dp;
-        solver_params_default(&dp);
+        method_params_default(&dp);
         CHECK(parse(&c2, NULL) == 0 && c2.params.vk == dp.vk && c2.params.framp == dp.framp,
               "defaults keep the drift and easing");
         CHECK(parse(&c2, "--force", "fattal", NULL) == 0 && c2.params.vk == 0.0f &&
@@ -186,9 +186,31 @@ static void test_every_option(void)
     CHECK(parse(&c, "a.png", "--", "b.png", NULL) == 0 && strcmp(c.target_path, "b.png") == 0,
           "one image before '--', one after");
     BAD("too many", "a.png", "b.png", "--", "c.png");
-    CHECK(parse(&c, "--cpu", "--", "-a.png", "b.png", NULL) == 0 && c.cpu &&
+    CHECK(parse(&c, "--cpu", "--", "-a.png", "b.png", NULL) == 0 && c.backend == BACKEND_CPU &&
               strcmp(c.current_path, "-a.png") == 0,
           "'--' ends the options: %s", errbuf);
+}
+
+/* --backend: each name, --cpu as its synonym (the last one given wins), and
+ * a wrong name named in the one-line error. */
+static void test_backend(void)
+{
+    Config c;
+    static const char *const names[] = {"auto", "compute", "fragment", "cpu"};
+    static const Backend want[] = {BACKEND_AUTO, BACKEND_COMPUTE, BACKEND_FRAGMENT, BACKEND_CPU};
+    for (int k = 0; k < 4; k++) {
+        int r = parse(&c, "--backend", names[k], NULL);
+        CHECK(r == 0 && c.backend == want[k], "--backend %s: r %d, backend %d", names[k], r, (int)c.backend);
+        CHECK(strcmp(config_backend_name(want[k]), names[k]) == 0, "name of %d", k);
+    }
+    CHECK(parse(&c, "--cpu", NULL) == 0 && c.backend == BACKEND_CPU, "--cpu is --backend cpu");
+    CHECK(parse(&c, "--cpu", "--backend", "compute", NULL) == 0 && c.backend == BACKEND_COMPUTE,
+          "--cpu then --backend compute: the last wins");
+    int r = parse(&c, "--backend", "gpu", NULL);
+    CHECK(r == -1 && strcmp(errbuf, "config: --backend: expected auto, compute, fragment or cpu, "
+                                    "got 'gpu'") == 0,
+          "--backend gpu: '%s'", errbuf);
+    BAD("--backend", "--backend");
 }
 
 static void test_channels(void)
@@ -314,7 +336,7 @@ static void test_bad_numbers(void)
     for (size_t i = 0; i < sizeof fopts / sizeof fopts[0]; i++)
         for (size_t j = 0; j < sizeof fbad / sizeof fbad[0]; j++)
             expect_bad(__LINE__, parse(&c, fopts[i], fbad[j], NULL), fopts[i]);
-    /* ranges, from solver_params_check */
+    /* ranges, from method_params_check */
     int r = parse(&c, "--dt", "2", NULL);
     CHECK(r == -1 && strcmp(errbuf, "config: --dt must be in (0, 1]") == 0, "dt 2: '%s'", errbuf);
     BAD("--dt", "--dt", "0");
@@ -430,14 +452,14 @@ static void check_usage_text(const char *text)
     CHECK(strstr(text, "default 0.01)") != NULL, "dt default");
     {
         SolverParams dp;
-        solver_params_default(&dp);
+        method_params_default(&dp);
         char want[64];
         snprintf(want, sizeof want, "default %g)", (double)dp.sigma);
         CHECK(strstr(text, want) != NULL, "sigma default: '%s' not in usage", want);
     }
     {
         SolverParams dp;
-        solver_params_default(&dp);
+        method_params_default(&dp);
         char want[64];
         snprintf(want, sizeof want, "0..10000 (default %d)", dp.jacobi);
         CHECK(strstr(text, want) != NULL, "jacobi default: '%s' not in usage", want);
@@ -528,6 +550,7 @@ int main(void)
 {
     RUN(test_defaults);
     RUN(test_every_option);
+    RUN(test_backend);
     RUN(test_channels);
     RUN(test_grid_and_size);
     RUN(test_colors);

@@ -39,7 +39,7 @@ static void morph_pair(const char *from, const char *to, int long_steps)
     float *a = load(from), *b = load(to);
     if (!a || !b) goto done;
     SolverParams p;
-    solver_params_default(&p);
+    method_params_default(&p);
     char err[256];
     RefSolver *s = ref_create(N, N, &p, err, sizeof err);
     ref_set_density(s, a);

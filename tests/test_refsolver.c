@@ -171,7 +171,7 @@ static void test_blur_spec(void)
             int w = grids[g][0], h = grids[g][1];
             float sg = sigmas[q];
             BlurSpec b;
-            ref_blur_spec(w, h, sg, &b);
+            method_blur_spec(w, h, sg, &b);
             int f = b.factor;
             CHECK(f >= 1 && (f & (f - 1)) == 0, "blur %dx%d sigma %g: factor %d not a power of 2",
                   w, h, sg, f);
@@ -216,7 +216,7 @@ static void test_blur_constant_and_mean(void)
             int w = grids[g][0], h = grids[g][1];
             size_t n = (size_t)w * h;
             BlurSpec b;
-            ref_blur_spec(w, h, sigmas[q], &b);
+            method_blur_spec(w, h, sigmas[q], &b);
             float *in = falloc(n), *out = falloc(n);
             for (size_t k = 0; k < n; k++) in[k] = 0.7f;
             ref_pass_blur(w, h, &b, in, out);
@@ -236,7 +236,7 @@ static void test_blur_constant_and_mean(void)
         draw_disc(w, w, 0.5f, 0.5f, 0.15f, 0.01f, in);
         for (float sg = 0.02f; sg < 0.1f; sg *= 2.0f) {
             BlurSpec b;
-            ref_blur_spec(w, w, sg, &b);
+            method_blur_spec(w, w, sg, &b);
             ref_pass_blur(w, w, &b, in, out);
             double r = sumf(out, n) / sumf(in, n);
             CHECK(fabs(r - 1.0) <= 0.02, "blur mean of a centred disc at %d^2 sigma %g: "
@@ -259,7 +259,7 @@ static void test_blur_delta(void)
     double prev = 0.0;
     for (size_t q = 0; q < 4; q++) {
         BlurSpec b;
-        ref_blur_spec(w, w, sigmas[q], &b);
+        method_blur_spec(w, w, sigmas[q], &b);
         ref_pass_blur(w, w, &b, in, out);
         float peak = maxabsf(out, n), asym = 0.0f;
         for (int j = 0; j < w; j++)
@@ -304,8 +304,8 @@ static void test_blur_resolution(void)
         draw_disc(a, a, 0.45f, 0.55f, 0.2f, 0.02f, ia);
         draw_disc(b2, b2, 0.45f, 0.55f, 0.2f, 0.02f, ib);
         BlurSpec sa, sb;
-        ref_blur_spec(a, a, sigmas[q], &sa);
-        ref_blur_spec(b2, b2, sigmas[q], &sb);
+        method_blur_spec(a, a, sigmas[q], &sa);
+        method_blur_spec(b2, b2, sigmas[q], &sb);
         ref_pass_blur(a, a, &sa, ia, oa);
         ref_pass_blur(b2, b2, &sb, ib, ob);
         float peak = maxabsf(oa, (size_t)a * a), d = 0.0f;
@@ -340,7 +340,7 @@ static void force_setup(ForceSetup *f, int w, const SolverParams *p)
 {
     f->w = f->h = w;
     size_t n = (size_t)w * w;
-    ref_blur_spec(w, w, p->sigma, &f->spec);
+    method_blur_spec(w, w, p->sigma, &f->spec);
     size_t nc = (size_t)f->spec.cw * f->spec.ch;
     f->tgt = falloc(n);
     f->tgt_blur = falloc(n);
@@ -368,7 +368,7 @@ static void force_free(ForceSetup *f)
 static void test_force_direction(void)
 {
     SolverParams p;
-    solver_params_default(&p);
+    method_params_default(&p);
     int w = 64;
     size_t n = (size_t)w * w;
     ForceSetup f;
@@ -446,7 +446,7 @@ static void test_force_direction(void)
 static void test_force_walls_clamp_damping(void)
 {
     SolverParams p;
-    solver_params_default(&p);
+    method_params_default(&p);
     int w = 64;
     size_t n = (size_t)w * w;
     ForceSetup f;
@@ -561,7 +561,7 @@ static void test_projection_random(void)
 
     /* a smooth random field (blurred noise): no checkerboard to get stuck on */
     BlurSpec b;
-    ref_blur_spec(w, w, 0.05f, &b);
+    method_blur_spec(w, w, 0.05f, &b);
     random_velocity(w, w, 1.0f, uo, vo);
     ref_pass_blur(w, w, &b, uo, u);
     ref_pass_blur(w, w, &b, vo, v);
@@ -655,7 +655,7 @@ static void test_projection_gradient_and_curl(void)
 static double step_projection(int n, int vcycles, int jacobi, uint32_t seed, bool *ok)
 {
     SolverParams p;
-    solver_params_default(&p);
+    method_params_default(&p);
     if (vcycles >= 0) {
         p.vcycles = vcycles;
         p.jacobi = jacobi;
@@ -701,7 +701,7 @@ static double step_projection(int n, int vcycles, int jacobi, uint32_t seed, boo
 static void test_projection_defaults(void)
 {
     SolverParams d;
-    solver_params_default(&d);
+    method_params_default(&d);
     CHECK(d.vcycles == 3 && d.jacobi == 10,
           "defaults changed to %d V-cycles + %d Jacobi: revisit this test's bounds", d.vcycles,
           d.jacobi);
@@ -848,7 +848,7 @@ static double diagonal_stripes(int w, float dt_scale)
 {
     size_t n = (size_t)w * w;
     SolverParams p;
-    solver_params_default(&p);
+    method_params_default(&p);
     float *u = falloc(n), *v = falloc(n), *rho = falloc(n), *t = falloc(n);
     for (int j = 0; j < w; j++)
         for (int i = 0; i < w; i++) {
@@ -857,7 +857,7 @@ static double diagonal_stripes(int w, float dt_scale)
         }
     soft_disc(w, w, 0.25f, 0.75f, 0.12f, rho);
     double s0 = fidelity_stripes(rho, w, w), worst = 0.0;
-    int ns = ref_advect_substeps(w, w, &p);
+    int ns = method_advect_substeps(w, w, &p);
     float dt_sub = p.dt / (float)ns * dt_scale;
     int total = (int)(0.45f / (p.umax * dt_sub));
     for (int k = 1; k <= total; k++) {
@@ -873,7 +873,7 @@ static double diagonal_stripes(int w, float dt_scale)
 }
 
 /* Issue: a front moving diagonally broke into comb stripes. The substep rule
- * keeps |c_x| + |c_y| <= REF_ADVECT_CFL; with substeps 4x longer (the old
+ * keeps |c_x| + |c_y| <= METHOD_ADVECT_CFL; with substeps 4x longer (the old
  * rule's per-face 1/2) the stripes come back, so this test can fail. */
 static void test_advect_diagonal(void)
 {
@@ -902,7 +902,7 @@ static void test_morph_diagonal(void)
     soft_disc(w, w, 0.75f, 0.25f, 0.12f, b);
     for (int f = 0; f < 2; f++) {
         SolverParams p;
-        solver_params_default(&p);
+        method_params_default(&p);
         p.force = f == 0 ? SOLVER_FORCE_FATTAL : SOLVER_FORCE_BALANCE;
         char err[256];
         RefSolver *s = ref_create(w, w, &p, err, sizeof err);
@@ -930,7 +930,7 @@ static void test_advect_density(void)
     int w = 64;
     size_t n = (size_t)w * w;
     float hc = 1.0f / (float)w, umax = 0.25f;
-    float dt_sub = 0.5f * REF_ADVECT_CFL * hc / umax; /* largest substep allowed */
+    float dt_sub = 0.5f * METHOD_ADVECT_CFL * hc / umax; /* largest substep allowed */
     float *u = falloc(n), *v = falloc(n), *rho = falloc(n), *up = falloc(n), *vp = falloc(n);
 
     rng_seed(31337);
@@ -1029,7 +1029,7 @@ static void test_gathering(void)
     double s = sumf(rho, n) / sumf(tgt, n);
     for (size_t k = 0; k < n; k++) tgt[k] *= (float)s;
     BlurSpec b;
-    ref_blur_spec(w, w, 0.04f, &b);
+    method_blur_spec(w, w, 0.04f, &b);
     ref_pass_blur(w, w, &b, tgt, tb);
 
     /* a = 0 is the identity */
@@ -1088,7 +1088,7 @@ static void test_gathering_step(void)
     size_t n = (size_t)w * w;
     float hc = 1.0f / (float)w;
     SolverParams p;
-    solver_params_default(&p);
+    method_params_default(&p);
     p.vf = 0.0f;
     p.gather_iters = 3;
     p.vg = 100.0f * hc * hc / p.dt; /* a = dt vg / h^2 = 100 */
@@ -1134,7 +1134,7 @@ static void test_gathering_step(void)
 static void test_solver_api(void)
 {
     SolverParams p;
-    solver_params_default(&p);
+    method_params_default(&p);
     char err[128] = "";
     RefSolver *bad = ref_create(1, 64, &p, err, sizeof err);
     CHECK(bad == NULL && err[0] != '\0', "ref_create(1x64) should fail with a reason");
@@ -1165,7 +1165,7 @@ static void test_solver_api(void)
     CHECK(fabs(er / em - 1.0) <= 1e-6, "ref_error %g vs measured %g", er, em);
     float *tb = falloc(n);
     BlurSpec b;
-    ref_blur_spec(w, h, p.sigma, &b);
+    method_blur_spec(w, h, p.sigma, &b);
     ref_pass_blur(w, h, &b, ref_target(s), tb);
     CHECK(maxdiff(tb, ref_target_blur(s), n) <= 1e-6f, "ref_target_blur is not the blurred target");
     /* a non-square grid steps and stays sane */
@@ -1190,7 +1190,7 @@ static double region_mass(const float *rho, const unsigned char *mask, size_t n)
 static void test_morph(void)
 {
     SolverParams p;
-    solver_params_default(&p);
+    method_params_default(&p);
     int w = 64;
     size_t n = (size_t)w * w;
     char err[128];
@@ -1326,8 +1326,8 @@ static void test_morph(void)
 static void test_params(void)
 {
     SolverParams p;
-    solver_params_default(&p);
-    CHECK(solver_params_check(&p) == NULL, "defaults rejected: %s", solver_params_check(&p));
+    method_params_default(&p);
+    CHECK(method_params_check(&p) == NULL, "defaults rejected: %s", method_params_check(&p));
     struct {
         const char *name, *word;
         SolverParams q;
@@ -1355,14 +1355,14 @@ static void test_params(void)
 #undef BAD
     {
         SolverParams q;
-        solver_params_default(&q);
+        method_params_default(&q);
         q.jacobi = 0;
         q.vcycles = 0;
-        const char *m = solver_params_check(&q);
+        const char *m = method_params_check(&q);
         CHECK(m != NULL && strstr(m, "no projection") != NULL, "jacobi 0 + vcycles 0 accepted");
     }
     for (int k = 0; k < nb; k++) {
-        const char *m = solver_params_check(&bad[k].q);
+        const char *m = method_params_check(&bad[k].q);
         CHECK(m != NULL && strstr(m, bad[k].word) != NULL, "params %s: check says \"%s\"",
               bad[k].name, m ? m : "(accepted)");
     }
@@ -1389,7 +1389,7 @@ static void test_params(void)
         ref_set_params(s, &p2);
         CHECK(ref_params(s)->sigma == sigmas[q], "ref_params sigma %g", ref_params(s)->sigma);
         BlurSpec b;
-        ref_blur_spec(w, w, sigmas[q], &b);
+        method_blur_spec(w, w, sigmas[q], &b);
         ref_pass_blur(w, w, &b, ref_target(s), ref);
         float d = maxdiff(ref, ref_target_blur(s), n), d0 = maxdiff(tb0, ref_target_blur(s), n);
         CHECK(d <= 1e-6f, "set_params sigma %g: target blur off its own blur by %g", sigmas[q], d);
@@ -1447,12 +1447,12 @@ static void test_drift_cap_isotropic(void)
     int w = 32, h = 32;
     size_t n = (size_t)w * h;
     SolverParams p;
-    solver_params_default(&p);
+    method_params_default(&p);
     p.vk = 0.0f;
     p.vw = 1.0f;
     p.wmax = 0.2f;
     BlurSpec bs;
-    ref_blur_spec(w, h, p.sigma, &bs);
+    method_blur_spec(w, h, p.sigma, &bs);
     float *rbc = calloc((size_t)bs.cw * bs.ch, sizeof(float));
     float *tb = malloc(n * 4), *phi = malloc(n * 4), *wu = malloc(n * 4), *wv = malloc(n * 4);
     float hh = 1.0f / (float)w;

@@ -1,9 +1,11 @@
-/* bench: GPU speed of the morph step. For each grid size: the draws per step
- * (counted by pass_draw), steps/s over a timed run (wall clock, glFinish at the
- * end), then the GPU time of each pass group from timer queries. Prints a
- * Markdown table.
+/* bench: speed of the morph step on each backend. For each grid size and
+ * backend: the passes per step (draws or dispatches), steps/s over a timed
+ * run (wall clock, glFinish at the end), then the GPU time of each pass group
+ * from timer queries. Prints a Markdown table; both GPU backends run side by
+ * side in one process, so their rows compare on the same machine.
  *
- *   build/tools/bench [--sizes 128,256,512,1024,2048] [--jacobi N] [--vcycles N] [--seconds S]
+ *   build/tools/bench [--sizes 128,256,512,1024,2048] [--backends fragment,compute,cpu]
+ *                     [--jacobi N] [--vcycles N] [--seconds S]
  *
  * Speed belongs here, never in a test's pass/fail. */
 #include <math.h>
@@ -17,16 +19,18 @@
 #include "export.h"
 #include "field.h"
 #include "glctx.h"
-#include "refsolver.h"
+#include "morph.h"
 #include "shader.h"
 #include "solver.h"
 
 static void usage(void)
 {
-    printf("usage: bench [--sizes 128,256,512,1024,2048] [--seconds S (default 3)] [--jacobi N (default 40)]\n"
-           "             [--vcycles N (default 0)] [--shader-dir DIR]\n"
-           "Runs the default morph (a disc into a box) on the GPU at each size and prints\n"
-           "steps/s and per-pass GPU times (ms per step) as a Markdown table.\n");
+    printf("usage: bench [--sizes 128,256,512,1024,2048] [--backends fragment,compute]\n"
+           "             [--seconds S (default 3)] [--jacobi N] [--vcycles N] [--shader-dir DIR]\n"
+           "Runs a morph (a disc into a box) with the default parameters at each size on\n"
+           "each backend (fragment, compute, cpu; default fragment,compute) and prints\n"
+           "steps/s and per-pass GPU times (ms per step) as a Markdown table.\n"
+           "--jacobi and --vcycles override the pressure solve's defaults (10 and 3).\n");
 }
 
 static void shapes(int w, int h, float *start, float *target)
@@ -41,17 +45,39 @@ static void shapes(int w, int h, float *start, float *target)
         }
 }
 
+/* The CPU reference on the same morph: steps/s only. */
+static void bench_cpu(int n, const SolverParams *p, const float *a, const float *b, double seconds)
+{
+    char err[256];
+    Morph *r = morph_create(n, n, p, a, b, true, MORPH_CPU, NULL, err, sizeof err);
+    if (!r) { printf("| %d² | cpu | %s |\n", n, err); return; }
+    long steps = 0;
+    double t0 = export_now(), t1 = t0;
+    while (t1 - t0 < seconds) {
+        morph_step(r);
+        steps++;
+        t1 = export_now();
+    }
+    double sps = (double)steps / (t1 - t0);
+    printf("| %d² | cpu | - | %.1f | %.2f | - | - | - | - | - | - | - | - |\n", n, sps, 1000.0 / sps);
+    fflush(stdout);
+    morph_free(r);
+}
+
 int main(int argc, char **argv)
 {
-    const char *sizes = "128,256,512,1024,2048", *sdir = NULL;
+    const char *sizes = "128,256,512,1024,2048", *sdir = NULL, *backends = "fragment,compute";
     double seconds = 3.0;
-    int jacobi = 40, vcycles = 0;
+    SolverParams defaults;
+    method_params_default(&defaults);
+    int jacobi = defaults.jacobi, vcycles = defaults.vcycles;
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--sizes") && k + 1 < argc) sizes = argv[++k];
         else if (!strcmp(argv[k], "--seconds") && k + 1 < argc) seconds = atof(argv[++k]);
         else if (!strcmp(argv[k], "--jacobi") && k + 1 < argc) jacobi = atoi(argv[++k]);
         else if (!strcmp(argv[k], "--vcycles") && k + 1 < argc) vcycles = atoi(argv[++k]);
         else if (!strcmp(argv[k], "--shader-dir") && k + 1 < argc) sdir = argv[++k];
+        else if (!strcmp(argv[k], "--backends") && k + 1 < argc) backends = argv[++k];
         else { usage(); return strcmp(argv[k], "--help") ? 2 : 0; }
     }
     if (!(seconds > 0.0) || jacobi < 0 || vcycles < 0 || jacobi + vcycles < 1) { usage(); return 2; }
@@ -67,52 +93,64 @@ int main(int argc, char **argv)
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     printf("renderer: %s | %s | %s\n", glctx_renderer(ctx), glctx_version(ctx), date);
     printf("%d V-cycles + %d Jacobi iterations, default parameters otherwise\n\n", vcycles, jacobi);
-    printf("| grid | passes/step | steps/s | ms/step | blur | force | adv u | div | pressure | grad | adv rho | gather |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| grid | backend | passes/step | steps/s | ms/step | blur | force | adv u | div | pressure | grad | adv rho | gather |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char *list = strdup(sizes);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         int n = atoi(tok);
         if (n < 8 || n > 16384) continue;
-        SolverParams p;
-        solver_params_default(&p);
+        SolverParams p = defaults;
         p.jacobi = jacobi;
         p.vcycles = vcycles;
-        Solver *s = solver_create(n, n, &p, dir, err, sizeof err);
-        if (!s) { printf("| %d | %s |\n", n, err); continue; }
         float *a = malloc((size_t)n * n * 4), *b = malloc((size_t)n * n * 4);
         shapes(n, n, a, b);
-        solver_set_density(s, a);
-        solver_set_target(s, b, true);
+        char *bl = strdup(backends), *save = NULL;
+        for (char *bk = strtok_r(bl, ",", &save); bk; bk = strtok_r(NULL, ",", &save)) {
+            if (!strcmp(bk, "cpu")) {
+                bench_cpu(n, &p, a, b, seconds);
+                continue;
+            }
+            SolverKind kind = !strcmp(bk, "compute") ? SOLVER_COMPUTE : SOLVER_FRAGMENT;
+            if (kind == SOLVER_FRAGMENT && strcmp(bk, "fragment")) {
+                printf("| %d² | %s | unknown backend (fragment, compute or cpu) |\n", n, bk);
+                continue;
+            }
+            Solver *s = solver_create(n, n, &p, kind, dir, err, sizeof err);
+            if (!s) { printf("| %d² | %s | %s |\n", n, bk, err); continue; }
+            solver_set_density(s, a);
+            solver_set_target(s, b, true);
+            unsigned long d0 = pass_draw_count();
+            for (int k = 0; k < 5; k++) solver_step(s);
+            int passes = (int)((pass_draw_count() - d0) / 5);
+            glFinish();
+            /* timed run: as many steps as fit in `seconds`, checked in batches */
+            long steps = 0;
+            double t0 = export_now(), t1 = t0;
+            int batch = 1;
+            while (t1 - t0 < seconds) {
+                for (int k = 0; k < batch; k++) solver_step(s);
+                glFinish();
+                steps += batch;
+                t1 = export_now();
+                if (batch < 64) batch *= 2;
+            }
+            double sps = (double)steps / (t1 - t0);
+            /* per-pass GPU times */
+            solver_enable_timing(s, true);
+            int tsteps = steps < 50 ? (int)steps : 50;
+            for (int k = 0; k < tsteps; k++) solver_step(s);
+            SolverTimes t;
+            solver_times(s, &t);
+            double d = (double)t.steps;
+            printf("| %d² | %s | %d | %.1f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
+                   bk, passes, sps, 1000.0 / sps, t.blur / d, t.force / d, t.advect_vel / d,
+                   t.divergence / d, t.jacobi / d, t.subtract / d, t.advect_density / d, t.gather / d);
+            fflush(stdout);
+            solver_free(s);
+        }
+        free(bl);
         free(a);
         free(b);
-        unsigned long d0 = pass_draw_count();
-        for (int k = 0; k < 5; k++) solver_step(s);
-        int passes = (int)((pass_draw_count() - d0) / 5);
-        glFinish();
-        /* timed run: as many steps as fit in `seconds`, checked in batches */
-        long steps = 0;
-        double t0 = export_now(), t1 = t0;
-        int batch = 1;
-        while (t1 - t0 < seconds) {
-            for (int k = 0; k < batch; k++) solver_step(s);
-            glFinish();
-            steps += batch;
-            t1 = export_now();
-            if (batch < 64) batch *= 2;
-        }
-        double sps = (double)steps / (t1 - t0);
-        /* per-pass GPU times */
-        solver_enable_timing(s, true);
-        int tsteps = steps < 50 ? (int)steps : 50;
-        for (int k = 0; k < tsteps; k++) solver_step(s);
-        SolverTimes t;
-        solver_times(s, &t);
-        double d = (double)t.steps;
-        printf("| %d² | %d | %.1f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
-               passes, sps, 1000.0 / sps, t.blur / d, t.force / d, t.advect_vel / d, t.divergence / d,
-               t.jacobi / d, t.subtract / d, t.advect_density / d, t.gather / d);
-        fflush(stdout);
-        solver_free(s);
     }
     free(list);
     glctx_destroy(ctx);

@@ -100,6 +100,8 @@ typedef struct {
     int grid;
     long steps;
     bool cpu, compare, list;
+    MorphBackend backend;   /* --backend; --cpu is MORPH_CPU */
+    bool backend_set;
     int jobs;
     const char *strips, *csv, *mktargets, *shader_dir;
     bool selected[NPAIRS];
@@ -111,6 +113,7 @@ typedef struct {
     char tmpdir[PATH_MAX];
     char mktargets[PATH_MAX];
     const char *shader_dir; /* NULL: the CPU reference */
+    MorphBackend backend;
 } Env;
 
 /* Everything measured for one pair; plain data, so a --jobs child can send
@@ -186,8 +189,10 @@ static void usage(void)
            "  --grid N            grid side, 8..2048; 2:1 pairs run on 2N x N (default 256)\n"
            "  --steps N           steps per pair, 1..1000000 (default 3000); columns for\n"
            "                      steps beyond N print -\n"
-           "  --cpu               the CPU reference solver (default: the GPU through a\n"
-           "                      headless GL context; without one, fidelity stops)\n"
+           "  --backend B         compute, fragment or cpu (default: compute where the\n"
+           "                      headless GL context has OpenGL 4.3, else fragment;\n"
+           "                      without a GL context, fidelity stops)\n"
+           "  --cpu               the CPU reference solver, as --backend cpu\n"
            "  --pairs A,B,...     run only these pairs (default: all; --list names them)\n"
            "  --list              list the pairs and what they test, then exit\n"
            "  --compare           also run each pair at 128 and 512 (2:1: 256x128 and\n"
@@ -308,7 +313,7 @@ static void parse_param(SolverParams *p, const char *s)
 static void parse_args(int argc, char **argv, Opts *o)
 {
     enum { O_GRID = 256, O_STEPS, O_CPU, O_PAIRS, O_LIST, O_COMPARE, O_STRIPS, O_CSV, O_JOBS,
-           O_PARAM, O_MKT, O_SDIR, O_HELP };
+           O_PARAM, O_MKT, O_SDIR, O_HELP, O_BACKEND };
     static const struct option opts[] = {
         {"grid", required_argument, NULL, O_GRID},       {"steps", required_argument, NULL, O_STEPS},
         {"cpu", no_argument, NULL, O_CPU},               {"pairs", required_argument, NULL, O_PAIRS},
@@ -316,13 +321,14 @@ static void parse_args(int argc, char **argv, Opts *o)
         {"strips", required_argument, NULL, O_STRIPS},   {"csv", required_argument, NULL, O_CSV},
         {"jobs", required_argument, NULL, O_JOBS},       {"param", required_argument, NULL, O_PARAM},
         {"mktargets", required_argument, NULL, O_MKT},   {"shader-dir", required_argument, NULL, O_SDIR},
-        {"help", no_argument, NULL, O_HELP},             {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, O_HELP},             {"backend", required_argument, NULL, O_BACKEND},
+        {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
     o->grid = 256;
     o->steps = 3000;
     o->jobs = 1;
-    solver_params_default(&o->params);
+    method_params_default(&o->params);
     for (int k = 0; k < NPAIRS; k++) o->selected[k] = true;
     opterr = 0;
     int c;
@@ -330,7 +336,14 @@ static void parse_args(int argc, char **argv, Opts *o)
         switch (c) {
         case O_GRID: o->grid = (int)parse_long("--grid", optarg, 8, 2048); break;
         case O_STEPS: o->steps = parse_long("--steps", optarg, 1, 1000000); break;
-        case O_CPU: o->cpu = true; break;
+        case O_CPU: o->cpu = true; o->backend = MORPH_CPU; break;
+        case O_BACKEND:
+            if (!strcmp(optarg, "cpu")) o->cpu = true, o->backend = MORPH_CPU;
+            else if (!strcmp(optarg, "fragment")) o->cpu = false, o->backend = MORPH_FRAGMENT;
+            else if (!strcmp(optarg, "compute")) o->cpu = false, o->backend = MORPH_COMPUTE;
+            else fail("--backend: '%s' is not compute, fragment or cpu", optarg);
+            o->backend_set = true;
+            break;
         case O_PAIRS: parse_pairs(o, optarg); break;
         case O_LIST: o->list = true; break;
         case O_COMPARE: o->compare = true; break;
@@ -351,7 +364,7 @@ static void parse_args(int argc, char **argv, Opts *o)
         o->params.framp = 0.0f;
         o->params.tramp = 0.0f;
     }
-    const char *bad = solver_params_check(&o->params);
+    const char *bad = method_params_check(&o->params);
     if (bad) fail("--param: %s", bad);
     if (o->jobs > 1 && !o->cpu) fail("--jobs needs --cpu: the GPU runs one pair at a time");
 }
@@ -509,7 +522,8 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
     if (!target) goto out_images;
     size_t n = (size_t)w * (size_t)h;
     char merr[512];
-    m = morph_create(w, h, &o->params, start->px, target->px, true, env->shader_dir, merr, sizeof merr);
+    m = morph_create(w, h, &o->params, start->px, target->px, true,
+                     env->backend, env->shader_dir, merr, sizeof merr);
     if (!m) {
         snprintf(err, errlen, "%s", merr);
         goto out_images;
@@ -896,6 +910,10 @@ int main(int argc, char **argv)
             fail("%s", err);
         }
         env.shader_dir = sdir;
+        env.backend = o.backend_set ? o.backend
+                      : shader_compute_available() ? MORPH_COMPUTE : MORPH_FRAGMENT;
+    } else {
+        env.backend = MORPH_CPU;
     }
 
     const char *tmp = getenv("TMPDIR");
@@ -910,8 +928,9 @@ int main(int argc, char **argv)
         if (o.selected[k]) order[total++] = k;
     static Result res[NPAIRS];
     double t0 = now_s();
-    fprintf(stderr, "suite: %d pair%s on %s%s%s, grid %d, %ld steps, %d job%s\n", total, total == 1 ? "" : "s",
-            ctx ? "the GPU (" : "the CPU reference", ctx ? glctx_renderer(ctx) : "", ctx ? ")" : "", o.grid,
+    fprintf(stderr, "suite: %d pair%s on the %s backend%s%s%s, grid %d, %ld steps, %d job%s\n", total,
+            total == 1 ? "" : "s", morph_backend_name(env.backend),
+            ctx ? " (" : "", ctx ? glctx_renderer(ctx) : "", ctx ? ")" : "", o.grid,
             o.steps, o.jobs, o.jobs == 1 ? "" : "s");
     if (o.jobs > 1) {
         run_parallel(&env, &o, order, total, res);

@@ -1,0 +1,202 @@
+/* method: parameters, grid, schedules, constants and the step's list of
+ * passes; see method.h. GL-free. */
+#include "method.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+MethodGrid method_grid(int w, int h)
+{
+    MethodGrid g = {w, h, 1, 1.0f / (float)(w < h ? w : h)};
+    return g;
+}
+
+void method_params_default(SolverParams *p)
+{
+    p->dt = 0.01f;
+    p->vf = 0.5f;
+    p->vd = 2.0f;
+    p->vg = 0.002f;
+    p->sigma = 0.05f;
+    p->jacobi = 10;
+    p->vcycles = 3;
+    p->gather_iters = 0; /* auto: method_gather_iters() */
+    p->umax = 0.18f;
+    p->eps = 1e-30f;
+    p->gather = true;
+    p->force = SOLVER_FORCE_BALANCE;
+    p->vb = 200.0f;
+    p->bcycles = 4; /* 2 left 128² and 512² 7.8% apart at step 600 of blob -> star, 4: 4.0% */
+    p->vk = 0.002f;
+    p->wmax = 0.2f;
+    p->vw = 100.0f;
+    p->tramp = 1.0f;
+    p->framp = 0.1f;
+}
+
+const char *method_params_check(const SolverParams *p)
+{
+    if (!(p->dt > 0.0f && p->dt <= 1.0f)) return "--dt must be in (0, 1]";
+    if (!(p->vf >= 0.0f && p->vf <= 1e4f)) return "--vf must be in [0, 10000]";
+    if (!(p->vd >= 0.0f && p->vd <= 1e4f)) return "--vd must be in [0, 10000]";
+    if (!(p->vg >= 0.0f && p->vg <= 1e4f)) return "--vg must be in [0, 10000]";
+    if (!(p->sigma > 0.0f && p->sigma <= 1.0f)) return "--sigma must be in (0, 1] (domain units)";
+    if (p->jacobi < 0 || p->jacobi > 10000) return "--jacobi must be in [0, 10000]";
+    if (p->vcycles < 0 || p->vcycles > 100) return "--vcycles must be in [0, 100]";
+    if (p->jacobi == 0 && p->vcycles == 0) return "--jacobi and --vcycles cannot both be 0 (no projection)";
+    if (p->gather_iters < 0 || p->gather_iters > 10000) return "--gather-iters must be in [0 (auto), 10000]";
+    if (!(p->umax > 0.0f && p->umax <= 100.0f)) return "--umax must be in (0, 100]";
+    if (!(p->eps >= 1e-35f && p->eps < 1.0f)) return "eps must be in [1e-35, 1)";
+    if (p->force != SOLVER_FORCE_BALANCE && p->force != SOLVER_FORCE_FATTAL)
+        return "--force must be balance or fattal";
+    if (!(p->vb >= 0.0f && p->vb <= 1e5f)) return "--vb must be in [0, 100000]";
+    if (p->bcycles < 1 || p->bcycles > 100) return "balance V-cycles must be in [1, 100]";
+    if (!(p->vk >= 0.0f && p->vk <= 1e4f)) return "--drift must be in [0, 10000]";
+    if (!(p->wmax >= 0.0f && p->wmax <= 100.0f)) return "--drift-max must be in [0, 100]";
+    if (!(p->vw >= 0.0f && p->vw <= 1e4f)) return "--drift-balance must be in [0, 10000]";
+    if (!(p->tramp >= 0.0f && p->tramp <= 1e4f)) return "--ease-gather must be in [0, 10000]";
+    if (!(p->framp >= 0.0f && p->framp <= 1e4f)) return "--ease-force must be in [0, 10000]";
+    return NULL;
+}
+
+void method_blur_spec(int w, int h, float sigma, BlurSpec *out)
+{
+    float sc = sigma * (float)(w < h ? w : h); /* sigma in fine cells */
+    int f = 1;
+    while (sc / (float)(2 * f) >= 2.0f && f < 1024) f *= 2;
+    out->factor = f;
+    out->cw = (w + f - 1) / f;
+    out->ch = (h + f - 1) / f;
+    float s = sc / (float)f;
+    /* The kernel reaches until its weight falls below 1e-30 of the centre
+     * (11.75 sigma), not the usual 3 sigma: the driving force uses
+     * ∇ρ̃* / ρ̃* = ∇ log ρ̃*, which still points at the target from far away
+     * as long as the Gaussian's tail is there (a truncated tail is exactly 0
+     * and smoke further off would never be pulled). */
+    int r = (int)ceilf(11.75f * s);
+    if (r < 1) r = 1;
+    if (r > METHOD_BLUR_TAPS - 1) r = METHOD_BLUR_TAPS - 1;
+    out->radius = r;
+    double sum = 0.0;
+    for (int k = 0; k <= r; k++) {
+        double wk = exp(-(double)k * k / (2.0 * (double)s * s));
+        out->weights[k] = (float)wk;
+        sum += k == 0 ? wk : 2.0 * wk;
+    }
+    for (int k = 0; k <= r; k++) out->weights[k] = (float)(out->weights[k] / sum);
+    for (int k = r + 1; k < METHOD_BLUR_TAPS; k++) out->weights[k] = 0.0f;
+}
+
+int method_mg_levels(int w, int h, int *lw, int *lh)
+{
+    int n = 0;
+    while (n < METHOD_MG_MAX_LEVELS) {
+        lw[n] = w;
+        lh[n] = h;
+        n++;
+        if (w <= 4 || h <= 4) break;
+        w = (w + 1) / 2;
+        h = (h + 1) / 2;
+    }
+    return n;
+}
+
+int method_gather_iters(int w, int h, const SolverParams *p)
+{
+    int n = p->gather_iters > 0 ? p->gather_iters : (w < h ? w : h) / 64;
+    if (n < 4 && p->gather_iters <= 0) n = 4;
+    return n + (n & 1); /* even: the warm start is stable only then */
+}
+
+int method_advect_substeps(int w, int h, const SolverParams *p)
+{
+    float cfl = 2.0f * p->umax * p->dt / method_grid(w, h).cell; /* |c_x| + |c_y| at the clamp */
+    int n = (int)ceilf(cfl / METHOD_ADVECT_CFL - 1e-4f);
+    return n < 1 ? 1 : n;
+}
+
+int method_drift_substeps(int w, int h, const SolverParams *p)
+{
+    float cfl = 2.0f * p->wmax * p->dt / method_grid(w, h).cell;
+    int n = (int)ceilf(cfl / METHOD_ADVECT_CFL - 1e-4f);
+    return n < 1 ? 1 : n;
+}
+
+void method_ease(const SolverParams *p, long nstep, float *vf, float *rg)
+{
+    float t = (float)nstep * p->dt;
+    float xf = p->framp > 0.0f ? fminf(1.0f, t / p->framp) : 1.0f;
+    float xg = p->tramp > 0.0f ? fminf(1.0f, t / p->tramp) : 1.0f;
+    *vf = p->vf * xf;
+    *rg = xg * xg;
+}
+
+
+static const char *const pass_names[METHOD_PASS_COUNT] = {
+    "blur rho", "potential rhs", "potential V-cycle", "force + damping", "advect velocity",
+    "divergence", "pressure V-cycle", "pressure Jacobi", "subtract gradient", "advect density",
+    "drift speeds", "drift", "gather begin", "gather Jacobi", "gather apply",
+};
+
+const char *method_pass_name(MethodPass pass)
+{
+    return (unsigned)pass < METHOD_PASS_COUNT ? pass_names[pass] : "?";
+}
+
+static void add(MethodStep *st, MethodPass pass, int count)
+{
+    if (count > 0) st->stage[st->n++] = (MethodStage){pass, count};
+}
+
+void method_plan(const SolverParams *p, MethodGrid g, long nstep, float dscale, MethodStep *st)
+{
+    memset(st, 0, sizeof *st);
+    st->p = *p;
+    method_ease(p, nstep, &st->p.vf, &st->rg);
+    st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
+    st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
+    int ns = method_advect_substeps(g.w, g.h, p), nd = method_drift_substeps(g.w, g.h, p);
+    st->dt_advect = p->dt / (float)ns;
+    st->dt_drift = p->dt / (float)nd;
+    st->gather_a = st->rg * p->dt * p->vg / (g.cell * g.cell);
+    bool drift = p->gather && (p->vk > 0.0f || (st->balance && p->vw > 0.0f)) && p->wmax > 0.0f &&
+                 st->rg > 0.0f;
+    bool gather = p->gather && p->vg > 0.0f && st->rg > 0.0f;
+
+    add(st, METHOD_PASS_BLUR_RHO, 1);                               /* 1. ρ̃ */
+    add(st, METHOD_PASS_POTENTIAL_RHS, st->balance);                /* 2. the force */
+    add(st, METHOD_PASS_POTENTIAL_VCYCLE, st->balance ? p->bcycles : 0);
+    add(st, METHOD_PASS_FORCE, 1);
+    add(st, METHOD_PASS_ADVECT_VEL, 1);                             /* 3. advection */
+    add(st, METHOD_PASS_DIVERGENCE, 1);                             /* 4. projection */
+    add(st, METHOD_PASS_PRESSURE_VCYCLE, p->vcycles);
+    add(st, METHOD_PASS_PRESSURE_JACOBI, p->jacobi);
+    add(st, METHOD_PASS_SUBTRACT_GRAD, 1);
+    add(st, METHOD_PASS_ADVECT_DENSITY, ns);                        /* 5. density transport */
+    add(st, METHOD_PASS_DRIFT_VEL, drift);                          /* 6. gathering: the drift */
+    add(st, METHOD_PASS_DRIFT, drift ? nd : 0);
+    add(st, METHOD_PASS_GATHER_BEGIN, gather);                      /*    and the term */
+    add(st, METHOD_PASS_GATHER_JACOBI, gather ? method_gather_iters(g.w, g.h, p) : 0);
+    add(st, METHOD_PASS_GATHER_APPLY, gather);
+}
+
+int method_run(const MethodStep *st, MethodPassFn pass, void *self)
+{
+    for (int s = 0; s < st->n; s++)
+        for (int k = 0; k < st->stage[s].count; k++) {
+            int rc = pass(self, st->stage[s].pass, k, st);
+            if (rc) return rc;
+        }
+    return 0;
+}
+
+const char *method_glsl_defines(char *buf, size_t n)
+{
+    snprintf(buf, n,
+             "#define SM_JACOBI_OMEGA %.9g\n"
+             "#define SM_BLUR_TAPS %d\n"
+             "#define SM_MG_COARSE_MAX %d\n",
+             (double)METHOD_JACOBI_OMEGA, METHOD_BLUR_TAPS, METHOD_MG_COARSE_MAX);
+    return buf;
+}

@@ -1,0 +1,185 @@
+/* method: what the target-driven smoke method defines, GL-free and shared by
+ * every backend (the CPU reference in refsolver, the GPU passes in solver):
+ * the parameters with their defaults and checks, the grid, the schedules
+ * (blur, multigrid levels, transport substeps, gathering iterations, easing),
+ * the constants, and the step as one list of passes.
+ *
+ *   SolverParams p;  method_params_default(&p);
+ *   const char *bad = method_params_check(&p);         // NULL: all in range
+ *   MethodStep st;   method_plan(&p, method_grid(w, h), nstep, dscale, &st);
+ *   method_run(&st, my_pass, backend);                  // the passes, in order
+ *
+ * The constants reach GLSL from here: method_glsl_defines() writes them as
+ * #define lines that the shader loader puts before every pass's source, so a
+ * constant is never typed twice.
+ */
+#ifndef SMOKEMORPH_METHOD_H
+#define SMOKEMORPH_METHOD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* ---- constants ------------------------------------------------------------ */
+
+/* Damped Jacobi weight of the pressure and potential solves: p += ω·(p_J − p).
+ * Plain Jacobi (ω = 1) never damps the checkerboard mode in a closed box. */
+#define METHOD_JACOBI_OMEGA 0.8f
+/* The blur kernel's taps: weights[0..radius], radius ≤ METHOD_BLUR_TAPS − 1. */
+#define METHOD_BLUR_TAPS 64
+/* The unsplit transport's stability bound on |c_x| + |c_y| per substep
+ * (refsolver.h, ref_pass_advect_density, says why 1/4). */
+#define METHOD_ADVECT_CFL 0.25f
+/* The gathering drift's mobility and guards (refsolver.h, ref_pass_drift_vel). */
+#define METHOD_DRIFT_HAZE 0.2f
+#define METHOD_DRIFT_MOB 1e-5f
+#define METHOD_DRIFT_LOG_EPS 1e-12f
+/* The coarsest multigrid level is solved in one GPU pass, in registers, when
+ * it has at most this many cells a side. */
+#define METHOD_MG_COARSE_MAX 8
+
+/* Multigrid for the pressure: levels halve (rounding up) down to a side ≤ 4.
+ * A V-cycle: METHOD_MG_SMOOTH damped Jacobi iterations, residual, restriction
+ * to the next level (the sum of the four children's residuals: the coarse
+ * level's 5-point operator at twice the spacing, rediscretised), recursion,
+ * bilinear prolongation added, METHOD_MG_SMOOTH more; METHOD_MG_COARSE_ITERS on the
+ * coarsest level. Piecewise-constant prolongation (with the halved sum, its
+ * Galerkin scaling), used before, converged more slowly the more levels a
+ * grid has: the deficit potential φ, warm-started with 4 V-cycles a step, lagged
+ * so far at 512² that blob -> star's error at step 100 was 0.34 against 0.10
+ * at 128²; bilinear gives 0.081 and 0.075 (tools/fidelity --cpu --steps 100
+ * --pairs blob-star --grid N). */
+#define METHOD_MG_MAX_LEVELS 16
+#define METHOD_MG_SMOOTH 2
+#define METHOD_MG_COARSE_ITERS 20
+
+int method_mg_levels(int w, int h, int *lw, int *lh);
+
+/* ---- the grid ------------------------------------------------------------- */
+
+/* W x H cells (d = 1 in 2D; kept so a third dimension fits later), cell size
+ * h = 1 / (shorter side): the shorter side of the domain is 1. */
+typedef struct {
+    int w, h, d;
+    float cell;
+} MethodGrid;
+
+MethodGrid method_grid(int w, int h);
+
+/* ---- parameters and schedules ---------------------------------------------- */
+
+typedef struct {
+    float dt;        /* time step (time units) */
+    float vf;        /* driving-force coefficient v_f */
+    float vd;        /* momentum damping v_d (1/time) */
+    float vg;        /* gathering coefficient v_g */
+    float sigma;     /* Gaussian blur width, domain units */
+    int jacobi;      /* pressure Jacobi iterations per step (after the V-cycles) */
+    int vcycles;     /* multigrid V-cycles per step before them (0: Jacobi only) */
+    int gather_iters;/* Jacobi iterations of the implicit gathering solve; 0: auto */
+    float umax;      /* speed limit for density transport, domain units/time */
+    float eps;       /* guard: ∇ρ̃* / max(ρ̃*, eps) */
+    bool gather;     /* gathering on/off */
+    int force;       /* SOLVER_FORCE_BALANCE (default) or SOLVER_FORCE_FATTAL */
+    float vb;        /* balance coefficient: the deficit potential's share of the force */
+    int bcycles;     /* multigrid V-cycles per step for the deficit potential */
+    float vk;        /* gathering drift coefficient κ, domain units²/time (0: off) */
+    float wmax;      /* gathering drift speed cap, domain units/time */
+    float vw;        /* balance drift: the deficit potential's share of the drift, 1/time (0: off) */
+    float tramp;     /* gathering and drift fade in as (t/tramp)² (0: no fade) */
+    float framp;     /* the driving force fades in as t/framp (0: no fade) */
+} SolverParams;
+
+enum { SOLVER_FORCE_BALANCE = 0, SOLVER_FORCE_FATTAL = 1 };
+
+void method_params_default(SolverParams *p);
+/* NULL if every parameter is in range, else a message naming the parameter. */
+const char *method_params_check(const SolverParams *p);
+
+/* The blur pyramid level: blur runs on a grid coarsened by this factor
+ * (a power of two) so the Gaussian is at most ~4 cells wide there. */
+typedef struct {
+    int factor;      /* coarsening factor f */
+    int cw, ch;      /* coarse grid size: ceil(W/f), ceil(H/f) */
+    int radius;      /* kernel radius in coarse cells */
+    float weights[METHOD_BLUR_TAPS]; /* normalized weights[0..radius] */
+} BlurSpec;
+
+void method_blur_spec(int w, int h, float sigma, BlurSpec *out);
+/* Gathering iterations: gather_iters, or with 0 (auto) max(4, min(W,H)/64),
+ * since the implicit diffusion's reach in cells grows with the grid; an odd
+ * count is rounded up to even (the solve starts from the last step's e, which
+ * is stable only with an even count: see ref_step). */
+int method_gather_iters(int w, int h, const SolverParams *p);
+/* Number of density-advection substeps n so that 2·umax·(dt/n)/h ≤ METHOD_ADVECT_CFL
+ * (the unsplit update's |c_x| + |c_y| bound; see ref_pass_advect_density). */
+int method_advect_substeps(int w, int h, const SolverParams *p);
+
+/* Substeps of the drift so that 2·wmax·(dt/n)/h ≤ METHOD_ADVECT_CFL. */
+int method_drift_substeps(int w, int h, const SolverParams *p);
+
+/* The easing of step nstep (0 after a new start density), at t = nstep·dt:
+ * vf = vf·min(1, t/framp), rg = min(1, t/tramp)², the factor of gathering and
+ * the drift (framp, tramp 0: no easing). Every backend takes it from here. */
+void method_ease(const SolverParams *p, long nstep, float *vf, float *rg);
+
+/* ---- the step: one list of passes ------------------------------------------ */
+
+/* Every pass of a step, in the order of the primary design document (seed
+ * 003, §3.5): driving force, damping, velocity advection, projection,
+ * density advection, gathering. Each backend supplies each pass. */
+typedef enum {
+    METHOD_PASS_BLUR_RHO,        /* ρ̃: the current density, blurred (coarse grid) */
+    METHOD_PASS_POTENTIAL_RHS,   /* the balance force's ∇²φ = ρ − c·ρ*: its right-hand side */
+    METHOD_PASS_POTENTIAL_VCYCLE,/* one multigrid V-cycle on φ (warm-started) */
+    METHOD_PASS_FORCE,           /* driving force + implicit damping on the faces */
+    METHOD_PASS_ADVECT_VEL,      /* semi-Lagrangian self-advection of the velocity */
+    METHOD_PASS_DIVERGENCE,      /* ∇·u */
+    METHOD_PASS_PRESSURE_VCYCLE, /* one multigrid V-cycle on the pressure */
+    METHOD_PASS_PRESSURE_JACOBI, /* one damped Jacobi iteration on the pressure */
+    METHOD_PASS_SUBTRACT_GRAD,   /* u −= ∇p */
+    METHOD_PASS_ADVECT_DENSITY,  /* one conservative transport substep of ρ by u */
+    METHOD_PASS_DRIFT_VEL,       /* the gathering drift's face speeds */
+    METHOD_PASS_DRIFT,           /* one transport substep of ρ by the drift */
+    METHOD_PASS_GATHER_BEGIN,    /* the implicit gathering's start (D, the warm e) */
+    METHOD_PASS_GATHER_JACOBI,   /* one Jacobi iteration of the gathering solve */
+    METHOD_PASS_GATHER_APPLY,    /* the conservative, positive gathering fluxes */
+    METHOD_PASS_COUNT
+} MethodPass;
+
+/* "blur ρ", "force", ... for logs and the classroom mode. */
+const char *method_pass_name(MethodPass pass);
+
+/* One step's plan: the passes with their repeat counts, and the numbers every
+ * backend's passes share this step. */
+typedef struct {
+    MethodPass pass;
+    int count;
+} MethodStage;
+
+typedef struct {
+    MethodStage stage[METHOD_PASS_COUNT];
+    int n;
+    SolverParams p;      /* the parameters, vf eased (p.vf is this step's v_f) */
+    float rg;            /* the gathering and drift fade-in factor, 0..1 */
+    float dt_advect;     /* dt of one density transport substep */
+    float dt_drift;      /* dt of one drift substep */
+    float gather_a;      /* the implicit gathering's a = rg·dt·vg/h² */
+    float kb;            /* the balance force's vb / density scale (0: off) */
+    bool balance;        /* the balance force is on (φ is solved) */
+} MethodStep;
+
+/* The plan of step nstep (0 after a new start density) on grid g; dscale is
+ * the target's density scale Σρ*²/Σρ* (for kb). */
+void method_plan(const SolverParams *p, MethodGrid g, long nstep, float dscale, MethodStep *out);
+
+/* Runs the plan: pass(self, stage pass, k, st) for k = 0..count−1 of every
+ * stage in order. Stops at the first pass that returns non-zero and returns
+ * that value; 0 when all ran. */
+typedef int (*MethodPassFn)(void *self, MethodPass pass, int k, const MethodStep *st);
+int method_run(const MethodStep *st, MethodPassFn pass, void *self);
+
+/* The constants shaders need, as "#define SM_NAME value" lines, into buf.
+ * Returns buf (always NUL-terminated). */
+const char *method_glsl_defines(char *buf, size_t n);
+
+#endif
