@@ -3,6 +3,7 @@
  * into its output, swap. solver_step() is the list of passes in the order of
  * seed 003 §3.5, exactly as ref_step() on the CPU. */
 #include "solver.h"
+#include "solver_debug.h"
 
 #include <GL/glew.h>
 #include <math.h>

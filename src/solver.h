@@ -67,40 +67,6 @@ int solver_metrics(Solver *s, double *mass, double *error, double *max_div);
 unsigned solver_density_texture(const Solver *s);
 unsigned solver_velocity_texture(const Solver *s);
 
-/* ---- single passes, for tests against the reference solver ---- */
-typedef enum {
-    SOLVER_PASS_FORCE,          /* blur ρ (downsample, blur x, blur y) then force */
-    SOLVER_PASS_ADVECT_VEL,
-    SOLVER_PASS_DIVERGENCE,
-    SOLVER_PASS_JACOBI,         /* one iteration */
-    SOLVER_PASS_VCYCLE,         /* one multigrid V-cycle on the pressure */
-    SOLVER_PASS_SUBTRACT_GRAD,
-    SOLVER_PASS_ADVECT_DENSITY, /* one substep of dt/substeps */
-    SOLVER_PASS_GATHER_JACOBI,  /* one iteration; first: the first, from e = 0 */
-    SOLVER_PASS_GATHER_APPLY,
-    SOLVER_PASS_BLUR_DENSITY,   /* ρ̃ on the coarse grid only */
-    SOLVER_PASS_DRIFT_VEL       /* blur ρ, then the drift's face speeds from the
-                                   current φ (none of the drift's transport) */
-} SolverPass;
-
-typedef enum {
-    SOLVER_FIELD_DENSITY,   /* 4 floats per cell: ρ, ρ*, ρ̃*, 0 */
-    SOLVER_FIELD_VELOCITY,  /* 4 floats per cell: u, v, 0, 0 */
-    SOLVER_FIELD_PRESSURE,  /* 1 float */
-    SOLVER_FIELD_DIVERGENCE,/* 1 float */
-    SOLVER_FIELD_GATHER_E,  /* 1 float */
-    SOLVER_FIELD_RHO_BLUR,  /* 1 float per coarse cell */
-    SOLVER_FIELD_RATIO,     /* 1 float: the last positivity ratios (read only) */
-    SOLVER_FIELD_POTENTIAL, /* 1 float: the balance force's deficit potential φ */
-    SOLVER_FIELD_DRIFT      /* 4 floats per cell: the drift's face speeds wu, wv, 0, 0 */
-} SolverField;
-
-int solver_debug_upload(Solver *s, SolverField f, const float *data);
-int solver_debug_read(Solver *s, SolverField f, float *out);
-/* Runs one pass on the current fields; first selects the first gathering
- * iteration. */
-int solver_debug_pass(Solver *s, SolverPass pass, bool first);
-
 /* GPU time per pass group (ms, summed since enabled), with timer queries. */
 typedef struct {
     double blur, force, advect_vel, divergence, jacobi, subtract, advect_density, gather;

@@ -376,6 +376,7 @@ static void test_debug_checks(void)
     char err[2048];
     write_file(dir, "oob.glsl",
                "uniform sampler2D u_src;\n"
+               "uniform float u_unused;\n"
                "out vec4 o;\n"
                "void main() { o = texelFetch(u_src, ivec2(gl_FragCoord.xy) + ivec2(1, 0), 0); }\n");
     bool was = field_debug();
@@ -403,6 +404,16 @@ static void test_debug_checks(void)
         CHECK(debug ? rc < 0 : rc == 0, "debug %d: a pass sampling its own output %s", debug,
               debug ? "fails gl_check" : "is not checked");
         CHECK(gl_check("test", "after") == 0, "the feedback error is reported once");
+        /* a uniform the source never declares (a misspelling) is an error in
+         * debug mode; one declared but unused is not */
+        shader_set_float(s, "u_srcc", 1.0f);
+        rc = gl_check("test", "misspelt uniform");
+        CHECK(debug ? rc < 0 : rc == 0, "debug %d: setting an undeclared uniform %s", debug,
+              debug ? "fails gl_check" : "is ignored");
+        CHECK(gl_check("test", "after") == 0, "the misspelling is reported once");
+        shader_set_float(s, "u_unused", 1.0f);
+        CHECK(gl_check("test", "unused uniform") == 0, "debug %d: a declared, unused uniform is no error",
+              debug);
         shader_free(s);
     }
     field_set_debug(was);
@@ -410,6 +421,80 @@ static void test_debug_checks(void)
     field_free(dst);
     char path[4200];
     snprintf(path, sizeof path, "%s/oob.glsl", dir);
+    unlink(path);
+    rmdir(dir);
+}
+
+/* One stage function, both entry points: a pass file defining stage() runs
+ * as a fragment shader (pass_draw) and as a compute shader (pass_dispatch)
+ * with the same result, on a size that is no multiple of the work group; the
+ * defines given to the loader reach the source. */
+static void test_pass_stages(void)
+{
+    char dir[] = "/tmp/smokemorph-stage-XXXXXX";
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    char err[2048], src[4200];
+    snprintf(src, sizeof src, "%s/entry.glsl", shader_dir);
+    size_t len = 0;
+    char *entry = testlib_read_file(src, &len);
+    CHECK(entry != NULL, "cannot read %s", src);
+    if (entry) write_file(dir, "entry.glsl", entry);
+    free(entry);
+    write_file(dir, "stage.glsl",
+               "uniform sampler2D u_src;\n"
+               "#ifdef SM_COMPUTE\n"
+               "ivec2 cell() { return ivec2(gl_GlobalInvocationID.xy); }\n"
+               "#else\n"
+               "ivec2 cell() { return ivec2(gl_FragCoord.xy); }\n"
+               "#endif\n"
+               "vec4 stage()\n"
+               "{\n"
+               "    ivec2 c = cell();\n"
+               "    return texelFetch(u_src, c, 0) * TEST_SCALE + vec4(c, 0.0, 1.0);\n"
+               "}\n");
+    int w = 37, h = 11;
+    float *in = malloc(sizeof(float) * 4 * w * h), *out = malloc(sizeof(float) * 4 * w * h);
+    for (int k = 0; k < 4 * w * h; k++) in[k] = (float)(k % 97) * 0.25f;
+    Field *a = field_create(w, h, 4, err, sizeof err), *b = field_create(w, h, 4, err, sizeof err);
+    for (int stage = 0; stage < 2 && a && b && in && out; stage++) {
+        if (stage == 1 && !shader_compute_available()) {
+            printf("SKIP test_pass_stages compute: no OpenGL 4.3\n");
+            break;
+        }
+        Shader *s = shader_load_pass(dir, "stage.glsl", stage ? SHADER_COMPUTE : SHADER_FRAGMENT,
+                                     "#define TEST_SCALE 2.0\n", err, sizeof err);
+        CHECK(s != NULL, "stage shader (%s): %s", stage ? "compute" : "fragment", s ? "" : err);
+        if (!s) continue;
+        CHECK(shader_is_compute(s) == (stage == 1), "shader_is_compute");
+        field_upload(a, in);
+        field_clear(b, -1, -1, -1, -1);
+        shader_use(s);
+        shader_set_texture(s, "u_src", 0, field_texture(a));
+        if (stage) pass_dispatch(b);
+        else pass_draw(b);
+        CHECK(gl_check("test", "stage pass") == 0, "stage pass (%s)", stage ? "compute" : "fragment");
+        field_read(b, out);
+        int bad = 0;
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                const float *o = out + 4 * (j * w + i), *x = in + 4 * (j * w + i);
+                if (o[0] != 2 * x[0] + i || o[1] != 2 * x[1] + j || o[2] != 2 * x[2] || o[3] != 2 * x[3] + 1)
+                    bad++;
+            }
+        CHECK(bad == 0, "%s stage: %d of %d texels wrong", stage ? "compute" : "fragment", bad, w * h);
+        shader_free(s);
+    }
+    field_free(a);
+    field_free(b);
+    free(in);
+    free(out);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/entry.glsl", dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/stage.glsl", dir);
     unlink(path);
     rmdir(dir);
 }
@@ -441,6 +526,7 @@ int main(int argc, char **argv)
     RUN(test_include_errors);
     RUN(test_uniforms);
     RUN(test_debug_checks);
+    RUN(test_pass_stages);
     pass_release();
     glctx_destroy(ctx);
     return check_done();

@@ -15,6 +15,7 @@
 #include "refsolver.h"
 #include "shader.h"
 #include "solver.h"
+#include "solver_debug.h"
 
 #define TOL 1e-4
 

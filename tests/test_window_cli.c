@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,6 +87,21 @@ static void test_gl_info_path(void)
     run(NULL, NULL, "--gl-info", NULL);
     expect_gl_info(__LINE__, "--gl-info with a display", "window (freeglut)");
     CHECK(R.err[0] == '\0', "--gl-info with a display wrote to stderr:\n%s", R.err);
+    /* the window runs the compute backend where the context has 4.3 (Mesa
+     * gives 4.5), the fragment one on request, and never the CPU (auto picks
+     * the CPU on llvmpipe only headless) */
+    int major = 0, minor = 0;
+    const char *v = strstr(R.out, "version:  ");
+    bool has43 = v && sscanf(v + 10, "%d.%d", &major, &minor) == 2 && (major > 4 || (major == 4 && minor >= 3));
+    CHECK(strstr(R.out, has43 ? "backend:  compute (auto)" : "backend:  fragment (auto)") != NULL,
+          "--gl-info in a window, GL %d.%d: not the expected backend:\n%s", major, minor, R.out);
+    run(NULL, NULL, "--gl-info", "--backend", "fragment", NULL);
+    CHECK(R.code == 0 && strstr(R.out, "backend:  fragment\n") != NULL,
+          "--gl-info --backend fragment in a window:\n%s", R.out);
+    run(NULL, NULL, "--gl-info", "--headless", NULL);
+    CHECK(R.code == 0 && (strstr(R.out, "llvmpipe") ? strstr(R.out, "backend:  cpu (auto)")
+                                                     : strstr(R.out, "backend:  c")) != NULL,
+          "--gl-info --headless: auto's backend on this renderer:\n%s", R.out);
 
     /* the options that make a run headless make --gl-info headless */
     run(NULL, NULL, "--gl-info", "--headless", NULL);
