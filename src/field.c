@@ -360,6 +360,14 @@ void pass_draw(Field *target)
 
 void field_flag_error(void) { g_flagged = true; }
 
+/* What a dispatch's image stores must be visible to: the next passes'
+ * texelFetch, image access, and read-backs and draws through the FBOs. */
+#ifndef PASS_BARRIER_BITS
+#define PASS_BARRIER_BITS (GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | \
+                           GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT |      \
+                           GL_PIXEL_BUFFER_BARRIER_BIT)
+#endif
+
 void pass_dispatch(Field *target)
 {
     draws++;
@@ -367,8 +375,7 @@ void pass_dispatch(Field *target)
     glDispatchCompute((GLuint)((target->w + PASS_LOCAL_X - 1) / PASS_LOCAL_X),
                       (GLuint)((target->h + PASS_LOCAL_Y - 1) / PASS_LOCAL_Y), 1);
     /* the next pass samples what this one wrote; read-backs go through the FBO */
-    glMemoryBarrier(GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT |
-                    GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT | GL_PIXEL_BUFFER_BARRIER_BIT);
+    glMemoryBarrier(PASS_BARRIER_BITS);
     if (field_debug()) {
         GLint prog = 0;
         glGetIntegerv(GL_CURRENT_PROGRAM, &prog);

@@ -72,8 +72,12 @@ void pass_draw(Field *target);
  * per texel, then a memory barrier so later passes and read-backs see it. */
 void pass_dispatch(Field *target);
 /* The compute passes' work-group size (shader.c writes it into the source). */
+#ifndef PASS_LOCAL_X /* -D at build time, for bench sweeps */
 #define PASS_LOCAL_X 16
+#endif
+#ifndef PASS_LOCAL_Y
 #define PASS_LOCAL_Y 8
+#endif
 
 /* A debug check outside this module failed (and logged why): the next
  * gl_check returns -1. */
