@@ -308,7 +308,7 @@ void config_usage(FILE *out, const char *prog)
         "Run mode:\n"
         "  --backend B           auto, compute, fragment or cpu (default auto: compute\n"
         "                        where the GPU has OpenGL 4.3, else fragment; cpu on a\n"
-        "                        software renderer when headless, or with no GPU)\n"
+        "                        software renderer (llvmpipe) when headless)\n"
         "  --cpu                 the CPU reference solver: --backend cpu\n"
         "  --headless            no window: run --steps steps and write frames\n"
         "  --gl-info             print the OpenGL path, renderer and version a run would use\n"

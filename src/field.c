@@ -353,7 +353,7 @@ void pass_draw(Field *target)
         char what[96];
         snprintf(what, sizeof what, "a pass into a %dx%d %s field (program %d)", target->w, target->h,
                  format_name(target->channels), (int)prog);
-        gl_check("field", what);
+        if (gl_check("field", what) < 0) g_flagged = true; /* logged; the caller's gl_check fails too */
         if (check_feedback(target) < 0) g_feedback = true; /* for the caller's gl_check */
     }
 }
@@ -382,7 +382,7 @@ void pass_dispatch(Field *target)
         char what[96];
         snprintf(what, sizeof what, "a dispatch into a %dx%d %s field (program %d)", target->w, target->h,
                  format_name(target->channels), (int)prog);
-        gl_check("field", what);
+        if (gl_check("field", what) < 0) g_flagged = true; /* logged; the caller's gl_check fails too */
         if (check_feedback(target) < 0) g_feedback = true;
     }
 }

@@ -296,18 +296,19 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s%s\n", err, hint);
             return 1;
         }
-        if (!cpu || c.gl_info) {
-            if (pick_backend(&c, ctx, window, &backend, err, sizeof err) < 0) {
-                fprintf(stderr, "%s\n", err);
-                glctx_destroy(ctx);
-                return 1;
-            }
-        }
-        if (c.gl_info) {
+        int picked = pick_backend(&c, ctx, window, &backend, err, sizeof err);
+        if (c.gl_info) { /* the diagnosis first, then what a run would say */
             printf("path:     %s\nrenderer: %s\nversion:  %s\nmax texture size: %d\nbackend:  %s%s\n",
                    glctx_path(ctx), glctx_renderer(ctx), glctx_version(ctx),
-                   glctx_max_texture_size(ctx), morph_backend_name(backend),
-                   c.backend == BACKEND_AUTO ? " (auto)" : "");
+                   glctx_max_texture_size(ctx), picked < 0 ? "none" : morph_backend_name(backend),
+                   picked < 0 ? "" : c.backend == BACKEND_AUTO ? " (auto)" : "");
+        }
+        if (picked < 0) {
+            fprintf(stderr, "%s\n", err);
+            glctx_destroy(ctx);
+            return 1;
+        }
+        if (c.gl_info) {
             glctx_destroy(ctx);
             return 0;
         }

@@ -848,12 +848,6 @@ void ref_step(RefSolver *s)
     method_run(&st, ref_pass, s);
 }
 
-int ref_run_pass(RefSolver *s, MethodPass pass, long nstep)
-{
-    MethodStep st;
-    method_plan(&s->p, method_grid(s->w, s->h), nstep, s->dscale, &st);
-    return ref_pass(s, pass, 0, &st);
-}
 
 const float *ref_density(const RefSolver *s) { return s->rho; }
 const float *ref_target(const RefSolver *s) { return s->tgt; }

@@ -43,9 +43,7 @@ void ref_set_density(RefSolver *s, const float *rho);
 int ref_set_target(RefSolver *s, const float *target, bool mass_match);
 
 void ref_step(RefSolver *s);
-/* One pass of the method's list on the solver's own fields, with the plan of
- * step nstep (for tests and the classroom mode's single stepping). */
-int ref_run_pass(RefSolver *s, MethodPass pass, long nstep);
+
 
 /* Read-only views of the fields (W*H floats each). */
 const float *ref_density(const RefSolver *s);

@@ -428,24 +428,61 @@ static int preprocess(Pre *pp, const char *name, ShaderStage stage, bool pass, c
 }
 
 /* The names declared `uniform ... name` in src (the expanded source), as one
- * string of " name" entries, for the debug check of shader_uniform(). */
+ * string of " name" entries, for the debug check of shader_uniform().
+ * Comments are skipped; a declaration may list several names
+ * (`uniform float a, b[3];`); an array's size is dropped. */
 static char *declared_uniforms(const char *src)
 {
     Buf out = {0};
     buf_add(&out, " ", 1);
-    for (const char *p = strstr(src, "uniform "); p; p = strstr(p + 1, "uniform ")) {
-        if (p > src && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) continue;
-        const char *semi = strchr(p, ';');
-        if (!semi) break;
-        const char *e = semi;
-        while (e > p && (e[-1] == ' ' || e[-1] == ']' || isdigit((unsigned char)e[-1]) || e[-1] == '['))
-            e--; /* drop an array size */
-        const char *b = e;
-        while (b > p && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
-        buf_add(&out, b, (size_t)(e - b));
-        buf_add(&out, " ", 1);
+    char *text = strdup(src);
+    if (!text) return NULL;
+    /* comments to spaces */
+    for (char *p = text; *p; p++) {
+        if (p[0] == '/' && p[1] == '/') {
+            while (*p && *p != '\n') *p++ = ' ';
+            if (!*p) break;
+        } else if (p[0] == '/' && p[1] == '*') {
+            char *e = strstr(p + 2, "*/");
+            char *end = e ? e + 2 : p + strlen(p);
+            while (p < end) {
+                if (*p != '\n') *p = ' ';
+                p++;
+            }
+            p--;
+        }
     }
-    return out.oom ? NULL : out.p;
+    for (char *p = strstr(text, "uniform"); p; p = strstr(p + 1, "uniform")) {
+        if ((p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) ||
+            !(p[7] == ' ' || p[7] == '\t' || p[7] == '\n'))
+            continue;
+        char *semi = strchr(p, ';');
+        if (!semi) break;
+        /* each comma-separated declarator: its name is the last identifier
+         * before any '[' */
+        char *start = p + 7;
+        for (char *q = start; q <= semi; q++) {
+            if (*q != ',' && *q != ';') continue;
+            char *e = q;
+            char *br = memchr(start, '[', (size_t)(q - start));
+            if (br) e = br;
+            while (e > start && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n')) e--;
+            char *b = e;
+            while (b > start && (isalnum((unsigned char)b[-1]) || b[-1] == '_')) b--;
+            if (e > b) {
+                buf_add(&out, b, (size_t)(e - b));
+                buf_add(&out, " ", 1);
+            }
+            start = q + 1;
+        }
+        p = semi;
+    }
+    free(text);
+    if (out.oom) {
+        free(out.p);
+        return NULL;
+    }
+    return out.p;
 }
 
 static Shader *load(const char *dir, const char *name, ShaderStage stage, bool pass,

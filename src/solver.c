@@ -56,6 +56,7 @@ struct Solver {
     Field *drift;               /* the gathering drift's face speeds (.r, .g) */
     long nstep;                 /* steps since solver_set_density: the fade-ins' clock */
     float vf_now, rg_now;       /* this step's faded vf and gathering factor */
+    float kb_now, ga_now;       /* the plan's balance coefficient and gathering a */
     Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
@@ -143,7 +144,7 @@ static void pass_force(Solver *s)
     bool balance = balance_on(s);
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
     shader_set_texture(sh, "u_phi", 3, field_texture(s->pot.read));
-    shader_set_float(sh, "u_kb", balance ? s->p.vb / s->dscale : 0.0f);
+    shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
     run(s, s->vel.write);
     field_pair_swap(&s->vel);
 }
@@ -280,10 +281,7 @@ static void pass_drift_vel(Solver *s)
     run(s, s->drift);
 }
 
-static float gather_a(const Solver *s)
-{
-    return s->rg_now * s->p.dt * s->p.vg / (s->cell * s->cell);
-}
+static float gather_a(const Solver *s) { return s->ga_now; }
 
 static void pass_gather_coef(Solver *s)
 {
@@ -355,6 +353,8 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     Solver *s = self;
     s->vf_now = st->p.vf;
     s->rg_now = st->rg;
+    s->kb_now = st->kb;
+    s->ga_now = st->gather_a;
     int last = 0; /* the stage's last repetition: where its timer mark goes */
     for (int q = 0; q < st->n; q++)
         if (st->stage[q].pass == pass) last = k == st->stage[q].count - 1;

@@ -943,6 +943,17 @@ static void test_old_gl(void)
     child_env[0] = "MESA_GL_VERSION_OVERRIDE=3.0";
     run("--headless", SMALL, FM, disc, square, NULL);
     expect_fail(__LINE__, "GL 3.0", 1, "glctx:", "OpenGL 3.3 or newer is needed", "--cpu", NULL);
+
+    /* GL 3.3 (no compute shaders): --backend compute says so and names the
+     * way out, nothing written; the fragment backend runs there */
+    reset_work();
+    child_env[0] = "MESA_GL_VERSION_OVERRIDE=3.3";
+    run("--backend", "compute", "--headless", SMALL, FM, disc, square, NULL);
+    expect_fail(__LINE__, "compute on GL 3.3", 1, "needs OpenGL 4.3", "--backend fragment", NULL);
+    reset_work();
+    child_env[0] = "MESA_GL_VERSION_OVERRIDE=3.3";
+    run("--backend", "fragment", "--headless", SMALL, FM, disc, square, NULL);
+    expect_ok(__LINE__, "fragment on GL 3.3");
 }
 
 /* Whether a run under an address-space limit means anything here: Mesa's

@@ -376,7 +376,7 @@ static void test_debug_checks(void)
     char err[2048];
     write_file(dir, "oob.glsl",
                "uniform sampler2D u_src;\n"
-               "uniform float u_unused;\n"
+               "uniform float u_unused, u_two2[4]; // uniform float u_commented;\n"
                "out vec4 o;\n"
                "void main() { o = texelFetch(u_src, ivec2(gl_FragCoord.xy) + ivec2(1, 0), 0); }\n");
     bool was = field_debug();
@@ -412,8 +412,21 @@ static void test_debug_checks(void)
               debug ? "fails gl_check" : "is ignored");
         CHECK(gl_check("test", "after") == 0, "the misspelling is reported once");
         shader_set_float(s, "u_unused", 1.0f);
-        CHECK(gl_check("test", "unused uniform") == 0, "debug %d: a declared, unused uniform is no error",
+        shader_set_float(s, "u_two2", 1.0f); /* the second of a list, an array with a digit */
+        CHECK(gl_check("test", "unused uniform") == 0, "debug %d: declared, unused uniforms are no error",
               debug);
+        shader_set_float(s, "u_commented", 1.0f); /* only in a comment: not declared */
+        rc = gl_check("test", "commented uniform");
+        CHECK(debug ? rc < 0 : rc == 0, "debug %d: a uniform named only in a comment %s", debug,
+              debug ? "fails gl_check" : "is ignored");
+        /* set before a pass: the pass's own debug check must not swallow it
+         * (a new name: a misspelling is reported at its first lookup) */
+        shader_set_float(s, "u_sorc", 1.0f);
+        shader_set_texture(s, "u_src", 0, field_texture(src));
+        pass_draw(dst);
+        rc = gl_check("test", "misspelt uniform, then a pass");
+        CHECK(debug ? rc < 0 : rc == 0, "debug %d: a misspelling before a pass %s", debug,
+              debug ? "still fails the caller's gl_check" : "is ignored");
         shader_free(s);
     }
     field_set_debug(was);
