@@ -306,6 +306,57 @@ void pass_draw_screen(int x, int y, int w, int h)
 }
 
 static unsigned long draws;
+static bool g_count_bytes;
+static unsigned long long g_bytes;
+
+void pass_count_bytes(bool on) { g_count_bytes = on; }
+unsigned long long pass_bytes(void) { return g_bytes; }
+
+static unsigned long long texel_bytes(GLint internal)
+{
+    switch (internal) {
+    case GL_R32F: return 4;
+    case GL_RG32F: return 8;
+    case GL_RGBA32F: return 16;
+    case GL_RGBA8: return 4;
+    default: return 16;
+    }
+}
+
+/* The bytes one pass moves at least: every distinct texture its program
+ * samples, read once whole, and its target written once (neighbour fetches
+ * served by the caches). For bench only: it asks GL about every sampler. */
+static unsigned long long pass_traffic(const Field *target)
+{
+    GLint prog = 0, n = 0, active = 0;
+    glGetIntegerv(GL_CURRENT_PROGRAM, &prog);
+    unsigned long long b = (unsigned long long)target->w * target->h * texel_bytes(internal_format(target->channels));
+    if (!prog) return b;
+    glGetIntegerv(GL_ACTIVE_TEXTURE, &active);
+    glGetProgramiv((GLuint)prog, GL_ACTIVE_UNIFORMS, &n);
+    GLint seen[16];
+    int nseen = 0;
+    for (GLint i = 0; i < n; i++) {
+        char name[64];
+        GLint size = 0, unit = 0, tex = 0, w = 0, h = 0, fmt = 0;
+        GLenum type = 0;
+        glGetActiveUniform((GLuint)prog, (GLuint)i, sizeof name, NULL, &size, &type, name);
+        if (type != GL_SAMPLER_2D) continue;
+        glGetUniformiv((GLuint)prog, glGetUniformLocation((GLuint)prog, name), &unit);
+        glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
+        glGetIntegerv(GL_TEXTURE_BINDING_2D, &tex);
+        bool dup = false;
+        for (int k = 0; k < nseen; k++) dup = dup || seen[k] == tex;
+        if (dup || !tex) continue;
+        if (nseen < 16) seen[nseen++] = tex;
+        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_WIDTH, &w);
+        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_HEIGHT, &h);
+        glGetTexLevelParameteriv(GL_TEXTURE_2D, 0, GL_TEXTURE_INTERNAL_FORMAT, &fmt);
+        b += (unsigned long long)w * h * texel_bytes(fmt);
+    }
+    glActiveTexture((GLenum)active);
+    return b;
+}
 
 unsigned long pass_draw_count(void) { return draws; }
 
@@ -344,6 +395,7 @@ static int check_feedback(const Field *target)
 void pass_draw(Field *target)
 {
     draws++;
+    if (g_count_bytes) g_bytes += pass_traffic(target);
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target->fbo);
     glViewport(0, 0, target->w, target->h);
     draw_triangle();
@@ -371,6 +423,7 @@ void field_flag_error(void) { g_flagged = true; }
 void pass_dispatch(Field *target)
 {
     draws++;
+    if (g_count_bytes) g_bytes += pass_traffic(target);
     glBindImageTexture(0, target->tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, internal_format(target->channels));
     glDispatchCompute((GLuint)((target->w + PASS_LOCAL_X - 1) / PASS_LOCAL_X),
                       (GLuint)((target->h + PASS_LOCAL_Y - 1) / PASS_LOCAL_Y), 1);

@@ -79,6 +79,12 @@ void pass_dispatch(Field *target);
 #define PASS_LOCAL_Y 8
 #endif
 
+/* Byte accounting for the benchmark: while on, every pass adds the bytes it
+ * moves at least (each texture it samples read once, its target written
+ * once) to a running total. Off by default: it queries GL on every pass. */
+void pass_count_bytes(bool on);
+unsigned long long pass_bytes(void);
+
 /* A debug check outside this module failed (and logged why): the next
  * gl_check returns -1. */
 void field_flag_error(void);

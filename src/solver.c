@@ -65,6 +65,7 @@ struct Solver {
     Field *mgb[METHOD_MG_MAX_LEVELS], *mgr[METHOD_MG_MAX_LEVELS];
     bool timing;
     GLuint queries[T_COUNT];
+    unsigned long long mbytes[T_COUNT]; /* pass_bytes() at each mark */
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
     int inflight_next;
     SolverTimes times;
@@ -96,7 +97,9 @@ static void run(Solver *s, Field *target)
 
 static void mark(Solver *s, int t)
 {
-    if (s->timing) glQueryCounter(s->queries[t], GL_TIMESTAMP);
+    if (!s->timing) return;
+    glQueryCounter(s->queries[t], GL_TIMESTAMP);
+    s->mbytes[t] = pass_bytes();
 }
 
 /* ---- passes --------------------------------------------------------------- */
@@ -416,7 +419,10 @@ int solver_step(Solver *s)
         double *dst[T_COUNT - 1] = {&s->times.blur, &s->times.force, &s->times.advect_vel,
                                     &s->times.divergence, &s->times.jacobi, &s->times.subtract,
                                     &s->times.advect_density, &s->times.gather};
-        for (int k = 1; k < T_COUNT; k++) *dst[k - 1] += (double)(t[k] - t[k - 1]) * 1e-6;
+        for (int k = 1; k < T_COUNT; k++) {
+            *dst[k - 1] += (double)(t[k] - t[k - 1]) * 1e-6;
+            s->times.bytes[k - 1] += (double)(s->mbytes[k] - s->mbytes[k - 1]);
+        }
         s->times.steps++;
     }
     /* bound the queue: wait for the step SOLVER_STEPS_IN_FLIGHT back */
@@ -819,6 +825,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
 void solver_enable_timing(Solver *s, bool on)
 {
     s->timing = on;
+    pass_count_bytes(on);
     memset(&s->times, 0, sizeof s->times);
 }
 

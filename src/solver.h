@@ -67,9 +67,12 @@ int solver_metrics(Solver *s, double *mass, double *error, double *max_div);
 unsigned solver_density_texture(const Solver *s);
 unsigned solver_velocity_texture(const Solver *s);
 
-/* GPU time per pass group (ms, summed since enabled), with timer queries. */
+/* GPU time per pass group (ms, summed since enabled), with timer queries,
+ * and the bytes each group moved (summed; pass_bytes() in field.h: every
+ * texture a pass samples read once, its target written once). */
 typedef struct {
     double blur, force, advect_vel, divergence, jacobi, subtract, advect_density, gather;
+    double bytes[8]; /* in the order of the times above */
     long steps;
 } SolverTimes;
 void solver_enable_timing(Solver *s, bool on);

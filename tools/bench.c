@@ -45,6 +45,43 @@ static void shapes(int w, int h, float *start, float *target)
         }
 }
 
+/* The copy ceiling: GB/s of a pass that reads one RGBA32F texel and writes
+ * one per cell (shaders/bench_copy.glsl), on backend kind at n x n. 0 when it
+ * cannot run. */
+static double copy_ceiling(const char *dir, SolverKind kind, int n)
+{
+    char err[1024];
+    Shader *sh = shader_load_pass(dir, "bench_copy.glsl", kind == SOLVER_COMPUTE ? SHADER_COMPUTE : SHADER_FRAGMENT,
+                                  NULL, err, sizeof err);
+    Field *a = field_create(n, n, 4, err, sizeof err), *b = field_create(n, n, 4, err, sizeof err);
+    double gbs = 0.0;
+    if (sh && a && b) {
+        shader_use(sh);
+        shader_set_ivec2(sh, "u_size", n, n);
+        int reps = 0;
+        double t0 = 0.0, t1 = 0.0;
+        for (int round = 0; round < 2; round++) { /* a warm-up, then the timed round */
+            glFinish();
+            t0 = export_now();
+            reps = 0;
+            do {
+                for (int k = 0; k < 20; k++, reps++) {
+                    shader_set_texture(sh, "u_src", 0, field_texture(reps & 1 ? b : a));
+                    if (kind == SOLVER_COMPUTE) pass_dispatch(reps & 1 ? a : b);
+                    else pass_draw(reps & 1 ? a : b);
+                }
+                glFinish();
+                t1 = export_now();
+            } while (t1 - t0 < 0.3);
+        }
+        gbs = (double)reps * 2.0 * n * n * 16.0 / (t1 - t0) * 1e-9;
+    }
+    shader_free(sh);
+    field_free(a);
+    field_free(b);
+    return gbs;
+}
+
 /* The CPU reference on the same morph: steps/s only. */
 static void bench_cpu(int n, const SolverParams *p, const float *a, const float *b, double seconds)
 {
@@ -93,6 +130,9 @@ int main(int argc, char **argv)
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     printf("renderer: %s | %s | %s\n", glctx_renderer(ctx), glctx_version(ctx), date);
     printf("%d V-cycles + %d Jacobi iterations, default parameters otherwise\n\n", vcycles, jacobi);
+    /* per pass group: bytes moved and the fraction of the copy ceiling, printed after */
+    char groups[8192] = "";
+    size_t glen = 0;
     printf("| grid | backend | passes/step | steps/s | ms/step | blur | force | adv u | div | pressure | grad | adv rho | gather |\n");
     printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char *list = strdup(sizes);
@@ -146,6 +186,27 @@ int main(int argc, char **argv)
                    bk, passes, sps, 1000.0 / sps, t.blur / d, t.force / d, t.advect_vel / d,
                    t.divergence / d, t.jacobi / d, t.subtract / d, t.advect_density / d, t.gather / d);
             fflush(stdout);
+            double ceil_gbs = copy_ceiling(dir, kind, n);
+            const double ms[8] = {t.blur, t.force, t.advect_vel, t.divergence, t.jacobi, t.subtract,
+                                  t.advect_density, t.gather};
+            static const char *const gname[8] = {"blur", "force", "adv u", "div", "pressure", "grad",
+                                                 "adv rho", "gather"};
+            double tot_ms = 0.0, tot_b = 0.0;
+            for (int g = 0; g < 8 && glen < sizeof groups - 200; g++) {
+                double mb = t.bytes[g] / d * 1e-6, gbs = ms[g] > 0.0 ? t.bytes[g] / (ms[g] * 1e-3) * 1e-9 : 0.0;
+                tot_ms += ms[g];
+                tot_b += t.bytes[g];
+                glen += (size_t)snprintf(groups + glen, sizeof groups - glen,
+                                         "| %d² | %s | %s | %.3f | %.1f | %.1f | %.0f%% |\n", n, bk, gname[g],
+                                         ms[g] / d, mb, gbs, ceil_gbs > 0.0 ? 100.0 * gbs / ceil_gbs : 0.0);
+            }
+            if (glen < sizeof groups - 200) {
+                double gbs = tot_ms > 0.0 ? tot_b / (tot_ms * 1e-3) * 1e-9 : 0.0;
+                glen += (size_t)snprintf(groups + glen, sizeof groups - glen,
+                                         "| %d² | %s | **step** (copy ceiling %.0f GB/s) | %.3f | %.1f | %.1f | %.0f%% |\n",
+                                         n, bk, ceil_gbs, tot_ms / d, tot_b / d * 1e-6, gbs,
+                                         ceil_gbs > 0.0 ? 100.0 * gbs / ceil_gbs : 0.0);
+            }
             solver_free(s);
         }
         free(bl);
@@ -153,6 +214,12 @@ int main(int argc, char **argv)
         free(b);
     }
     free(list);
+    printf("\nBytes each pass group moves (every texture a pass samples read once, its target\n"
+           "written once) and the share of the copy ceiling (one RGBA32F read + write per cell,\n"
+           "the same backend and size) it reaches:\n\n");
+    printf("| grid | backend | group | ms/step | MB/step | GB/s | of the copy ceiling |\n");
+    printf("|---|---|---|---|---|---|---|\n");
+    fputs(groups, stdout);
     glctx_destroy(ctx);
     return 0;
 }
