@@ -20,6 +20,13 @@
 #include "shader.h"
 #include "view.h"
 
+/* The video hint's filter: the frames are the smoke colour everywhere with the
+ * density in straight alpha, and yuv420p has no alpha: premultiply (smoke
+ * over black), pad to even sides (x264's 4:2:0 needs them), then yuv420p.
+ * Without it the video was all the smoke colour (white by default). */
+#define VIDEO_FILTER "'premultiply=inplace=1,pad=ceil(iw/2)*2:ceil(ih/2)*2,format=yuv420p'"
+
+
 /* The bundled targets: next to the executable (source tree: ./targets or
  * ../targets from build/), else PREFIX/share/smokemorph/targets. */
 static int find_data_dir(const char *argv0, const char *sub, const char *probe, char *out,
@@ -212,8 +219,8 @@ static int run_headless(Morph *m, const Config *c)
                     stale, dir);
         fprintf(stderr,
                 "smokemorph: wrote %d frames to %s/frame_00001.png ... frame_%05d.png\n"
-                "  make a video: ffmpeg -framerate 30 -i %s/frame_%%05d.png -c:v libx264 "
-                "-pix_fmt yuv420p smokemorph.mp4\n",
+                "  make a video: ffmpeg -framerate 30 -i %s/frame_%%05d.png -vf " VIDEO_FILTER
+                " -c:v libx264 smokemorph.mp4\n",
                 nf, dir, nf, dir);
     }
 done:

@@ -861,8 +861,9 @@ static void test_default_gpu_run(void)
           "default run: first line is not the start line:\n%s", R.err);
     static const char tail[] =
         "smokemorph: wrote 3 frames to smokemorph-out/frame_00001.png ... frame_00003.png\n"
-        "  make a video: ffmpeg -framerate 30 -i smokemorph-out/frame_%05d.png -c:v libx264 "
-        "-pix_fmt yuv420p smokemorph.mp4\n";
+        "  make a video: ffmpeg -framerate 30 -i smokemorph-out/frame_%05d.png -vf "
+        "'premultiply=inplace=1,pad=ceil(iw/2)*2:ceil(ih/2)*2,format=yuv420p' -c:v libx264 "
+        "smokemorph.mp4\n";
     size_t le = strlen(R.err), lt = strlen(tail);
     CHECK(le >= lt && strcmp(R.err + le - lt, tail) == 0,
           "default GPU run: stderr does not end with where the frames went and the ffmpeg "
@@ -888,6 +889,48 @@ static void test_default_gpu_run(void)
     image_free(a1);
     image_free(a3);
     image_free(s);
+}
+
+/* The video hint works: run as printed (from the run's directory) it makes
+ * a video of the smoke over black, not a frame of the smoke colour, and an
+ * odd --size is padded to even sides. Needs ffmpeg, which the project does
+ * not install: without it, SKIP. */
+static void test_video_hint(void)
+{
+    if (testlib_sh("command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1") != 0) {
+        printf("SKIP test_video_hint: no ffmpeg here (the project does not need it)\n");
+        return;
+    }
+    reset_work();
+    run("--cpu", "--grid", "48", "--steps", "20", "--every", "5", "--size", "65x47", "--frames", "F",
+        disc, square, NULL);
+    expect_ok(__LINE__, "run for the video hint");
+    const char *h = strstr(R.err, "make a video: ");
+    CHECK(h != NULL, "no video hint in:\n%s", R.err);
+    if (!h) return;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%.*s", (int)strcspn(h + 14, "\n"), h + 14);
+    char script[4096];
+    snprintf(script, sizeof script,
+             "cd '%s' && %s -loglevel error -y </dev/null && "
+             "ffprobe -loglevel error -show_entries stream=width,height -of csv=p=0 smokemorph.mp4 && "
+             "ffmpeg -loglevel error -i smokemorph.mp4 -vf 'select=eq(n\\,4)' -frames:v 1 -f rawvideo "
+             "-pix_fmt gray - | od -An -tu1 -v | tr -s ' ' '\\n' | "
+             "awk 'NF { s += $1; n++ } END { printf \"%%d %%.1f\\n\", n, s / n }'",
+             work, cmd);
+    TestlibResult r = {0};
+    TestlibRunOpts o = {0};
+    int rc = testlib_run_sh(script, &o, &r);
+    CHECK(rc == 0 && r.code == 0, "the printed command failed (%d): %s\n%s", r.code, cmd, r.err ? r.err : "");
+    int w = 0, hh = 0, n = 0;
+    double mean = 0.0;
+    CHECK(r.out && sscanf(r.out, "%d,%d %d %lf", &w, &hh, &n, &mean) == 4,
+          "cannot read the video's size and mean grey: '%s'", r.out ? r.out : "");
+    CHECK(w == 66 && hh == 48, "video is %dx%d, expected 66x48 (65x47 padded to even)", w, hh);
+    CHECK(n == w * hh && mean > 5.0 && mean < 200.0,
+          "the last frame's mean grey is %.1f of 255 over %d pixels: not smoke over black", mean, n);
+    printf("  video hint: %dx%d, last frame mean grey %.1f\n", w, hh, mean);
+    testlib_result_free(&r);
 }
 
 /* Whether headless GL here is Mesa's (llvmpipe in CI): the cases below
@@ -1207,6 +1250,7 @@ int main(void)
     RUN(test_grid_too_large_for_memory);
     RUN(test_rerun_same_dir);
     RUN(test_default_gpu_run);
+    RUN(test_video_hint);
     RUN(test_no_gl);
     RUN(test_old_gl);
     RUN(test_out_of_memory);
