@@ -104,15 +104,20 @@ static void mark(Solver *s, int t)
 
 /* ---- passes --------------------------------------------------------------- */
 
-/* coarse.read <- blurred channel chan of the density (ρ: 0, ρ*: 1) */
-static void pass_blur(Solver *s, int chan)
+/* Each pass below takes its inputs and its output explicitly; the caller
+ * (solver_pass) picks them from the solver's fields and swaps ping-pong
+ * pairs. */
+
+/* coarse.read <- blurred channel chan of dens (ρ: 0, ρ*: 1); three passes
+ * through the coarse pair */
+static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
 {
     Shader *sh = use(s, SH_DOWNSAMPLE);
-    shader_set_texture(sh, "u_src", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_src", 0, field_texture(dens));
     shader_set_int(sh, "u_chan", chan);
     shader_set_int(sh, "u_factor", s->blur.factor);
-    run(s, s->coarse.write);
-    field_pair_swap(&s->coarse);
+    run(s, coarse->write);
+    field_pair_swap(coarse);
 
     sh = use(s, SH_BLUR);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
@@ -120,9 +125,9 @@ static void pass_blur(Solver *s, int chan)
     shader_set_float_array(sh, "u_weights", s->blur.weights, s->blur.radius + 1);
     for (int axis = 0; axis < 2; axis++) {
         shader_set_int(sh, "u_axis", axis);
-        shader_set_texture(sh, "u_src", 0, field_texture(s->coarse.read));
-        run(s, s->coarse.write);
-        field_pair_swap(&s->coarse);
+        shader_set_texture(sh, "u_src", 0, field_texture(coarse->read));
+        run(s, coarse->write);
+        field_pair_swap(coarse);
     }
 }
 
@@ -132,12 +137,15 @@ static bool balance_on(const Solver *s)
     return s->p.force == SOLVER_FORCE_BALANCE && s->p.vb > 0.0f;
 }
 
-static void pass_force(Solver *s)
+/* out <- the velocity vel after the driving force (ρ̃ coarse in rblur, ρ̃* in
+ * dens.b, φ in phi) and damping */
+static void pass_force(Solver *s, const Field *vel, const Field *dens, const Field *rblur,
+                       const Field *phi, Field *out)
 {
     Shader *sh = use(s, SH_FORCE);
-    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
-    shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
-    shader_set_texture(sh, "u_rblur", 2, field_texture(s->coarse.read));
+    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
+    shader_set_texture(sh, "u_dens", 1, field_texture(dens));
+    shader_set_texture(sh, "u_rblur", 2, field_texture(rblur));
     shader_set_int(sh, "u_factor", s->blur.factor);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
     shader_set_float(sh, "u_k", s->p.dt * s->vf_now / s->cell);
@@ -146,26 +154,24 @@ static void pass_force(Solver *s)
     shader_set_float(sh, "u_eps", s->p.eps);
     bool balance = balance_on(s);
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
-    shader_set_texture(sh, "u_phi", 3, field_texture(s->pot.read));
+    shader_set_texture(sh, "u_phi", 3, field_texture(phi));
     shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
-    run(s, s->vel.write);
-    field_pair_swap(&s->vel);
+    run(s, out);
 }
 
-static void pass_advect_vel(Solver *s)
+static void pass_advect_vel(Solver *s, const Field *vel, Field *out)
 {
     Shader *sh = use(s, SH_ADVECT_VEL);
-    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
+    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
     shader_set_float(sh, "u_s", s->p.dt / s->cell);
-    run(s, s->vel.write);
-    field_pair_swap(&s->vel);
+    run(s, out);
 }
 
-static void pass_divergence(Solver *s)
+static void pass_divergence(Solver *s, const Field *vel, Field *out)
 {
     Shader *sh = use(s, SH_DIVERGENCE);
-    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
-    run(s, s->div);
+    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
+    run(s, out);
 }
 
 /* one damped Jacobi iteration on pressure level l (0: the grid itself);
@@ -183,7 +189,6 @@ static void pass_jacobi_level(Solver *s, int l, bool zero, FieldPair *x0, Field 
     field_pair_swap(x);
 }
 
-static void pass_jacobi(Solver *s) { pass_jacobi_level(s, 0, false, &s->pres, s->div); }
 
 
 /* One multigrid V-cycle from level l; see vcycle() in refsolver.c. A coarse
@@ -226,35 +231,29 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
     for (int k = 0; k < METHOD_MG_SMOOTH; k++) pass_jacobi_level(s, l, false, x0, b0);
 }
 
-static void pass_subtract_grad(Solver *s)
+static void pass_subtract_grad(Solver *s, const Field *vel, const Field *p, Field *out)
 {
     Shader *sh = use(s, SH_SUBTRACT_GRAD);
-    shader_set_texture(sh, "u_vel", 0, field_texture(s->vel.read));
-    shader_set_texture(sh, "u_p", 1, field_texture(s->pres.read));
-    run(s, s->vel.write);
-    field_pair_swap(&s->vel);
+    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
+    shader_set_texture(sh, "u_p", 1, field_texture(p));
+    run(s, out);
 }
 
-/* one substep: the face fluxes and the donors' ratios, then the update;
- * moved by the face speeds vel (clamped to ±umax) */
-static void pass_transport(Solver *s, const Field *vel, float umax, float dt_sub)
+/* one substep of dens moved by the face speeds vel (clamped to ±umax): the
+ * face fluxes and the donors' ratios into ratio, then the update into out */
+static void pass_transport(Solver *s, const Field *vel, const Field *dens, Field *ratio, Field *out,
+                           float umax, float dt_sub)
 {
     Shader *sh = use(s, SH_ADVECT_RATIO);
     shader_set_texture(sh, "u_vel", 0, field_texture(vel));
-    shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_dens", 1, field_texture(dens));
     shader_set_float(sh, "u_k", dt_sub / s->cell);
     shader_set_float(sh, "u_umax", umax);
-    run(s, s->ratio);
+    run(s, ratio);
     sh = use(s, SH_ADVECT_DENSITY);
-    shader_set_texture(sh, "u_dens", 1, field_texture(s->dens.read));
-    shader_set_texture(sh, "u_ratio", 2, field_texture(s->ratio));
-    run(s, s->dens.write);
-    field_pair_swap(&s->dens);
-}
-
-static void pass_advect_density(Solver *s, float dt_sub)
-{
-    pass_transport(s, s->vel.read, s->p.umax, dt_sub);
+    shader_set_texture(sh, "u_dens", 1, field_texture(dens));
+    shader_set_texture(sh, "u_ratio", 2, field_texture(ratio));
+    run(s, out);
 }
 
 /* The gathering drift (ref_pass_drift_vel): its face speeds from ρ̃ (still
@@ -265,11 +264,11 @@ static bool balance_drift(const Solver *s)
     return balance_on(s) && s->p.vw > 0.0f;
 }
 
-static void pass_drift_vel(Solver *s)
+static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, const Field *phi, Field *out)
 {
     Shader *sh = use(s, SH_DRIFT_VEL);
-    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
-    shader_set_texture(sh, "u_rblur", 1, field_texture(s->coarse.read));
+    shader_set_texture(sh, "u_dens", 0, field_texture(dens));
+    shader_set_texture(sh, "u_rblur", 1, field_texture(rblur));
     shader_set_int(sh, "u_factor", s->blur.factor);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
     shader_set_float(sh, "u_vk", s->p.vk);
@@ -278,47 +277,47 @@ static void pass_drift_vel(Solver *s)
     shader_set_float(sh, "u_mob", METHOD_DRIFT_MOB * s->dscale);
     bool balance = balance_drift(s);
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
-    shader_set_texture(sh, "u_phi", 2, field_texture(s->pot.read));
+    shader_set_texture(sh, "u_phi", 2, field_texture(phi));
     shader_set_float(sh, "u_kw", balance ? s->p.vw / s->dscale / s->cell : 0.0f);
     shader_set_float(sh, "u_haze", METHOD_DRIFT_HAZE * s->dscale);
-    run(s, s->drift);
+    run(s, out);
 }
 
 static float gather_a(const Solver *s) { return s->ga_now; }
 
-static void pass_gather_coef(Solver *s)
+static void pass_gather_coef(Solver *s, const Field *dens, Field *out)
 {
     Shader *sh = use(s, SH_GATHER_COEF);
-    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
-    run(s, s->gcoef);
+    shader_set_texture(sh, "u_dens", 0, field_texture(dens));
+    run(s, out);
 }
 
-static void pass_gather_jacobi(Solver *s, bool first)
+/* one Jacobi iteration of the gathering solve: e -> out (first: from e = 0) */
+static void pass_gather_jacobi(Solver *s, const Field *dens, const Field *coef, const Field *e,
+                               Field *out, bool first)
 {
     Shader *sh = use(s, SH_GATHER_JACOBI);
-    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
-    shader_set_texture(sh, "u_coef", 2, field_texture(s->gcoef));
-    shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
+    shader_set_texture(sh, "u_dens", 0, field_texture(dens));
+    shader_set_texture(sh, "u_coef", 2, field_texture(coef));
+    shader_set_texture(sh, "u_e", 1, field_texture(e));
     shader_set_int(sh, "u_first", first ? 1 : 0);
     shader_set_float(sh, "u_a", gather_a(s));
-    run(s, s->gerr.write);
-    field_pair_swap(&s->gerr);
+    run(s, out);
 }
 
-/* the donors' ratios, then the limited fluxes */
-static void pass_gather_apply(Solver *s)
+/* the donors' ratios into ratio, then the limited fluxes: dens -> out */
+static void pass_gather_apply(Solver *s, const Field *dens, const Field *e, Field *ratio, Field *out)
 {
     for (int k = 0; k < 2; k++) {
         Shader *sh = use(s, k == 0 ? SH_GATHER_RATIO : SH_GATHER_APPLY);
-        shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
-        shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
+        shader_set_texture(sh, "u_dens", 0, field_texture(dens));
+        shader_set_texture(sh, "u_e", 1, field_texture(e));
         shader_set_float(sh, "u_a", gather_a(s));
         if (k == 0) {
-            run(s, s->ratio);
+            run(s, ratio);
         } else {
-            shader_set_texture(sh, "u_ratio", 2, field_texture(s->ratio));
-            run(s, s->dens.write);
-            field_pair_swap(&s->dens);
+            shader_set_texture(sh, "u_ratio", 2, field_texture(ratio));
+            run(s, out);
         }
     }
 }
@@ -326,7 +325,7 @@ static void pass_gather_apply(Solver *s)
 /* ρ̃* into density.b from density.g */
 static void pass_blur_target(Solver *s)
 {
-    pass_blur(s, 1);
+    pass_blur(s, s->dens.read, 1, &s->coarse);
     Shader *sh = use(s, SH_TARGET_BLUR);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
     shader_set_texture(sh, "u_coarse", 1, field_texture(s->coarse.read));
@@ -339,12 +338,12 @@ static void pass_blur_target(Solver *s)
 /* The balance force's deficit potential: its right-hand side ρ − c·ρ* into
  * the divergence field (free until the projection), then V-cycles on φ,
  * warm-started from the last step's. */
-static void pass_potential_rhs(Solver *s)
+static void pass_potential_rhs(Solver *s, const Field *dens, Field *out)
 {
     Shader *sh = use(s, SH_POTENTIAL_RHS);
-    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_dens", 0, field_texture(dens));
     shader_set_float(sh, "u_c", s->pot_c);
-    run(s, s->div);
+    run(s, out);
 }
 
 /* ---- the step --------------------------------------------------------------- */
@@ -363,21 +362,23 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (st->stage[q].pass == pass) last = k == st->stage[q].count - 1;
     switch (pass) {
     case METHOD_PASS_BLUR_RHO:
-        pass_blur(s, 0);
+        pass_blur(s, s->dens.read, 0, &s->coarse);
         mark(s, T_BLUR);
         break;
-    case METHOD_PASS_POTENTIAL_RHS: pass_potential_rhs(s); break;
+    case METHOD_PASS_POTENTIAL_RHS: pass_potential_rhs(s, s->dens.read, s->div); break;
     case METHOD_PASS_POTENTIAL_VCYCLE: vcycle(s, 0, &s->pot, s->div); break;
     case METHOD_PASS_FORCE:
-        pass_force(s);
+        pass_force(s, s->vel.read, s->dens.read, s->coarse.read, s->pot.read, s->vel.write);
+        field_pair_swap(&s->vel);
         mark(s, T_FORCE);
         break;
     case METHOD_PASS_ADVECT_VEL:
-        pass_advect_vel(s);
+        pass_advect_vel(s, s->vel.read, s->vel.write);
+        field_pair_swap(&s->vel);
         mark(s, T_ADVECT_VEL);
         break;
     case METHOD_PASS_DIVERGENCE:
-        pass_divergence(s);
+        pass_divergence(s, s->vel.read, s->div);
         mark(s, T_DIV);
         break;
     case METHOD_PASS_PRESSURE_VCYCLE:
@@ -385,22 +386,35 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (last) mark(s, T_JACOBI);
         break;
     case METHOD_PASS_PRESSURE_JACOBI:
-        pass_jacobi(s);
+        pass_jacobi_level(s, 0, false, &s->pres, s->div);
         if (last) mark(s, T_JACOBI);
         break;
     case METHOD_PASS_SUBTRACT_GRAD:
-        pass_subtract_grad(s);
+        pass_subtract_grad(s, s->vel.read, s->pres.read, s->vel.write);
+        field_pair_swap(&s->vel);
         mark(s, T_SUBTRACT);
         break;
     case METHOD_PASS_ADVECT_DENSITY:
-        pass_advect_density(s, st->dt_advect);
+        pass_transport(s, s->vel.read, s->dens.read, s->ratio, s->dens.write, s->p.umax, st->dt_advect);
+        field_pair_swap(&s->dens);
         if (last) mark(s, T_ADVECT_DENS);
         break;
-    case METHOD_PASS_DRIFT_VEL: pass_drift_vel(s); break;
-    case METHOD_PASS_DRIFT: pass_transport(s, s->drift, s->p.wmax, st->dt_drift); break;
-    case METHOD_PASS_GATHER_BEGIN: pass_gather_coef(s); break;
-    case METHOD_PASS_GATHER_JACOBI: pass_gather_jacobi(s, false); break; /* from the last e */
-    case METHOD_PASS_GATHER_APPLY: pass_gather_apply(s); break;
+    case METHOD_PASS_DRIFT_VEL:
+        pass_drift_vel(s, s->dens.read, s->coarse.read, s->pot.read, s->drift);
+        break;
+    case METHOD_PASS_DRIFT:
+        pass_transport(s, s->drift, s->dens.read, s->ratio, s->dens.write, s->p.wmax, st->dt_drift);
+        field_pair_swap(&s->dens);
+        break;
+    case METHOD_PASS_GATHER_BEGIN: pass_gather_coef(s, s->dens.read, s->gcoef); break;
+    case METHOD_PASS_GATHER_JACOBI: /* from the last step's e */
+        pass_gather_jacobi(s, s->dens.read, s->gcoef, s->gerr.read, s->gerr.write, false);
+        field_pair_swap(&s->gerr);
+        break;
+    case METHOD_PASS_GATHER_APPLY:
+        pass_gather_apply(s, s->dens.read, s->gerr.read, s->ratio, s->dens.write);
+        field_pair_swap(&s->dens);
+        break;
     case METHOD_PASS_COUNT: break;
     }
     return 0;
@@ -804,7 +818,8 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
         if (first) { /* the first iteration, from e = 0 */
             s->vf_now = s->p.vf;
             s->rg_now = 1.0f;
-            pass_gather_jacobi(s, true);
+            pass_gather_jacobi(s, s->dens.read, s->gcoef, s->gerr.read, s->gerr.write, true);
+            field_pair_swap(&s->gerr);
         } else {
             debug_run(s, METHOD_PASS_GATHER_JACOBI);
         }
