@@ -392,6 +392,20 @@ static int check_feedback(const Field *target)
     return rc;
 }
 
+/* With field_debug(), after a pass (what: "a pass" or "a dispatch") into
+ * target: its GL errors, and whether it sampled its own target. Either makes
+ * the caller's next gl_check fail too. */
+static void debug_after(const Field *target, const char *what)
+{
+    GLint prog = 0;
+    glGetIntegerv(GL_CURRENT_PROGRAM, &prog);
+    char msg[96];
+    snprintf(msg, sizeof msg, "%s into a %dx%d %s field (program %d)", what, target->w, target->h,
+             format_name(target->channels), (int)prog);
+    if (gl_check("field", msg) < 0) g_flagged = true;
+    if (check_feedback(target) < 0) g_feedback = true;
+}
+
 void pass_draw(Field *target)
 {
     draws++;
@@ -399,15 +413,7 @@ void pass_draw(Field *target)
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target->fbo);
     glViewport(0, 0, target->w, target->h);
     draw_triangle();
-    if (field_debug()) {
-        GLint prog = 0;
-        glGetIntegerv(GL_CURRENT_PROGRAM, &prog);
-        char what[96];
-        snprintf(what, sizeof what, "a pass into a %dx%d %s field (program %d)", target->w, target->h,
-                 format_name(target->channels), (int)prog);
-        if (gl_check("field", what) < 0) g_flagged = true; /* logged; the caller's gl_check fails too */
-        if (check_feedback(target) < 0) g_feedback = true; /* for the caller's gl_check */
-    }
+    if (field_debug()) debug_after(target, "a pass");
 }
 
 void field_flag_error(void) { g_flagged = true; }
@@ -429,15 +435,7 @@ void pass_dispatch(Field *target)
                       (GLuint)((target->h + PASS_LOCAL_Y - 1) / PASS_LOCAL_Y), 1);
     /* the next pass samples what this one wrote; read-backs go through the FBO */
     glMemoryBarrier(PASS_BARRIER_BITS);
-    if (field_debug()) {
-        GLint prog = 0;
-        glGetIntegerv(GL_CURRENT_PROGRAM, &prog);
-        char what[96];
-        snprintf(what, sizeof what, "a dispatch into a %dx%d %s field (program %d)", target->w, target->h,
-                 format_name(target->channels), (int)prog);
-        if (gl_check("field", what) < 0) g_flagged = true; /* logged; the caller's gl_check fails too */
-        if (check_feedback(target) < 0) g_feedback = true;
-    }
+    if (field_debug()) debug_after(target, "a dispatch");
 }
 
 void pass_release(void)

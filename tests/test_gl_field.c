@@ -504,12 +504,7 @@ static void test_pass_stages(void)
     field_free(b);
     free(in);
     free(out);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/entry.glsl", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/stage.glsl", dir);
-    unlink(path);
-    rmdir(dir);
+    testlib_rm_rf(dir);
 }
 
 int main(int argc, char **argv)
