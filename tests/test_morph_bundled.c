@@ -47,16 +47,24 @@ static void morph_pair(const char *from, const char *to, int long_steps)
     double e0 = ref_error(s), m0 = ref_mass(s), e2000 = 0.0;
     bool finite = true;
     int steps = long_steps > 2000 ? long_steps : 2000;
+#if defined(__SANITIZE_ADDRESS__)
+    /* memory checking of the same step needs no thousands of them (CI time):
+     * 100 steps, then only the checks that hold at any length */
+    steps = 100;
+    printf("SKIP %s -> %s: the 2,000-step error bound under AddressSanitizer (100 steps; make test runs "
+           "it)\n", from, to);
+#endif
     for (int k = 1; k <= steps; k++) {
         ref_step(s);
-        if (k % 500 == 0) finite = finite && all_finite(s);
+        if (k % 500 == 0 || k == steps) finite = finite && all_finite(s);
         if (k == 2000) e2000 = ref_error(s);
     }
     double drift = fabs(ref_mass(s) - m0) / m0;
     printf("  %s -> %s: error %.3f -> %.3f at 2000 (%.1f%%)%s, mass drift %.1e after %d steps\n", from,
            to, e0, e2000, 100.0 * e2000 / e0, finite ? "" : ", NOT FINITE", drift, steps);
-    CHECK(e2000 <= 0.25 * e0, "%s -> %s: error %.3f at 2000 steps is %.0f%% of its start", from, to,
-          e2000, 100.0 * e2000 / e0);
+    if (steps >= 2000)
+        CHECK(e2000 <= 0.25 * e0, "%s -> %s: error %.3f at 2000 steps is %.0f%% of its start", from, to,
+              e2000, 100.0 * e2000 / e0);
     CHECK(finite, "%s -> %s: NaN/Inf or negative density within %d steps", from, to, steps);
     CHECK(drift <= 1e-5, "%s -> %s: mass drift %.3g", from, to, drift);
     ref_free(s);
