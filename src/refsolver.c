@@ -752,6 +752,16 @@ static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, f
  * Fields: ρ̃ (coarse) in c0; the force writes u, v to t0, t1 and the
  * advection reads them back into u, v; the divergence and every right-hand
  * side live in t2; the gathering iterates e in t0/t1. */
+/* One transport substep of ρ by the face speeds (u, v), clamped to ±umax:
+ * the donors' ratios into t1, the update through t0 (the velocity's and the
+ * drift's substeps alike). */
+static void transport(RefSolver *s, const float *u, const float *v, float umax, float dt_sub)
+{
+    ref_pass_advect_ratio(s->w, s->h, dt_sub, umax, u, v, s->rho, s->t1);
+    ref_pass_advect_apply(s->w, s->h, dt_sub, umax, u, v, s->rho, s->t1, s->t0);
+    SWAP(s->rho, s->t0);
+}
+
 static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
 {
     RefSolver *s = self;
@@ -792,18 +802,14 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         SWAP(s->v, s->t1);
         break;
     case METHOD_PASS_ADVECT_DENSITY:
-        ref_pass_advect_ratio(w, h, st->dt_advect, p->umax, s->u, s->v, s->rho, s->t1);
-        ref_pass_advect_apply(w, h, st->dt_advect, p->umax, s->u, s->v, s->rho, s->t1, s->t0);
-        SWAP(s->rho, s->t0);
+        transport(s, s->u, s->v, p->umax, st->dt_advect);
         break;
     case METHOD_PASS_DRIFT_VEL: /* ρ̃ from the first pass: lagged by this step's transport */
         ref_pass_drift_vel(w, h, p, &s->blur, st->balance ? s->phi : NULL, s->c0, s->tgt_blur,
                            s->dscale, st->rg, s->t2, s->t3);
         break;
     case METHOD_PASS_DRIFT:
-        ref_pass_advect_ratio(w, h, st->dt_drift, p->wmax, s->t2, s->t3, s->rho, s->t1);
-        ref_pass_advect_apply(w, h, st->dt_drift, p->wmax, s->t2, s->t3, s->rho, s->t1, s->t0);
-        SWAP(s->rho, s->t0);
+        transport(s, s->t2, s->t3, p->wmax, st->dt_drift);
         break;
     case METHOD_PASS_GATHER_BEGIN:
         memcpy(s->t0, s->eg, n * sizeof(float));

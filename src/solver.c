@@ -57,6 +57,7 @@ struct Solver {
     long nstep;                 /* steps since solver_set_density: the fade-ins' clock */
     float vf_now, rg_now;       /* this step's faded vf and gathering factor */
     float kb_now, ga_now;       /* the plan's balance coefficient and gathering a */
+    bool balance_now;           /* the plan's: the balance force is on (φ is solved) */
     Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
@@ -131,11 +132,6 @@ static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
     }
 }
 
-/* The balance force is on (and φ is solved each step). */
-static bool balance_on(const Solver *s)
-{
-    return s->p.force == SOLVER_FORCE_BALANCE && s->p.vb > 0.0f;
-}
 
 /* out <- the velocity vel after the driving force (ρ̃ coarse in rblur, ρ̃* in
  * dens.b, φ in phi) and damping */
@@ -152,7 +148,7 @@ static void pass_force(Solver *s, const Field *vel, const Field *dens, const Fie
     shader_set_float(sh, "u_damp", 1.0f / (1.0f + s->p.dt * s->p.vd));
     shader_set_float(sh, "u_umax", s->p.umax);
     shader_set_float(sh, "u_eps", s->p.eps);
-    bool balance = balance_on(s);
+    bool balance = s->balance_now;
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
     shader_set_texture(sh, "u_phi", 3, field_texture(phi));
     shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
@@ -256,14 +252,9 @@ static void pass_transport(Solver *s, const Field *vel, const Field *dens, Field
     run(s, out);
 }
 
-/* The gathering drift (ref_pass_drift_vel): its face speeds from ρ̃ (still
- * in the coarse field from the step's first pass) and ρ̃*, then transport
- * by them in substeps. */
-static bool balance_drift(const Solver *s)
-{
-    return balance_on(s) && s->p.vw > 0.0f;
-}
-
+/* The gathering drift's face speeds (ref_pass_drift_vel) from ρ̃ (still in
+ * the coarse field from the step's first pass) and ρ̃*; the drift's substeps
+ * are pass_transport by them. */
 static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, const Field *phi, Field *out)
 {
     Shader *sh = use(s, SH_DRIFT_VEL);
@@ -275,7 +266,7 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_float(sh, "u_cap", s->p.wmax * s->rg_now);
     shader_set_float(sh, "u_eps", METHOD_DRIFT_LOG_EPS * s->dscale);
     shader_set_float(sh, "u_mob", METHOD_DRIFT_MOB * s->dscale);
-    bool balance = balance_drift(s);
+    bool balance = s->balance_now && s->p.vw > 0.0f;
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
     shader_set_texture(sh, "u_phi", 2, field_texture(phi));
     shader_set_float(sh, "u_kw", balance ? s->p.vw / s->dscale / s->cell : 0.0f);
@@ -357,6 +348,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     s->rg_now = st->rg;
     s->kb_now = st->kb;
     s->ga_now = st->gather_a;
+    s->balance_now = st->balance;
     int last = 0; /* the stage's last repetition: where its timer mark goes */
     for (int q = 0; q < st->n; q++)
         if (st->stage[q].pass == pass) last = k == st->stage[q].count - 1;
@@ -786,27 +778,36 @@ int solver_debug_read(Solver *s, SolverField f, float *out)
 
 /* The method's passes, one at a time, with the plan of an unfaded step (as
  * a step long after the start): what the single-pass tests compare. */
-static void debug_run(Solver *s, MethodPass pass)
+static void debug_plan(const Solver *s, MethodStep *st)
 {
     SolverParams p = s->p;
     p.framp = p.tramp = 0.0f;
+    method_plan(&p, method_grid(s->w, s->h), 0, s->dscale, st);
+}
+
+static void debug_run(Solver *s, MethodPass pass)
+{
     MethodStep st;
-    method_plan(&p, method_grid(s->w, s->h), 0, s->dscale, &st);
+    debug_plan(s, &st);
     solver_pass(s, pass, 0, &st);
+}
+
+/* The plan's stages from `from` to `to` (in the list's order), each as often
+ * as the plan says: e.g. ρ̃, φ (when the balance force is on) and the force. */
+static void debug_run_stages(Solver *s, MethodPass from, MethodPass to)
+{
+    MethodStep st;
+    debug_plan(s, &st);
+    for (int q = 0; q < st.n; q++)
+        if (st.stage[q].pass >= from && st.stage[q].pass <= to)
+            for (int k = 0; k < st.stage[q].count; k++) solver_pass(s, st.stage[q].pass, k, &st);
 }
 
 int solver_debug_pass(Solver *s, SolverPass pass, bool first)
 {
     switch (pass) {
     case SOLVER_PASS_BLUR_DENSITY: debug_run(s, METHOD_PASS_BLUR_RHO); break;
-    case SOLVER_PASS_FORCE:
-        debug_run(s, METHOD_PASS_BLUR_RHO);
-        if (balance_on(s)) {
-            debug_run(s, METHOD_PASS_POTENTIAL_RHS);
-            for (int k = 0; k < s->p.bcycles; k++) debug_run(s, METHOD_PASS_POTENTIAL_VCYCLE);
-        }
-        debug_run(s, METHOD_PASS_FORCE);
-        break;
+    case SOLVER_PASS_FORCE: debug_run_stages(s, METHOD_PASS_BLUR_RHO, METHOD_PASS_FORCE); break;
     case SOLVER_PASS_ADVECT_VEL: debug_run(s, METHOD_PASS_ADVECT_VEL); break;
     case SOLVER_PASS_DIVERGENCE: debug_run(s, METHOD_PASS_DIVERGENCE); break;
     case SOLVER_PASS_JACOBI: debug_run(s, METHOD_PASS_PRESSURE_JACOBI); break;
