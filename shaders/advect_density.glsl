@@ -1,9 +1,8 @@
-// advect_density: the second half of one substep of density transport
-// (advect_apply in src/refsolver.c). Each face flux from advect_ratio is
-// scaled by its donor's ratio, so ρ stays ≥ 0, and every flux leaves one
-// cell exactly as it enters the next: Σρ is conserved. ρ*, ρ̃* (.g, .b)
-// pass through.
+// advect_density: the second half of one substep of density transport on
+// the fragment backend: each face flux from advect_ratio scaled by its
+// donor's ratio (transport.glsl). ρ*, ρ̃* (.g, .b) pass through.
 #include "sim.glsl"
+#include "transport.glsl"
 
 uniform sampler2D u_dens;
 uniform sampler2D u_ratio;  // .r ratio, .g left-face flux, .b bottom-face flux
@@ -17,14 +16,9 @@ vec4 stage()
     // the right and top faces are the neighbours' left and bottom; the walls carry nothing
     vec4 rt = i + 1 < u_size.x ? texelFetch(u_ratio, ivec2(i + 1, j), 0) : vec4(1.0, 0.0, 0.0, 0.0);
     vec4 up = j + 1 < u_size.y ? texelFetch(u_ratio, ivec2(i, j + 1), 0) : vec4(1.0, 0.0, 0.0, 0.0);
-    float r = d0.r, f;
-    f = me.g;  // a positive flux on the left face enters from cell i-1
-    if (f != 0.0) r += f * (f > 0.0 ? texelFetch(u_ratio, ivec2(i - 1, j), 0).r : me.r);
-    f = rt.g;
-    if (f != 0.0) r -= f * (f > 0.0 ? me.r : rt.r);
-    f = me.b;
-    if (f != 0.0) r += f * (f > 0.0 ? texelFetch(u_ratio, ivec2(i, j - 1), 0).r : me.r);
-    f = up.b;
-    if (f != 0.0) r -= f * (f > 0.0 ? me.r : up.r);
-    return vec4(max(r, 0.0), d0.g, d0.b, 0.0);
+    // a donor left of or below the field never donates (its face is a wall)
+    float rl = me.g > 0.0 ? texelFetch(u_ratio, ivec2(i - 1, j), 0).r : 1.0;
+    float rb = me.b > 0.0 ? texelFetch(u_ratio, ivec2(i, j - 1), 0).r : 1.0;
+    float r = transport_apply(d0.r, me.g, rt.g, me.b, up.b, me.r, rl, rt.r, rb, up.r);
+    return vec4(r, d0.g, d0.b, 0.0);
 }

@@ -4,8 +4,11 @@
 // function runs either as a fragment shader (drawn over the output's
 // framebuffer) or as a compute shader (one invocation per texel of the
 // output, bound as image unit 0). SM_LOCAL_X/Y, the work-group size, come
-// from C (shader.h), never typed here.
-#ifdef SM_COMPUTE
+// from C (shader.h), never typed here. A compute-only pass with shared
+// memory (transport_tile) defines SM_OWN_MAIN and its own main.
+#if defined(SM_COMPUTE) && defined(SM_OWN_MAIN)
+// the file has its own main (a tiled pass with shared memory)
+#elif defined(SM_COMPUTE)
 layout(local_size_x = SM_LOCAL_X, local_size_y = SM_LOCAL_Y) in;
 layout(binding = 0) writeonly uniform image2D u_out;
 

@@ -19,7 +19,9 @@ enum {
     SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
-    SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL, SH_COUNT
+    SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
+    SH_TRANSPORT_TILE, /* compute only */
+    SH_COUNT
 };
 /* The fields of the two Jacobi solves (divergence, pressure, every multigrid
  * level; the gathering's e and D) are packed 2x2 cells to an RGBA texel
@@ -29,7 +31,7 @@ static const char *const shader_files[SH_COUNT] = {
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
-    "drift_vel.glsl",
+    "drift_vel.glsl", "transport_tile.glsl",
 };
 
 /* Steps the CPU may queue ahead of the GPU. On the lent H100 (driver 580,
@@ -61,6 +63,7 @@ struct Solver {
     Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
+    FieldPair rho;              /* compute: ρ alone (R32F) between transport substeps */
     int nlev, lw[METHOD_MG_MAX_LEVELS], lh[METHOD_MG_MAX_LEVELS]; /* level sizes in cells */
     FieldPair mgx[METHOD_MG_MAX_LEVELS]; /* level 0 is pres; all packed */
     Field *mgb[METHOD_MG_MAX_LEVELS], *mgr[METHOD_MG_MAX_LEVELS];
@@ -235,12 +238,27 @@ static void pass_subtract_grad(Solver *s, const Field *vel, const Field *p, Fiel
     run(s, out);
 }
 
-/* one substep of dens moved by the face speeds vel (clamped to ±umax): the
- * face fluxes and the donors' ratios into ratio, then the update into out */
-static void pass_transport(Solver *s, const Field *vel, const Field *dens, Field *ratio, Field *out,
-                           float umax, float dt_sub)
+/* one substep of dens moved by the face speeds vel (clamped to ±umax). The
+ * fragment backend: the face fluxes and the donors' ratios into ratio, then
+ * the update into out. The compute backend: one tiled dispatch
+ * (transport_tile) from in (.r = ρ) into out; on the last substep out is a
+ * density field and ρ*, ρ̃* come from dens. */
+static void pass_transport(Solver *s, const Field *vel, const Field *dens, const Field *in,
+                           Field *ratio, Field *out, float umax, float dt_sub, bool last)
 {
-    Shader *sh = use(s, SH_ADVECT_RATIO);
+    Shader *sh;
+    if (s->kind == SOLVER_COMPUTE) {
+        sh = use(s, SH_TRANSPORT_TILE);
+        shader_set_texture(sh, "u_rho", 0, field_texture(in));
+        shader_set_texture(sh, "u_vel", 1, field_texture(vel));
+        shader_set_texture(sh, "u_dens", 2, field_texture(dens));
+        shader_set_int(sh, "u_last", last ? 1 : 0);
+        shader_set_float(sh, "u_k", dt_sub / s->cell);
+        shader_set_float(sh, "u_umax", umax);
+        run(s, out);
+        return;
+    }
+    sh = use(s, SH_ADVECT_RATIO);
     shader_set_texture(sh, "u_vel", 0, field_texture(vel));
     shader_set_texture(sh, "u_dens", 1, field_texture(dens));
     shader_set_float(sh, "u_k", dt_sub / s->cell);
@@ -250,6 +268,23 @@ static void pass_transport(Solver *s, const Field *vel, const Field *dens, Field
     shader_set_texture(sh, "u_dens", 1, field_texture(dens));
     shader_set_texture(sh, "u_ratio", 2, field_texture(ratio));
     run(s, out);
+}
+
+/* Substep k of a transport stage of n substeps. Fragment: dens -> dens.
+ * Compute: the first substep reads the density field, the others the R32F
+ * ρ field; all but the last write the R32F field, the last the density. */
+static void transport_substep(Solver *s, const Field *vel, float umax, float dt_sub, int k, bool last)
+{
+    if (s->kind != SOLVER_COMPUTE) {
+        pass_transport(s, vel, s->dens.read, s->dens.read, s->ratio, s->dens.write, umax, dt_sub, true);
+        field_pair_swap(&s->dens);
+        return;
+    }
+    const Field *in = k == 0 ? s->dens.read : s->rho.read;
+    pass_transport(s, vel, s->dens.read, in, NULL, last ? s->dens.write : s->rho.write, umax, dt_sub,
+                   last);
+    if (last) field_pair_swap(&s->dens);
+    else field_pair_swap(&s->rho);
 }
 
 /* The gathering drift's face speeds (ref_pass_drift_vel) from ρ̃ (still in
@@ -387,16 +422,14 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         mark(s, T_SUBTRACT);
         break;
     case METHOD_PASS_ADVECT_DENSITY:
-        pass_transport(s, s->vel.read, s->dens.read, s->ratio, s->dens.write, s->p.umax, st->dt_advect);
-        field_pair_swap(&s->dens);
+        transport_substep(s, s->vel.read, s->p.umax, st->dt_advect, k, last);
         if (last) mark(s, T_ADVECT_DENS);
         break;
     case METHOD_PASS_DRIFT_VEL:
         pass_drift_vel(s, s->dens.read, s->coarse.read, s->pot.read, s->drift);
         break;
     case METHOD_PASS_DRIFT:
-        pass_transport(s, s->drift, s->dens.read, s->ratio, s->dens.write, s->p.wmax, st->dt_drift);
-        field_pair_swap(&s->dens);
+        transport_substep(s, s->drift, s->p.wmax, st->dt_drift, k, last);
         break;
     case METHOD_PASS_GATHER_BEGIN: pass_gather_coef(s, s->dens.read, s->gcoef); break;
     case METHOD_PASS_GATHER_JACOBI: /* from the last step's e */
@@ -454,7 +487,7 @@ int solver_step(Solver *s)
 
 static int create_fields(Solver *s, char *err, size_t errlen)
 {
-    if (field_pair_create(&s->vel, s->w, s->h, 4, err, errlen) < 0) return -1;
+    if (field_pair_create(&s->vel, s->w, s->h, 2, err, errlen) < 0) return -1; /* u, v */
     if (field_pair_create(&s->dens, s->w, s->h, 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->pres, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->pot, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
@@ -463,7 +496,9 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
-    if (!(s->drift = field_create(s->w, s->h, 4, err, errlen))) return -1;
+    if (!(s->drift = field_create(s->w, s->h, 2, err, errlen))) return -1; /* wu, wv */
+    if (s->kind == SOLVER_COMPUTE && field_pair_create(&s->rho, s->w, s->h, 1, err, errlen) < 0)
+        return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
     s->nlev = method_mg_levels(s->w, s->h, s->lw, s->lh);
     for (int l = 0; l < s->nlev; l++) {
@@ -500,7 +535,8 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     char defines[512]; /* the method's constants, for every pass (never typed in GLSL) */
     method_glsl_defines(defines, sizeof defines);
     for (int k = 0; k < SH_COUNT; k++)
-        if (!(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],
+        if ((k != SH_TRANSPORT_TILE || kind == SOLVER_COMPUTE) &&
+            !(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],
                                           kind == SOLVER_COMPUTE ? SHADER_COMPUTE : SHADER_FRAGMENT,
                                           defines, err, errlen)))
             goto fail;
@@ -520,7 +556,7 @@ void solver_free(Solver *s)
 {
     if (!s) return;
     for (int k = 0; k < SH_COUNT; k++) shader_free(s->sh[k]);
-    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse};
+    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse, &s->rho};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     field_free(s->div);
     field_free(s->ratio);
@@ -633,21 +669,22 @@ int solver_set_target(Solver *s, const float *tgt, bool mass_match)
     return gl_check("solver", "setting the target");
 }
 
-/* Read an RGBA field back and split its first three channels (NULL: skip). */
+/* Read a field back and split its first three channels (NULL: skip; a
+ * channel the field lacks reads 0). */
 static int read_channels(Solver *s, const Field *f, float *c0, float *c1, float *c2)
 {
     size_t n = (size_t)s->w * s->h;
-    float *buf = alloc_cells(s, 4);
+    int nc = field_channels(f);
+    float *buf = alloc_cells(s, nc);
     if (!buf) return -1;
     if (field_read(f, buf) < 0) {
         free(buf);
         return -1;
     }
-    for (size_t k = 0; k < n; k++) {
-        if (c0) c0[k] = buf[4 * k];
-        if (c1) c1[k] = buf[4 * k + 1];
-        if (c2) c2[k] = buf[4 * k + 2];
-    }
+    float *dst[3] = {c0, c1, c2};
+    for (int c = 0; c < 3; c++)
+        if (dst[c])
+            for (size_t k = 0; k < n; k++) dst[c][k] = c < nc ? buf[(size_t)nc * k + (size_t)c] : 0.0f;
     free(buf);
     return 0;
 }
@@ -749,7 +786,17 @@ static size_t packed_index(int w, int i, int j)
 int solver_debug_upload(Solver *s, SolverField f, const float *data)
 {
     if (f == SOLVER_FIELD_RATIO) return -1; /* an output only (.r of an RGBA field) */
-    if (!is_packed(f)) return field_upload(field_of(s, f), data);
+    Field *fl = field_of(s, f);
+    if (!is_packed(f) && field_channels(fl) == 2) { /* the API's 4 floats a cell, to RG */
+        size_t n = (size_t)s->w * s->h;
+        float *rg = malloc(n * 2 * sizeof(float));
+        if (!rg) return -1;
+        for (size_t k = 0; k < n; k++) rg[2 * k] = data[4 * k], rg[2 * k + 1] = data[4 * k + 1];
+        int rc = field_upload(fl, rg);
+        free(rg);
+        return rc;
+    }
+    if (!is_packed(f)) return field_upload(fl, data);
     size_t np = (size_t)packed(s->w) * packed(s->h) * 4;
     float *buf = calloc(np, sizeof(float));
     if (!buf) return -1;
@@ -763,7 +810,20 @@ int solver_debug_upload(Solver *s, SolverField f, const float *data)
 int solver_debug_read(Solver *s, SolverField f, float *out)
 {
     if (f == SOLVER_FIELD_RATIO) return read_channels(s, s->ratio, out, NULL, NULL);
-    if (!is_packed(f)) return field_read(field_of(s, f), out);
+    Field *fl = field_of(s, f);
+    if (!is_packed(f) && field_channels(fl) == 2) { /* RG to the API's 4 floats a cell */
+        size_t n = (size_t)s->w * s->h;
+        float *rg = malloc(n * 2 * sizeof(float));
+        if (!rg || field_read(fl, rg) < 0) {
+            free(rg);
+            return -1;
+        }
+        for (size_t k = 0; k < n; k++)
+            out[4 * k] = rg[2 * k], out[4 * k + 1] = rg[2 * k + 1], out[4 * k + 2] = out[4 * k + 3] = 0.0f;
+        free(rg);
+        return 0;
+    }
+    if (!is_packed(f)) return field_read(fl, out);
     size_t np = (size_t)packed(s->w) * packed(s->h) * 4;
     float *buf = malloc(np * sizeof(float));
     if (!buf || field_read(field_of(s, f), buf) < 0) {
@@ -785,10 +845,14 @@ static void debug_plan(const Solver *s, MethodStep *st)
     method_plan(&p, method_grid(s->w, s->h), 0, s->dscale, st);
 }
 
+/* One repetition of a pass, as the stage's only one (a transport substep
+ * then reads and writes the density field). */
 static void debug_run(Solver *s, MethodPass pass)
 {
     MethodStep st;
     debug_plan(s, &st);
+    for (int q = 0; q < st.n; q++)
+        if (st.stage[q].pass == pass) st.stage[q].count = 1;
     solver_pass(s, pass, 0, &st);
 }
 
