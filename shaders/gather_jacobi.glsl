@@ -1,31 +1,25 @@
 // gather_jacobi: one Jacobi iteration of the implicit gathering solve
 //   e − a ∇·(D ∇e) = ρ0 − ρ*,   a = dt·vg/h²,  D = ρ0·ρ̃* (lagged),
 // face D = mean of the two cells, no flux through the walls. e and D are
-// packed, four cells per fragment (packed.glsl); D comes from gather_coef.
+// packed, four cells per fragment (packed.glsl); D comes from gather_coef,
+// the right-hand side from gather_rhs.
 // The step's solve starts from the last step's e (ref_step says why, and
 // why the count is even); with u_first = 1 (single-pass tests) the previous
 // iterate is e = 0.
 #include "packed.glsl"
 
-uniform sampler2D u_dens;  // ρ0, ρ*
+uniform sampler2D u_rhs;   // ρ0 − ρ*, packed
 uniform sampler2D u_coef;  // D, packed
 uniform sampler2D u_e;     // e, packed
 uniform int u_first;
 uniform float u_a;
 
-float rhs(int i, int j)
-{
-    vec4 d = texelFetch(u_dens, ivec2(i, j), 0);
-    return d.r - d.g;
-}
-
 vec4 stage()
 {
     ivec2 T = cell();
-    ivec4 i = packed_i(T), j = packed_j(T);
     vec4 dc = texelFetch(u_coef, T, 0);
     PackedNb D = packed_neighbours(u_coef, T, dc);
-    vec4 num = vec4(rhs(i.x, j.x), rhs(i.y, j.y), rhs(i.z, j.z), rhs(i.w, j.w));
+    vec4 num = texelFetch(u_rhs, T, 0);
     vec4 den = vec4(1.0);
     vec4 fl = packed_sel(D.hl, u_a * 0.5 * (dc + D.l)), fr = packed_sel(D.hr, u_a * 0.5 * (dc + D.r));
     vec4 fd = packed_sel(D.hd, u_a * 0.5 * (dc + D.d)), fu = packed_sel(D.hu, u_a * 0.5 * (dc + D.u));

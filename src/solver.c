@@ -20,6 +20,7 @@ enum {
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
     SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
+    SH_GATHER_RHS,
     SH_TRANSPORT_TILE, /* compute only */
     SH_COUNT
 };
@@ -31,7 +32,7 @@ static const char *const shader_files[SH_COUNT] = {
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
-    "drift_vel.glsl", "transport_tile.glsl",
+    "drift_vel.glsl", "gather_rhs.glsl", "transport_tile.glsl",
 };
 
 /* Steps the CPU may queue ahead of the GPU. On the lent H100 (driver 580,
@@ -63,6 +64,7 @@ struct Solver {
     Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
+    Field *grhs;                /* and its right-hand side ρ0 − ρ*, packed */
     FieldPair rho;              /* compute: ρ alone (R32F) between transport substeps */
     int nlev, lw[METHOD_MG_MAX_LEVELS], lh[METHOD_MG_MAX_LEVELS]; /* level sizes in cells */
     FieldPair mgx[METHOD_MG_MAX_LEVELS]; /* level 0 is pres; all packed */
@@ -311,19 +313,23 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
 
 static float gather_a(const Solver *s) { return s->ga_now; }
 
-static void pass_gather_coef(Solver *s, const Field *dens, Field *out)
+/* the gathering solve's D and right-hand side, packed, once per step */
+static void pass_gather_begin(Solver *s, const Field *dens, Field *coef, Field *rhs)
 {
     Shader *sh = use(s, SH_GATHER_COEF);
     shader_set_texture(sh, "u_dens", 0, field_texture(dens));
-    run(s, out);
+    run(s, coef);
+    sh = use(s, SH_GATHER_RHS);
+    shader_set_texture(sh, "u_dens", 0, field_texture(dens));
+    run(s, rhs);
 }
 
 /* one Jacobi iteration of the gathering solve: e -> out (first: from e = 0) */
-static void pass_gather_jacobi(Solver *s, const Field *dens, const Field *coef, const Field *e,
+static void pass_gather_jacobi(Solver *s, const Field *rhs, const Field *coef, const Field *e,
                                Field *out, bool first)
 {
     Shader *sh = use(s, SH_GATHER_JACOBI);
-    shader_set_texture(sh, "u_dens", 0, field_texture(dens));
+    shader_set_texture(sh, "u_rhs", 0, field_texture(rhs));
     shader_set_texture(sh, "u_coef", 2, field_texture(coef));
     shader_set_texture(sh, "u_e", 1, field_texture(e));
     shader_set_int(sh, "u_first", first ? 1 : 0);
@@ -431,9 +437,9 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_DRIFT:
         transport_substep(s, s->drift, s->p.wmax, st->dt_drift, k, last);
         break;
-    case METHOD_PASS_GATHER_BEGIN: pass_gather_coef(s, s->dens.read, s->gcoef); break;
+    case METHOD_PASS_GATHER_BEGIN: pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
     case METHOD_PASS_GATHER_JACOBI: /* from the last step's e */
-        pass_gather_jacobi(s, s->dens.read, s->gcoef, s->gerr.read, s->gerr.write, false);
+        pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false);
         field_pair_swap(&s->gerr);
         break;
     case METHOD_PASS_GATHER_APPLY:
@@ -493,6 +499,7 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (field_pair_create(&s->pot, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->gerr, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (!(s->gcoef = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
+    if (!(s->grhs = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
@@ -562,6 +569,7 @@ void solver_free(Solver *s)
     field_free(s->ratio);
     field_free(s->drift);
     field_free(s->gcoef);
+    field_free(s->grhs);
     for (int l = 0; l < METHOD_MG_MAX_LEVELS; l++) {
         field_pair_free(&s->mgx[l]);
         field_free(s->mgb[l]);
@@ -883,7 +891,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
         if (first) { /* the first iteration, from e = 0 */
             s->vf_now = s->p.vf;
             s->rg_now = 1.0f;
-            pass_gather_jacobi(s, s->dens.read, s->gcoef, s->gerr.read, s->gerr.write, true);
+            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, true);
             field_pair_swap(&s->gerr);
         } else {
             debug_run(s, METHOD_PASS_GATHER_JACOBI);
