@@ -24,6 +24,13 @@
 typedef struct {
     char name[CACHE_NAME];
     GLint loc;
+    bool has;                   /* value holds what the program was last given */
+    GLenum type;                /* GL_INT or GL_FLOAT */
+    int n;                      /* components */
+    union {
+        GLint i[4];
+        GLfloat f[4];
+    } value;
 } UniformSlot;
 
 struct Shader {
@@ -584,12 +591,15 @@ GLuint shader_program(const Shader *s) { return s->prog; }
 
 void shader_use(Shader *s) { glUseProgram(s->prog); }
 
-GLint shader_uniform(Shader *s, const char *name)
+static UniformSlot *find_slot(Shader *s, const char *name, GLint *loc)
 {
     for (int i = 0; i < s->ncache; i++)
-        if (strcmp(s->cache[i].name, name) == 0) return s->cache[i].loc;
-    GLint loc = glGetUniformLocation(s->prog, name);
-    if (loc < 0) {
+        if (strcmp(s->cache[i].name, name) == 0) {
+            *loc = s->cache[i].loc;
+            return &s->cache[i];
+        }
+    *loc = glGetUniformLocation(s->prog, name);
+    if (*loc < 0) {
         /* declared but unused is fine (the compiler drops it); a name the
          * source never declares is a misspelling: an error in debug runs */
         char key[CACHE_NAME + 2];
@@ -603,46 +613,96 @@ GLint shader_uniform(Shader *s, const char *name)
     }
     if (s->ncache < CACHE_SIZE && strlen(name) < CACHE_NAME) {
         UniformSlot *u = &s->cache[s->ncache++];
+        memset(u, 0, sizeof *u);
         memcpy(u->name, name, strlen(name) + 1);
-        u->loc = loc;
+        u->loc = *loc;
+        return u;
     }
+    return NULL;
+}
+
+GLint shader_uniform(Shader *s, const char *name)
+{
+    GLint loc;
+    UniformSlot *u = find_slot(s, name, &loc);
+    if (u) u->has = false; /* the caller sets it: the cached value no longer holds */
     return loc;
+}
+
+/* Uniform values are the program's own state: a value it already holds is
+ * not sent again (the driver's cost of a glUniform call, a few hundred a
+ * step, is most of a small grid's step). Returns the location to set, or -1
+ * when there is nothing to do. */
+static GLint changed(Shader *s, const char *name, GLenum type, int n, const void *v)
+{
+    GLint loc;
+    UniformSlot *u = find_slot(s, name, &loc);
+    if (loc < 0) return -1;
+    if (!u) return loc;
+    if (u->has && u->type == type && u->n == n && memcmp(&u->value, v, (size_t)n * 4) == 0) return -1;
+    u->has = true;
+    u->type = type;
+    u->n = n;
+    memcpy(&u->value, v, (size_t)n * 4);
+    return loc;
+}
+
+static void set_i(Shader *s, const char *name, int n, const GLint *v)
+{
+    glUseProgram(s->prog);
+    GLint loc = changed(s, name, GL_INT, n, v);
+    if (loc < 0) return;
+    if (n == 1) glUniform1i(loc, v[0]);
+    else glUniform2i(loc, v[0], v[1]);
+}
+
+static void set_f(Shader *s, const char *name, int n, const GLfloat *v)
+{
+    glUseProgram(s->prog);
+    GLint loc = changed(s, name, GL_FLOAT, n, v);
+    if (loc < 0) return;
+    switch (n) {
+    case 1: glUniform1f(loc, v[0]); break;
+    case 2: glUniform2f(loc, v[0], v[1]); break;
+    case 3: glUniform3f(loc, v[0], v[1], v[2]); break;
+    default: glUniform4f(loc, v[0], v[1], v[2], v[3]); break;
+    }
 }
 
 void shader_set_int(Shader *s, const char *name, int v)
 {
-    glUseProgram(s->prog);
-    glUniform1i(shader_uniform(s, name), v);
+    GLint a[1] = {v};
+    set_i(s, name, 1, a);
 }
 
 void shader_set_ivec2(Shader *s, const char *name, int x, int y)
 {
-    glUseProgram(s->prog);
-    glUniform2i(shader_uniform(s, name), x, y);
+    GLint a[2] = {x, y};
+    set_i(s, name, 2, a);
 }
 
 void shader_set_float(Shader *s, const char *name, float v)
 {
-    glUseProgram(s->prog);
-    glUniform1f(shader_uniform(s, name), v);
+    GLfloat a[1] = {v};
+    set_f(s, name, 1, a);
 }
 
 void shader_set_vec2(Shader *s, const char *name, float x, float y)
 {
-    glUseProgram(s->prog);
-    glUniform2f(shader_uniform(s, name), x, y);
+    GLfloat a[2] = {x, y};
+    set_f(s, name, 2, a);
 }
 
 void shader_set_vec3(Shader *s, const char *name, float x, float y, float z)
 {
-    glUseProgram(s->prog);
-    glUniform3f(shader_uniform(s, name), x, y, z);
+    GLfloat a[3] = {x, y, z};
+    set_f(s, name, 3, a);
 }
 
 void shader_set_vec4(Shader *s, const char *name, float x, float y, float z, float w)
 {
-    glUseProgram(s->prog);
-    glUniform4f(shader_uniform(s, name), x, y, z, w);
+    GLfloat a[4] = {x, y, z, w};
+    set_f(s, name, 4, a);
 }
 
 void shader_set_float_array(Shader *s, const char *name, const float *v, int n)
@@ -653,8 +713,8 @@ void shader_set_float_array(Shader *s, const char *name, const float *v, int n)
 
 void shader_set_texture(Shader *s, const char *name, int unit, GLuint tex)
 {
-    glUseProgram(s->prog);
     glActiveTexture(GL_TEXTURE0 + (GLenum)unit);
     glBindTexture(GL_TEXTURE_2D, tex);
-    glUniform1i(shader_uniform(s, name), unit);
+    GLint a[1] = {unit};
+    set_i(s, name, 1, a);
 }

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "field.h"
 #include "log.h"
@@ -74,6 +75,7 @@ struct Solver {
     unsigned long long mbytes[T_COUNT]; /* pass_bytes() at each mark */
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
     int inflight_next;
+    double wait_s;              /* solver_wait_seconds */
     SolverTimes times;
 };
 
@@ -473,7 +475,11 @@ int solver_step(Solver *s)
     /* bound the queue: wait for the step SOLVER_STEPS_IN_FLIGHT back */
     GLsync *slot = &s->inflight[s->inflight_next];
     if (*slot) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         GLenum w = glClientWaitSync(*slot, GL_SYNC_FLUSH_COMMANDS_BIT, (GLuint64)10 * 1000000000u);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        s->wait_s += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
         glDeleteSync(*slot);
         *slot = NULL;
         if (w == GL_TIMEOUT_EXPIRED || w == GL_WAIT_FAILED) {
@@ -916,6 +922,8 @@ void solver_enable_timing(Solver *s, bool on)
     pass_count_bytes(on);
     memset(&s->times, 0, sizeof s->times);
 }
+
+double solver_wait_seconds(const Solver *s) { return s->wait_s; }
 
 int solver_times(Solver *s, SolverTimes *out)
 {

@@ -77,5 +77,9 @@ typedef struct {
 } SolverTimes;
 void solver_enable_timing(Solver *s, bool on);
 int solver_times(Solver *s, SolverTimes *out);
+/* Seconds solver_step has spent waiting for the GPU (the bound on queued
+ * steps) since creation: what is left of a step's wall time is the CPU's
+ * cost of submitting it. */
+double solver_wait_seconds(const Solver *s);
 
 #endif
