@@ -5,7 +5,8 @@
 // p += ω (p_jacobi − p), ω = SM_JACOBI_OMEGA (METHOD_JACOBI_OMEGA in method.h, injected by the loader): plain Jacobi leaves the
 // checkerboard mode undamped in a closed box. With u_zero = 1 the previous
 // iterate is p = 0 (a coarse level's first iteration of a V-cycle), so the
-// level needs no clearing.
+// level needs no clearing. The compute backend runs several iterations a
+// dispatch with jacobi_tile, on the same packed_jacobi.
 #include "packed.glsl"
 
 uniform sampler2D u_p;
@@ -20,9 +21,5 @@ vec4 stage()
     if (u_zero != 0) {
         pc = nb.l = nb.r = nb.d = nb.u = vec4(0.0);
     }
-    vec4 sum = packed_sel(nb.hl, nb.l) + packed_sel(nb.hr, nb.r) + packed_sel(nb.hd, nb.d) +
-               packed_sel(nb.hu, nb.u);
-    vec4 n = vec4(nb.hl) + vec4(nb.hr) + vec4(nb.hd) + vec4(nb.hu);
-    vec4 jac = (sum - u_h * u_h * texelFetch(u_div, T, 0)) / max(n, vec4(1.0));
-    return packed_sel(packed_valid(T), pc + SM_JACOBI_OMEGA * (jac - pc));
+    return packed_jacobi(T, pc, nb, texelFetch(u_div, T, 0), u_h);
 }

@@ -42,10 +42,10 @@ struct PackedNb {
     bvec4 hl, hr, hd, hu;
 };
 
-PackedNb packed_neighbours(sampler2D t, ivec2 T, vec4 C)
+// The same from texel T's own value C and its left, right, lower and upper
+// neighbour texels (as packed_texel gives them).
+PackedNb packed_nb(ivec2 T, vec4 C, vec4 L, vec4 R, vec4 B, vec4 U)
 {
-    vec4 L = packed_texel(t, T - ivec2(1, 0)), R = packed_texel(t, T + ivec2(1, 0));
-    vec4 B = packed_texel(t, T - ivec2(0, 1)), U = packed_texel(t, T + ivec2(0, 1));
     ivec4 i = packed_i(T), j = packed_j(T);
     PackedNb n;
     n.l = vec4(L.y, C.x, L.w, C.z);
@@ -57,4 +57,22 @@ PackedNb packed_neighbours(sampler2D t, ivec2 T, vec4 C)
     n.hd = greaterThan(j, ivec4(0));
     n.hu = lessThan(j, ivec4(u_size.y - 1));
     return n;
+}
+
+PackedNb packed_neighbours(sampler2D t, ivec2 T, vec4 C)
+{
+    return packed_nb(T, C, packed_texel(t, T - ivec2(1, 0)), packed_texel(t, T + ivec2(1, 0)),
+                     packed_texel(t, T - ivec2(0, 1)), packed_texel(t, T + ivec2(0, 1)));
+}
+
+// One damped Jacobi iteration of the pressure Poisson equation for the four
+// cells of texel T: pc their values, nb their neighbours, b their
+// right-hand side (the divergence), h the level's cell size.
+vec4 packed_jacobi(ivec2 T, vec4 pc, PackedNb nb, vec4 b, float h)
+{
+    vec4 sum = packed_sel(nb.hl, nb.l) + packed_sel(nb.hr, nb.r) + packed_sel(nb.hd, nb.d) +
+               packed_sel(nb.hu, nb.u);
+    vec4 n = vec4(nb.hl) + vec4(nb.hr) + vec4(nb.hd) + vec4(nb.hu);
+    vec4 jac = (sum - h * h * b) / max(n, vec4(1.0));
+    return packed_sel(packed_valid(T), pc + SM_JACOBI_OMEGA * (jac - pc));
 }
