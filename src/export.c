@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,93 @@ int export_remove_stale(Exporter *x)
 }
 const char *export_dir(const Exporter *x) { return x->dir; }
 
+/* ---- what earlier runs left ------------------------------------------------- */
+
+/* A process id that no longer exists on this machine. A temporary file named
+ * after a live process (this run, or another run writing into the same place)
+ * is left alone. */
+static bool pid_gone(long pid)
+{
+    return pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* The pid in "NAME.tmp.PID.N" (image_save_png's temporary names), or -1. */
+static long frame_temp_pid(const char *name)
+{
+    const char *t = strstr(name, ".tmp.");
+    if (!t || t == name) return -1;
+    for (const char *n; (n = strstr(t + 1, ".tmp.")) != NULL;) t = n; /* the last one */
+    char *end;
+    const char *p = t + 5;
+    if (*p < '0' || *p > '9') return -1;
+    long pid = strtol(p, &end, 10);
+    if (*end != '.' || end[1] < '0' || end[1] > '9') return -1;
+    for (p = end + 1; *p; p++)
+        if (*p < '0' || *p > '9') return -1;
+    return pid;
+}
+
+int export_clean(Exporter *x, int first_frame, int *temps)
+{
+    DIR *d = opendir(x->dir);
+    if (temps) *temps = 0;
+    if (!d) return -1;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
+        long pid = frame_temp_pid(e->d_name);
+        if (pid > 0) {
+            if (pid_gone(pid) && unlink(path) == 0 && temps) (*temps)++;
+            continue;
+        }
+        int k;
+        char again[64];
+        if (sscanf(e->d_name, "frame_%d.png", &k) != 1 || k < first_frame) continue;
+        snprintf(again, sizeof again, "frame_%05d.png", k);
+        if (strcmp(again, e->d_name) != 0) continue;
+        if (unlink(path) == 0) removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+/* Remove "FINAL.tmpPID" files of dead processes beside FINAL (the metrics
+ * file's temporary names); best effort. */
+static void remove_dead_metrics_temps(const char *final)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(final, '/');
+    const char *base = slash ? slash + 1 : final;
+    if (slash) {
+        size_t n = (size_t)(slash - final);
+        if (n >= sizeof dir) return;
+        memcpy(dir, final, n);
+        dir[n] = '\0';
+        if (n == 0) snprintf(dir, sizeof dir, "/");
+    } else {
+        snprintf(dir, sizeof dir, ".");
+    }
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, blen) != 0 || strncmp(n + blen, ".tmp", 4) != 0) continue;
+        const char *p = n + blen + 4;
+        if (*p < '0' || *p > '9') continue;
+        char *end;
+        long pid = strtol(p, &end, 10);
+        if (*end != '\0' || !pid_gone(pid)) continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        unlink(path);
+    }
+    closedir(d);
+}
+
 void export_close(Exporter *x)
 {
     if (!x) return;
@@ -142,6 +230,10 @@ void export_close(Exporter *x)
 struct Metrics {
     char *path, *tmp; /* tmp NULL: written in place (a device or a pipe) */
     FILE *f;
+    long good;        /* bytes of the header and the complete rows */
+    int rows;         /* complete rows written */
+    bool failed;      /* a row could not be written: why says why */
+    char why[512];
 };
 
 Metrics *metrics_open(const char *path, char *err, size_t errlen)
@@ -170,6 +262,7 @@ Metrics *metrics_open(const char *path, char *err, size_t errlen)
     if (special) {
         m->f = fopen(path, "w");
     } else {
+        remove_dead_metrics_temps(final); /* what a killed run left */
         size_t n = strlen(final) + 32;
         if (!(m->tmp = malloc(n))) goto oom;
         snprintf(m->tmp, n, "%s.tmp%ld", final, (long)getpid());
@@ -180,7 +273,9 @@ Metrics *metrics_open(const char *path, char *err, size_t errlen)
         goto fail;
     }
     /* a full device fails here, before any frame is written */
-    if (fprintf(m->f, "step,time,error,mass,max_div\n") < 0 || fflush(m->f) != 0) {
+    int hn = fprintf(m->f, "step,time,error,mass,max_div\n");
+    m->good = hn;
+    if (hn < 0 || fflush(m->f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         fclose(m->f);
         if (m->tmp) unlink(m->tmp);
@@ -198,18 +293,44 @@ fail:
     return NULL;
 }
 
+/* Each row is flushed as it is written, so the file holds whole rows. A row
+ * that cannot be written makes the Metrics failed: no further rows, and
+ * metrics_close cuts the file back to the rows before it. */
 int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div)
 {
-    return fprintf(m->f, "%ld,%.6g,%.8g,%.8g,%.6g\n", step, time, error, mass, max_div) < 0 ? -1 : 0;
+    if (m->failed) return -1;
+    errno = 0;
+    int n = fprintf(m->f, "%ld,%.6g,%.8g,%.8g,%.6g\n", step, time, error, mass, max_div);
+    if (n < 0 || fflush(m->f) != 0) {
+        snprintf(m->why, sizeof m->why, "cannot write %s: %s", m->path,
+                 strerror(errno ? errno : EIO));
+        m->failed = true;
+        return -1;
+    }
+    m->good += n;
+    m->rows++;
+    return 0;
 }
+
+const char *metrics_error(const Metrics *m) { return m->failed ? m->why : ""; }
+int metrics_rows(const Metrics *m) { return m ? m->rows : 0; }
 
 int metrics_close(Metrics *m, int keep, char *err, size_t errlen)
 {
     if (!m) return 0;
     int rc = 0;
-    if (ferror(m->f)) rc = -1;
-    if (fclose(m->f) != 0) rc = -1;
-    if (rc < 0) snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
+    if (m->failed) {
+        /* reported by the caller already; keep the complete rows only */
+        fclose(m->f);
+        if (m->tmp && truncate(m->tmp, (off_t)m->good) < 0) {
+            snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
+            rc = -1;
+        }
+    } else {
+        if (ferror(m->f)) rc = -1;
+        if (fclose(m->f) != 0) rc = -1;
+        if (rc < 0) snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
+    }
     if (m->tmp && keep && rc == 0) {
         if (rename(m->tmp, m->path) < 0) {
             snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));

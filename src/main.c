@@ -79,6 +79,7 @@ typedef struct {
     Exporter *frames;
     Metrics *metrics;
     float *rho;
+    long last_step; /* the last step written, -1 before the first */
 } Outputs;
 
 /* Write what is due at this step: a frame and a metrics row, from one
@@ -99,14 +100,17 @@ static int write_outputs(Outputs *o, Morph *m, const Config *c, double *err_out)
     }
     if (o->metrics && metrics_row(o->metrics, morph_step_count(m), morph_time(m), error, mass,
                                   max_div) < 0) {
-        log_error("export", "cannot write %s", c->metrics_path);
+        log_error("export", "%s", metrics_error(o->metrics));
         return -1;
     }
+    (void)c;
+    o->last_step = morph_step_count(m);
     return 0;
 }
 
-/* Ctrl-C or SIGTERM in a headless run: finish the step, then stop the way a
- * failed run does (frames written so far stay, the metrics file is not kept). */
+/* Ctrl-C or SIGTERM in a headless run: the step stops at its next pass
+ * (method_run checks the flag), and the run ends the way a failed run does:
+ * the frames and metrics rows written so far stay, complete. */
 static volatile sig_atomic_t g_signal;
 
 static void on_signal(int sig) { g_signal = sig; }
@@ -119,12 +123,34 @@ static void catch_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    method_set_cancel_flag(&g_signal);
+}
+
+/* One line saying what an interrupted run leaves: which frames and metrics
+ * rows, all of this run (earlier runs' frames were removed at its start). */
+static void say_interrupted(const Outputs *o, const Config *c, const char *dir, long done)
+{
+    char frames[PATH_MAX + 128] = "", rows[PATH_MAX + 128] = "";
+    int nf = o->frames ? export_count(o->frames) : 0;
+    if (o->frames && nf > 0)
+        snprintf(frames, sizeof frames, "; %s holds this run's frames 1..%d (steps 0..%ld)", dir,
+                 nf, o->last_step);
+    else if (o->frames)
+        snprintf(frames, sizeof frames, "; no frames written to %s", dir);
+    int nr = metrics_rows(o->metrics);
+    if (o->metrics && nr > 0)
+        snprintf(rows, sizeof rows, "; %s holds %d metrics rows (steps 0..%ld)", c->metrics_path, nr,
+                 o->last_step);
+    else if (o->metrics)
+        snprintf(rows, sizeof rows, "; no metrics file kept");
+    log_error("smokemorph", "interrupted by %s at step %ld%s%s",
+              g_signal == SIGINT ? "SIGINT" : "SIGTERM", done, frames, rows);
 }
 
 static int run_headless(Morph *m, const Config *c)
 {
     char err[512];
-    Outputs o = {0};
+    Outputs o = {.last_step = -1};
     int rc = 1;
     /* no --steps: run until the morph arrives or settles */
     bool until_settled = c->steps == 0;
@@ -155,21 +181,30 @@ static int run_headless(Morph *m, const Config *c)
         log_info("smokemorph", "%s backend, %dx%d grid, %ld steps%s%s", morph_backend_name(morph_backend(m)),
                  morph_width(m), morph_height(m), steps, dir ? ", frames to " : "", dir ? dir : "");
 
+    /* one run per directory: earlier runs' frames go now, not after this
+     * run succeeds, so that even a killed run leaves no mix of two; and what
+     * killed runs left (temporary files of processes that are gone) */
+    if (o.frames) {
+        int temps = 0, old = export_clean(o.frames, 1, &temps);
+        if (old > 0 || temps > 0)
+            log_info("smokemorph", "removed %d frames of an earlier run and %d temporary files "
+                     "of a killed run from %s", old > 0 ? old : 0, temps, dir);
+    }
+
     Progress prog;
     progress_begin(&prog, steps, c->progress && c->verbosity > 0);
     catch_signals();
     double error = 0.0;
     if (write_outputs(&o, m, c, &error) < 0) goto done;
     for (long k = 1; k <= steps; k++) {
-        if (g_signal) {
+        int stepped = g_signal ? 0 : morph_step(m);
+        if (g_signal) { /* before the step, or within it: its state is not written */
             progress_end(&prog);
-            log_error("smokemorph", "interrupted at step %ld%s%s%s", k - 1,
-                      o.frames ? "; the frames so far are in " : "", o.frames ? dir : "",
-                      o.metrics ? "; no metrics file kept" : "");
+            say_interrupted(&o, c, dir, k - 1);
             rc = 128 + (int)g_signal;
             goto done;
         }
-        if (morph_step(m) < 0) {
+        if (stepped < 0) {
             log_error("solver", "a GL error at step %ld", k);
             goto done;
         }
@@ -211,12 +246,8 @@ static int run_headless(Morph *m, const Config *c)
                     "--steps N runs longer\n", steps, 100.0 * error);
     }
     rc = 0;
-    int stale = o.frames ? export_remove_stale(o.frames) : 0;
     if (o.frames && c->verbosity > 0) {
         int nf = export_count(o.frames);
-        if (stale > 0)
-            fprintf(stderr, "smokemorph: removed %d later-numbered frames of an earlier run from %s\n",
-                    stale, dir);
         fprintf(stderr,
                 "smokemorph: wrote %d frames to %s/frame_00001.png ... frame_%05d.png\n"
                 "  make a video: ffmpeg -framerate 30 -i %s/frame_%%05d.png -vf " VIDEO_FILTER
@@ -225,7 +256,8 @@ static int run_headless(Morph *m, const Config *c)
     }
 done:
     if (o.metrics) {
-        if (metrics_close(o.metrics, rc == 0, err, sizeof err) < 0) {
+        /* a failed or interrupted run keeps the complete rows it wrote */
+        if (metrics_close(o.metrics, rc == 0 || metrics_rows(o.metrics) > 0, err, sizeof err) < 0) {
             log_error("export", "%s", err);
             if (rc == 0) rc = 1;
         } else if (rc == 0 && c->verbosity > 0) {
