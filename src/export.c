@@ -73,7 +73,17 @@ Exporter *export_open(const char *dir, int out_w, int out_h, const float rgb[3],
 
 int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen)
 {
-    int ow = x->out_w ? x->out_w : w, oh = x->out_h ? x->out_h : h;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/frame_%05d.png", x->dir, x->count + 1);
+    int rc = export_png(path, rho, w, h, x->out_w, x->out_h, x->rgb, err, errlen);
+    if (rc == 0) x->count++;
+    return rc;
+}
+
+int export_png(const char *path, const float *rho, int w, int h, int out_w, int out_h,
+               const float rgb[3], char *err, size_t errlen)
+{
+    int ow = out_w ? out_w : w, oh = out_h ? out_h : h;
     Image src = {w, h, 1, (float *)rho};
     Image *scaled = NULL;
     const Image *a = &src;
@@ -93,17 +103,14 @@ int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t 
     size_t n = (size_t)ow * oh;
     for (size_t k = 0; k < n; k++) {
         float al = a->px[k];
-        out->px[4 * k + 0] = x->rgb[0];
-        out->px[4 * k + 1] = x->rgb[1];
-        out->px[4 * k + 2] = x->rgb[2];
+        out->px[4 * k + 0] = rgb[0];
+        out->px[4 * k + 1] = rgb[1];
+        out->px[4 * k + 2] = rgb[2];
         out->px[4 * k + 3] = al < 0.0f ? 0.0f : (al > 1.0f ? 1.0f : al);
     }
-    char path[4200];
-    snprintf(path, sizeof path, "%s/frame_%05d.png", x->dir, x->count + 1);
     int rc = image_save_png(path, out, 8, err, errlen);
     image_free(out);
     image_free(scaled);
-    if (rc == 0) x->count++;
     return rc;
 }
 

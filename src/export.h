@@ -23,6 +23,9 @@ Exporter *export_open(const char *dir, int out_w, int out_h, const float rgb[3],
                       size_t errlen);
 int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen);
 int export_count(const Exporter *x);
+/* One frame as export_frame writes it, to PATH (a headless --screenshot). */
+int export_png(const char *path, const float *rho, int w, int h, int out_w, int out_h,
+               const float rgb[3], char *err, size_t errlen);
 /* Delete frame_NNNNN.png files in the directory numbered past this run's
  * last frame (an earlier, longer run's), so the directory holds one run.
  * Returns how many were deleted, or -1 when the directory cannot be read. */
