@@ -167,6 +167,9 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
     int n = snprintf(err, errlen, "config: ");
     if (n >= 0 && (size_t)n < errlen) vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
     va_end(ap);
+    /* one line, whatever the arguments hold (a newline in an option: fuzz_config) */
+    for (char *p = err; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
 }
 
 /* ---------------------------------------------------------------------- */

@@ -64,6 +64,9 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errl
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    /* one line, whatever a path or libpng's message holds */
+    for (char *p = err; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
 }
 
 /* Lowercase a message's first letter in place ("Invalid ..." -> "invalid ..."),

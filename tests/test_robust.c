@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "config.h"
 #include "export.h"
 #include "image.h"
 #include "testlib.h"
@@ -323,6 +324,27 @@ static void test_image_info(void)
     image_free(mem);
     image_free(im);
     free(bytes);
+}
+
+/* Fuzzing's findings, kept as regressions. fuzz_config: an option holding a
+ * newline made a two-line error; errors are one line whatever a path or an
+ * option holds. */
+static void test_fuzz_findings(void)
+{
+    char a0[] = "smokemorph", a1[] = "--cpu", a2[] = "--gsteps\n\xcf", a3[] = "a.png", a4[] = "b.png";
+    char *argv[] = {a0, a1, a2, a3, a4, NULL};
+    Config c;
+    char err[512];
+    CHECK(config_parse(&c, 5, argv, err, sizeof err) < 0 && !strchr(err, '\n') &&
+              has(err, "unknown option '--gsteps?"),
+          "an option with a newline: '%s'", err);
+    char g0[] = "smokemorph", g1[] = "--grid", g2[] = "12\r\n34";
+    char *argv2[] = {g0, g1, g2, NULL};
+    CHECK(config_parse(&c, 3, argv2, err, sizeof err) < 0 && !strchr(err, '\n') && !strchr(err, '\r'),
+          "--grid with a newline: '%s'", err);
+    Image *im = image_load("no\nsuch.png", NULL, err, sizeof err);
+    CHECK(!im && !strchr(err, '\n') && has(err, "no?such.png"), "a path with a newline: '%s'", err);
+    image_free(im);
 }
 
 /* ---------------------------------------------------- nothing stale */
@@ -663,6 +685,7 @@ int main(void)
     RUN(test_memory_budget);
     RUN(test_format_and_channel);
     RUN(test_image_info);
+    RUN(test_fuzz_findings);
     RUN(test_export_clean);
     RUN(test_metrics_rows_kept);
     RUN(test_rerun_cleans);
