@@ -16,7 +16,8 @@
  * - Density = Rec.709 luminance 0.2126 R + 0.7152 G + 0.0722 B of the stored
  *   (not linearised) values; grey is taken as is; a palette entry is looked up
  *   first. ImageLoadOpts.channel picks r, g or b instead (for grey images
- *   each is the grey value), or a (alpha; 1 where the file has none).
+ *   each is the grey value), or a (alpha; a file without alpha is refused:
+ *   its alpha would be 1 everywhere, a uniform density).
  * - Alpha is straight: colour values are used as stored, never premultiplied
  *   or composited over a background.
  * - invert: density = 1 - value; for f32 RAW, max - value (max over the image).
