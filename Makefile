@@ -1,5 +1,6 @@
 # smokemorph — see README.md.  `make`, `make test`, `make test-asan`,
-# `make targets`, `make install PREFIX=/usr/local DESTDIR=`, `make clean`.
+# `make targets`, `make install PREFIX=/usr/local DESTDIR=`, `make clean`,
+# `make fuzz` (libFuzzer harnesses, clang) and `make fuzz-run` (60 s each).
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -31,7 +32,7 @@ SHADERS  := $(wildcard shaders/*.glsl)
 # keep object files: they are the pattern chain's intermediates
 .SECONDARY:
 
-.PHONY: all test test-asan tests tools targets install uninstall clean check-deps
+.PHONY: all test test-asan tests tools targets install uninstall clean check-deps fuzz fuzz-run
 
 all: $(BUILD)/smokemorph tools $(if $(filter build,$(BUILD)),smokemorph)
 
@@ -90,7 +91,32 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/smokemorph
 	rm -rf $(DESTDIR)$(PREFIX)/share/smokemorph
 
+# libFuzzer harnesses (fuzz/fuzz_*.c) over the GL-free modules, with ASan and
+# UBSan, built with clang into $(FUZZ_BUILD)/; fuzz/run.sh runs each for
+# FUZZ_SECONDS from the committed corpus fuzz/corpus/NAME/.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 -g \
+                -fno-omit-frame-pointer $(FUZZ_SAN) $(shell pkg-config --cflags libpng 2>/dev/null)
+FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_BUILD)/src/%.o,src/image.c src/config.c src/method.c src/log.c)
+FUZZ_BIN     := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
+
+fuzz: $(FUZZ_BIN)
+
+$(FUZZ_BUILD)/src/%.o: src/%.c $(wildcard src/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_LIB_OBJ)
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FUZZ_LIB_OBJ) \
+		$(shell pkg-config --libs libpng 2>/dev/null) -lm
+
+fuzz-run: fuzz
+	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 clean:
-	rm -rf build build-asan smokemorph
+	rm -rf build build-asan build-fuzz smokemorph
 
 -include $(wildcard $(BUILD)/src/*.d $(BUILD)/tests/*.d $(BUILD)/tools/*.d)

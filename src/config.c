@@ -23,6 +23,7 @@ extern int optreset;
 #endif
 
 #define EVERY_MAX 1000000
+#define MAX_IMAGE_MB_MAX 1048576 /* 1 TiB */
 #define SPF_MAX 1000
 
 /* Long-only options get values above any char. */
@@ -66,6 +67,7 @@ enum {
     OPT_WINDOW,
     OPT_KEYS,
     OPT_VERSION,
+    OPT_MAX_IMAGE_MB, /* issue 10: input safety */
 };
 
 static const struct option long_options[] = {
@@ -111,6 +113,7 @@ static const struct option long_options[] = {
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
+    {"max-image-mb", required_argument, NULL, OPT_MAX_IMAGE_MB},
     {NULL, 0, NULL, 0},
 };
 
@@ -164,6 +167,9 @@ static void set_err(char *err, size_t errlen, const char *fmt, ...)
     int n = snprintf(err, errlen, "config: ");
     if (n >= 0 && (size_t)n < errlen) vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
     va_end(ap);
+    /* one line, whatever the arguments hold (a newline in an option: fuzz_config) */
+    for (char *p = err; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
 }
 
 /* ---------------------------------------------------------------------- */
@@ -316,7 +322,8 @@ void config_usage(FILE *out, const char *prog)
         "  --steps-per-frame N   simulation steps per displayed frame, 1..%d (default %d)\n"
         "  --keys STR            window: press these keys, one per frame, at the start\n"
         "                        (e.g. 'v' to start in the target view; default none)\n"
-        "  --screenshot FILE     window: after --steps steps, save the window as PNG and quit\n"
+        "  --screenshot FILE     after --steps steps, save the window as PNG and quit\n"
+        "                        (headless: the last frame, as --frames writes it)\n"
         "  --window WxH          initial window size, sides 16..8192 (default %dx%d)\n",
         SPF_MAX, d.steps_per_frame, d.win_w, d.win_h);
 
@@ -371,9 +378,11 @@ void config_usage(FILE *out, const char *prog)
         "  --raw WxH[:u8|u16|f32]  read both images as headerless RAW (default: PNG; type u8)\n"
         "  --channel r|g|b|a|luma  channel that becomes density (default %s)\n"
         "  --invert              density = 1 - value (default %s)\n"
-        "  --no-mass-match       do not scale the target to the current mass (default: %s)\n",
+        "  --no-mass-match       do not scale the target to the current mass (default: %s)\n"
+        "  --max-image-mb N      memory one image's decode may take, in MiB; a larger\n"
+        "                        image is refused before it is read, 1..%d (default %d)\n",
         channel_name(d.load.channel), d.load.invert ? "on" : "off",
-        d.mass_match ? "matched" : "not matched");
+        d.mass_match ? "matched" : "not matched", MAX_IMAGE_MB_MAX, IMAGE_DEFAULT_MAX_MB);
 
     fprintf(out,
         "\n"
@@ -554,6 +563,7 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         }
         c->grid_w = w;
         c->grid_h = h;
+        c->grid_set = true;
         return 0;
     }
     case OPT_DT: return float_opt("dt", arg, &c->params.dt, err, errlen);
@@ -624,6 +634,10 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         }
         return 0;
     case OPT_INVERT: c->load.invert = true; return 0;
+    case OPT_MAX_IMAGE_MB:
+        if (int_opt("max-image-mb", arg, 1, MAX_IMAGE_MB_MAX, &v, err, errlen) < 0) return -1;
+        c->load.max_mb = (int)v;
+        return 0;
     case OPT_NO_MASS_MATCH: c->mass_match = false; return 0;
     case OPT_COLOR:
         if (config_parse_color(arg, c->color) < 0) {
@@ -645,6 +659,7 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_STEPS_PER_FRAME:
         if (int_opt("steps-per-frame", arg, 1, SPF_MAX, &v, err, errlen) < 0) return -1;
         c->steps_per_frame = (int)v;
+        if (!c->window_only) c->window_only = "--steps-per-frame";
         return 0;
     case OPT_WINDOW:
         if (config_parse_size(arg, &c->win_w, &c->win_h) < 0 || c->win_w < 16 || c->win_h < 16 ||
@@ -652,11 +667,13 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
             set_err(err, errlen, "--window: expected WxH with sides 16..8192, got '%s'", arg);
             return -1;
         }
+        if (!c->window_only) c->window_only = "--window";
         return 0;
     case OPT_SCREENSHOT:
         return path_opt("screenshot", arg, &c->screenshot, err, errlen);
     case OPT_KEYS:
         c->keys = arg;
+        if (!c->window_only) c->window_only = "--keys";
         return 0;
     }
     set_err(err, errlen, "internal error: unhandled option %d", opt);

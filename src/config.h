@@ -38,12 +38,13 @@ typedef struct {
     /* inputs */
     const char *current_path;  /* NULL: bundled default */
     const char *target_path;   /* NULL: bundled default */
-    ImageLoadOpts load;        /* --raw, --channel, --invert (both images) */
+    ImageLoadOpts load;        /* --raw, --channel, --invert, --max-image-mb (both images) */
     bool mass_match;           /* default true; --no-mass-match */
     bool set_extras;           /* --drift, --drift-max or an --ease-* was given */
 
     /* simulation */
     int grid_w, grid_h;        /* --grid N|WxH, default 256x256 */
+    bool grid_set;             /* --grid was given (else main takes the start image's aspect) */
     SolverParams params;       /* --dt --vf --vd --vg --sigma --jacobi --gather-iters --umax */
     long steps;                /* --steps N, 0..1e8; default 0 = the mode's default, which
                                   main picks: headless, until the error is within 3% or
@@ -66,6 +67,8 @@ typedef struct {
     int win_w, win_h;          /* --window WxH, default 768x768 */
     const char *screenshot;    /* --screenshot FILE (window: save after --steps, quit) */
     const char *keys;          /* --keys STR (window: keys pressed at start) */
+    const char *window_only;   /* the first window-only option given (--keys, --window,
+                                  --steps-per-frame): an error in a headless run */
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
     bool progress;             /* progress line on stderr (default on; off with --quiet) */
 } Config;

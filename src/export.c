@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,17 @@ Exporter *export_open(const char *dir, int out_w, int out_h, const float rgb[3],
 
 int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen)
 {
-    int ow = x->out_w ? x->out_w : w, oh = x->out_h ? x->out_h : h;
+    char path[4200];
+    snprintf(path, sizeof path, "%s/frame_%05d.png", x->dir, x->count + 1);
+    int rc = export_png(path, rho, w, h, x->out_w, x->out_h, x->rgb, err, errlen);
+    if (rc == 0) x->count++;
+    return rc;
+}
+
+int export_png(const char *path, const float *rho, int w, int h, int out_w, int out_h,
+               const float rgb[3], char *err, size_t errlen)
+{
+    int ow = out_w ? out_w : w, oh = out_h ? out_h : h;
     Image src = {w, h, 1, (float *)rho};
     Image *scaled = NULL;
     const Image *a = &src;
@@ -92,17 +103,14 @@ int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t 
     size_t n = (size_t)ow * oh;
     for (size_t k = 0; k < n; k++) {
         float al = a->px[k];
-        out->px[4 * k + 0] = x->rgb[0];
-        out->px[4 * k + 1] = x->rgb[1];
-        out->px[4 * k + 2] = x->rgb[2];
+        out->px[4 * k + 0] = rgb[0];
+        out->px[4 * k + 1] = rgb[1];
+        out->px[4 * k + 2] = rgb[2];
         out->px[4 * k + 3] = al < 0.0f ? 0.0f : (al > 1.0f ? 1.0f : al);
     }
-    char path[4200];
-    snprintf(path, sizeof path, "%s/frame_%05d.png", x->dir, x->count + 1);
     int rc = image_save_png(path, out, 8, err, errlen);
     image_free(out);
     image_free(scaled);
-    if (rc == 0) x->count++;
     return rc;
 }
 
@@ -130,6 +138,93 @@ int export_remove_stale(Exporter *x)
 }
 const char *export_dir(const Exporter *x) { return x->dir; }
 
+/* ---- what earlier runs left ------------------------------------------------- */
+
+/* A process id that no longer exists on this machine. A temporary file named
+ * after a live process (this run, or another run writing into the same place)
+ * is left alone. */
+static bool pid_gone(long pid)
+{
+    return pid > 0 && pid <= INT_MAX && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+/* The pid in "NAME.tmp.PID.N" (image_save_png's temporary names), or -1. */
+static long frame_temp_pid(const char *name)
+{
+    const char *t = strstr(name, ".tmp.");
+    if (!t || t == name) return -1;
+    for (const char *n; (n = strstr(t + 1, ".tmp.")) != NULL;) t = n; /* the last one */
+    char *end;
+    const char *p = t + 5;
+    if (*p < '0' || *p > '9') return -1;
+    long pid = strtol(p, &end, 10);
+    if (*end != '.' || end[1] < '0' || end[1] > '9') return -1;
+    for (p = end + 1; *p; p++)
+        if (*p < '0' || *p > '9') return -1;
+    return pid;
+}
+
+int export_clean(Exporter *x, int first_frame, int *temps)
+{
+    DIR *d = opendir(x->dir);
+    if (temps) *temps = 0;
+    if (!d) return -1;
+    int removed = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
+        long pid = frame_temp_pid(e->d_name);
+        if (pid > 0) {
+            if (pid_gone(pid) && unlink(path) == 0 && temps) (*temps)++;
+            continue;
+        }
+        int k;
+        char again[64];
+        if (sscanf(e->d_name, "frame_%d.png", &k) != 1 || k < first_frame) continue;
+        snprintf(again, sizeof again, "frame_%05d.png", k);
+        if (strcmp(again, e->d_name) != 0) continue;
+        if (unlink(path) == 0) removed++;
+    }
+    closedir(d);
+    return removed;
+}
+
+/* Remove "FINAL.tmpPID" files of dead processes beside FINAL (the metrics
+ * file's temporary names); best effort. */
+static void remove_dead_metrics_temps(const char *final)
+{
+    char dir[PATH_MAX];
+    const char *slash = strrchr(final, '/');
+    const char *base = slash ? slash + 1 : final;
+    if (slash) {
+        size_t n = (size_t)(slash - final);
+        if (n >= sizeof dir) return;
+        memcpy(dir, final, n);
+        dir[n] = '\0';
+        if (n == 0) snprintf(dir, sizeof dir, "/");
+    } else {
+        snprintf(dir, sizeof dir, ".");
+    }
+    size_t blen = strlen(base);
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        const char *n = e->d_name;
+        if (strncmp(n, base, blen) != 0 || strncmp(n + blen, ".tmp", 4) != 0) continue;
+        const char *p = n + blen + 4;
+        if (*p < '0' || *p > '9') continue;
+        char *end;
+        long pid = strtol(p, &end, 10);
+        if (*end != '\0' || !pid_gone(pid)) continue;
+        char path[PATH_MAX + 300];
+        snprintf(path, sizeof path, "%s/%s", dir, n);
+        unlink(path);
+    }
+    closedir(d);
+}
+
 void export_close(Exporter *x)
 {
     if (!x) return;
@@ -142,6 +237,10 @@ void export_close(Exporter *x)
 struct Metrics {
     char *path, *tmp; /* tmp NULL: written in place (a device or a pipe) */
     FILE *f;
+    long good;        /* bytes of the header and the complete rows */
+    int rows;         /* complete rows written */
+    bool failed;      /* a row could not be written: why says why */
+    char why[512];
 };
 
 Metrics *metrics_open(const char *path, char *err, size_t errlen)
@@ -170,6 +269,7 @@ Metrics *metrics_open(const char *path, char *err, size_t errlen)
     if (special) {
         m->f = fopen(path, "w");
     } else {
+        remove_dead_metrics_temps(final); /* what a killed run left */
         size_t n = strlen(final) + 32;
         if (!(m->tmp = malloc(n))) goto oom;
         snprintf(m->tmp, n, "%s.tmp%ld", final, (long)getpid());
@@ -180,7 +280,9 @@ Metrics *metrics_open(const char *path, char *err, size_t errlen)
         goto fail;
     }
     /* a full device fails here, before any frame is written */
-    if (fprintf(m->f, "step,time,error,mass,max_div\n") < 0 || fflush(m->f) != 0) {
+    int hn = fprintf(m->f, "step,time,error,mass,max_div\n");
+    m->good = hn;
+    if (hn < 0 || fflush(m->f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         fclose(m->f);
         if (m->tmp) unlink(m->tmp);
@@ -198,18 +300,44 @@ fail:
     return NULL;
 }
 
+/* Each row is flushed as it is written, so the file holds whole rows. A row
+ * that cannot be written makes the Metrics failed: no further rows, and
+ * metrics_close cuts the file back to the rows before it. */
 int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div)
 {
-    return fprintf(m->f, "%ld,%.6g,%.8g,%.8g,%.6g\n", step, time, error, mass, max_div) < 0 ? -1 : 0;
+    if (m->failed) return -1;
+    errno = 0;
+    int n = fprintf(m->f, "%ld,%.6g,%.8g,%.8g,%.6g\n", step, time, error, mass, max_div);
+    if (n < 0 || fflush(m->f) != 0) {
+        snprintf(m->why, sizeof m->why, "cannot write %s: %s", m->path,
+                 strerror(errno ? errno : EIO));
+        m->failed = true;
+        return -1;
+    }
+    m->good += n;
+    m->rows++;
+    return 0;
 }
+
+const char *metrics_error(const Metrics *m) { return m->failed ? m->why : ""; }
+int metrics_rows(const Metrics *m) { return m ? m->rows : 0; }
 
 int metrics_close(Metrics *m, int keep, char *err, size_t errlen)
 {
     if (!m) return 0;
     int rc = 0;
-    if (ferror(m->f)) rc = -1;
-    if (fclose(m->f) != 0) rc = -1;
-    if (rc < 0) snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
+    if (m->failed) {
+        /* reported by the caller already; keep the complete rows only */
+        fclose(m->f);
+        if (m->tmp && truncate(m->tmp, (off_t)m->good) < 0) {
+            snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
+            rc = -1;
+        }
+    } else {
+        if (ferror(m->f)) rc = -1;
+        if (fclose(m->f) != 0) rc = -1;
+        if (rc < 0) snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));
+    }
     if (m->tmp && keep && rc == 0) {
         if (rename(m->tmp, m->path) < 0) {
             snprintf(err, errlen, "cannot write %s: %s", m->path, strerror(errno));

@@ -16,7 +16,8 @@
  * - Density = Rec.709 luminance 0.2126 R + 0.7152 G + 0.0722 B of the stored
  *   (not linearised) values; grey is taken as is; a palette entry is looked up
  *   first. ImageLoadOpts.channel picks r, g or b instead (for grey images
- *   each is the grey value), or a (alpha; 1 where the file has none).
+ *   each is the grey value), or a (alpha; a file without alpha is refused:
+ *   its alpha would be 1 everywhere, a uniform density).
  * - Alpha is straight: colour values are used as stored, never premultiplied
  *   or composited over a background.
  * - invert: density = 1 - value; for f32 RAW, max - value (max over the image).
@@ -30,6 +31,13 @@
  *   byte order). Its length must be exactly W*H*S.
  * - Saving writes "path.tmp.<pid>.<n>" (O_EXCL, mode 0666 less umask), then
  *   rename()s it over path, so path only ever holds a complete file.
+ * - Hostile files (issue 10): text and other pixel-free ancillary chunks are
+ *   discarded as unknown chunks, which libpng skips without allocating them
+ *   (a 44-byte file whose tEXt chunk claims 2^31-1 bytes had libpng allocate
+ *   and zero 2.1 GB); other ancillary chunks are capped at
+ *   IMAGE_CHUNK_MAX_BYTES; and the decode's memory (the float image plus
+ *   libpng's row, or whole-image buffer when interlaced) is checked against
+ *   the budget from IHDR, before anything the size of the image is allocated.
  */
 #include "image.h"
 
@@ -57,6 +65,9 @@ __attribute__((format(printf, 3, 4))) static void set_err(char *err, size_t errl
     va_start(ap, fmt);
     vsnprintf(err, errlen, fmt, ap);
     va_end(ap);
+    /* one line, whatever a path or libpng's message holds */
+    for (char *p = err; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
 }
 
 /* Lowercase a message's first letter in place ("Invalid ..." -> "invalid ..."),
@@ -165,7 +176,7 @@ static double pick_channel(const double *c, int nch, ImageChannel ch)
 
 /* Convert one row of 8- or 16-bit (big-endian, as libpng gives it) samples. */
 static void convert_row(const unsigned char *row, int w, int nch, int bits, const ImageLoadOpts *o,
-                        float *out)
+                        float *out, bool *transparent)
 {
     double c[4];
     for (int x = 0; x < w; x++) {
@@ -177,6 +188,7 @@ static void convert_row(const unsigned char *row, int w, int nch, int bits, cons
                 c[k] = (double)row[(size_t)x * nch + k] / 255.0;
             }
         }
+        if ((nch == 2 || nch == 4) && c[nch - 1] < 1.0) *transparent = true;
         double v = pick_channel(c, nch, o->channel);
         if (o->invert) v = 1.0 - v;
         out[x] = (float)v;
@@ -185,7 +197,7 @@ static void convert_row(const unsigned char *row, int w, int nch, int bits, cons
 
 /* ---- PNG reading -------------------------------------------------------- */
 
-typedef enum { PR_LIB = 0, PR_EOF, PR_IO, PR_NOMEM, PR_SIZE, PR_FORMAT } PngReadFail;
+typedef enum { PR_LIB = 0, PR_EOF, PR_IO, PR_NOMEM, PR_SIZE, PR_FORMAT, PR_BUDGET, PR_NOALPHA } PngReadFail;
 
 typedef struct {
     FILE *f;
@@ -196,7 +208,10 @@ typedef struct {
     Image *im;
     PngReadFail fail;
     int io_errno;
-    png_uint_32 w, h;       /* for PR_SIZE */
+    png_uint_32 w, h;       /* for PR_SIZE and PR_BUDGET */
+    unsigned long long need_mb; /* for PR_BUDGET */
+    int bits, nch, interlaced; /* for PR_BUDGET and PR_NOALPHA */
+    ImageInfo seen;
     char msg[160];          /* libpng's error message */
     char warn[160];         /* libpng's last warning */
     jmp_buf jb;
@@ -238,6 +253,12 @@ static int rd_body(PngRead *r, const ImageLoadOpts *o)
     png_set_sig_bytes(r->png, 8);
     /* we check the size ourselves, with our own message */
     png_set_user_limits(r->png, PNG_UINT_31_MAX, PNG_UINT_31_MAX);
+    /* hostile files: no chunk that does not change the pixels is kept; an
+     * unknown or discarded chunk is skipped unread, never allocated */
+    static const png_byte skip[] = "tEXt\0zTXt\0iTXt\0iCCP\0sPLT\0eXIf\0pCAL\0sCAL\0hIST\0tIME\0";
+    png_set_keep_unknown_chunks(r->png, PNG_HANDLE_CHUNK_NEVER, NULL, 0);
+    png_set_keep_unknown_chunks(r->png, PNG_HANDLE_CHUNK_NEVER, skip, (int)(sizeof skip / 5));
+    png_set_chunk_malloc_max(r->png, IMAGE_CHUNK_MAX_BYTES);
     png_read_info(r->png, r->info);
 
     png_uint_32 w = png_get_image_width(r->png, r->info);
@@ -259,6 +280,29 @@ static int rd_body(PngRead *r, const ImageLoadOpts *o)
     if (nch < 1 || nch > 4 || (bits != 8 && bits != 16) ||
         rowbytes != (size_t)w * (size_t)nch * (size_t)(bits / 8)) {
         r->fail = PR_FORMAT;
+        return -1;
+    }
+    r->seen.w = (int)w;
+    r->seen.h = (int)h;
+    r->seen.has_alpha = nch == 2 || nch == 4;
+    r->nch = nch;
+    r->bits = bits;
+    r->interlaced = passes > 1;
+    if (o->channel == IMAGE_CHANNEL_A && !r->seen.has_alpha) {
+        r->fail = PR_NOALPHA;
+        return -1;
+    }
+    /* the budget, from the header: the floats, and libpng's buffer */
+    unsigned long long need = (unsigned long long)w * h * sizeof(float) +
+                              (passes > 1 ? (unsigned long long)rowbytes * h + sizeof(png_bytep) * h
+                                          : rowbytes);
+    unsigned long long budget = (unsigned long long)(o->max_mb > 0 ? o->max_mb : IMAGE_DEFAULT_MAX_MB)
+                                << 20;
+    if (need > budget) {
+        r->fail = PR_BUDGET;
+        r->w = w;
+        r->h = h;
+        r->need_mb = (need + (1u << 20) - 1) >> 20;
         return -1;
     }
 
@@ -283,7 +327,8 @@ static int rd_body(PngRead *r, const ImageLoadOpts *o)
         for (png_uint_32 y = 0; y < h; y++) r->rows[y] = r->buf + rowbytes * y;
         png_read_image(r->png, r->rows);
         for (png_uint_32 y = 0; y < h; y++)
-            convert_row(r->rows[y], (int)w, nch, bits, o, r->im->px + (size_t)y * w);
+            convert_row(r->rows[y], (int)w, nch, bits, o, r->im->px + (size_t)y * w,
+                        &r->seen.transparent);
     } else {
         r->buf = malloc(rowbytes);
         if (!r->buf) {
@@ -292,7 +337,8 @@ static int rd_body(PngRead *r, const ImageLoadOpts *o)
         }
         for (png_uint_32 y = 0; y < h; y++) {
             png_read_row(r->png, r->buf, NULL);
-            convert_row(r->buf, (int)w, nch, bits, o, r->im->px + (size_t)y * w);
+            convert_row(r->buf, (int)w, nch, bits, o, r->im->px + (size_t)y * w,
+                        &r->seen.transparent);
         }
     }
     /* read through IEND: a file cut after the pixels is still truncated */
@@ -300,7 +346,24 @@ static int rd_body(PngRead *r, const ImageLoadOpts *o)
     return 0;
 }
 
-static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, char *err, size_t errlen)
+/* The format of a file that is not a PNG, from its first bytes, or NULL. */
+static const char *other_format(const unsigned char *b, size_t n)
+{
+    if (n >= 3 && b[0] == 0xff && b[1] == 0xd8 && b[2] == 0xff) return "JPEG";
+    if (n >= 4 && memcmp(b, "GIF8", 4) == 0) return "GIF";
+    if (n >= 2 && memcmp(b, "BM", 2) == 0) return "BMP";
+    if (n >= 4 && (memcmp(b, "II*\0", 4) == 0 || memcmp(b, "MM\0*", 4) == 0)) return "TIFF";
+    if (n >= 4 && memcmp(b, "RIFF", 4) == 0) return "WebP (or another RIFF)";
+    if (n >= 4 && b[0] == 0x76 && b[1] == 0x2f && b[2] == 0x31 && b[3] == 0x01) return "OpenEXR";
+    if (n >= 4 && (memcmp(b, "\0\0\0\x0cjP", 4) == 0 || memcmp(b, "\xff\x4f\xff\x51", 4) == 0))
+        return "JPEG 2000";
+    if (n >= 2 && b[0] == 'P' && b[1] >= '1' && b[1] <= '7') return "PNM";
+    if (n >= 8 && memcmp(b + 4, "ftyp", 4) == 0) return "HEIF/AVIF";
+    return NULL;
+}
+
+static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, ImageInfo *info,
+                       char *err, size_t errlen)
 {
     unsigned char sig[8];
     size_t n = fread(sig, 1, sizeof sig, f);
@@ -315,7 +378,12 @@ static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, char *
         return NULL;
     }
     if (png_sig_cmp(sig, 0, n) != 0) {
-        set_err(err, errlen, "cannot read %s: not a PNG file", path);
+        const char *fmt = other_format(sig, n);
+        if (fmt)
+            set_err(err, errlen, "cannot read %s: not a PNG file but %s; convert it to PNG first "
+                    "(e.g. 'convert %s out.png' with ImageMagick)", path, fmt, path);
+        else
+            set_err(err, errlen, "cannot read %s: not a PNG file", path);
         return NULL;
     }
     if (n < sizeof sig) {
@@ -355,6 +423,18 @@ static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, char *
         case PR_FORMAT:
             set_err(err, errlen, "cannot read %s: unsupported PNG pixel format", path);
             break;
+        case PR_BUDGET:
+            set_err(err, errlen,
+                    "cannot read %s: decoding its %lux%lu %d-bit %d-channel%s pixels needs %llu "
+                    "MiB, over the %d MiB limit (--max-image-mb raises it)", path,
+                    (unsigned long)r.w, (unsigned long)r.h, r.bits, r.nch,
+                    r.interlaced ? " interlaced" : "", r.need_mb,
+                    o->max_mb > 0 ? o->max_mb : IMAGE_DEFAULT_MAX_MB);
+            break;
+        case PR_NOALPHA:
+            set_err(err, errlen, "cannot read %s: --channel a, but the image has no alpha channel "
+                    "(it is %s)", path, r.nch == 1 ? "grey" : "RGB");
+            break;
         case PR_LIB:
         default:
             if (strstr(r.msg, "emory")) /* libpng's "Out of memory" and kin */
@@ -373,6 +453,7 @@ static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, char *
     }
     out = r.im;
     r.im = NULL;
+    if (info) *info = r.seen;
 
 free_buffers:
     free(r.rows);
@@ -397,6 +478,14 @@ static Image *load_raw(const char *path, FILE *f, long long fsize, const ImageLo
         return NULL;
     }
 
+    unsigned long long need = (unsigned long long)w * h * sizeof(float) + (unsigned long long)w * ss;
+    int mb = o->max_mb > 0 ? o->max_mb : IMAGE_DEFAULT_MAX_MB;
+    if (need > (unsigned long long)mb << 20) {
+        set_err(err, errlen, "cannot read %s: decoding its %dx%d samples needs %llu MiB, over the "
+                "%d MiB limit (--max-image-mb raises it)", path, w, h, (need + (1u << 20) - 1) >> 20,
+                mb);
+        return NULL;
+    }
     Image *im = image_create(w, h, 1);
     unsigned char *row = malloc((size_t)w * ss);
     if (!im || !row) {
@@ -453,35 +542,94 @@ fail:
     return NULL;
 }
 
-Image *image_load(const char *path, const ImageLoadOpts *opts, char *err, size_t errlen)
+/* The checks of the options every load makes; 0 or -1 with err filled. */
+static int check_opts(const char *path, const ImageLoadOpts *o, char *err, size_t errlen)
 {
-    static const ImageLoadOpts defaults = {0};
-    const ImageLoadOpts *o = opts ? opts : &defaults;
-    if (!path) {
-        set_err(err, errlen, "cannot read image: no file name");
-        return NULL;
-    }
     if (o->channel < IMAGE_CHANNEL_LUMA || o->channel > IMAGE_CHANNEL_A) {
         set_err(err, errlen, "cannot read %s: unknown channel %d", path, (int)o->channel);
-        return NULL;
+        return -1;
+    }
+    if (o->max_mb < 0) {
+        set_err(err, errlen, "cannot read %s: negative memory budget %d MiB", path, o->max_mb);
+        return -1;
     }
     if (o->raw) {
         if (!image_size_ok(o->raw_w, o->raw_h)) {
             set_err(err, errlen, "cannot read %s: RAW size %dx%d is out of range (1 to %d a side)",
                     path, o->raw_w, o->raw_h, IMAGE_MAX_SIDE);
-            return NULL;
+            return -1;
         }
         if (o->raw_type != IMAGE_RAW_U8 && o->raw_type != IMAGE_RAW_U16 &&
             o->raw_type != IMAGE_RAW_F32) {
             set_err(err, errlen, "cannot read %s: unknown RAW sample type %d", path, (int)o->raw_type);
-            return NULL;
+            return -1;
+        }
+        if (o->channel == IMAGE_CHANNEL_A) {
+            set_err(err, errlen, "cannot read %s: --channel a, but a RAW file has no alpha channel",
+                    path);
+            return -1;
         }
     }
+    return 0;
+}
+
+/* A loaded file's density; f may be NULL only when fsize is 0 (for a PNG,
+ * fsize only tells an empty buffer: the reader finds the end itself). */
+static Image *load_stream(const char *path, FILE *f, long long fsize, const ImageLoadOpts *o,
+                          ImageInfo *info, char *err, size_t errlen)
+{
+    if (o->raw) {
+        Image *im = load_raw(path, f, fsize, o, err, errlen);
+        if (im && info) *info = (ImageInfo){.w = im->w, .h = im->h};
+        return im;
+    }
+    if (!f || fsize == 0) {
+        set_err(err, errlen, "cannot read %s: empty file", path);
+        return NULL;
+    }
+    return load_png(path, f, o, info, err, errlen);
+}
+
+Image *image_load_info(const char *path, const ImageLoadOpts *opts, ImageInfo *info, char *err,
+                       size_t errlen)
+{
+    static const ImageLoadOpts defaults = {0};
+    const ImageLoadOpts *o = opts ? opts : &defaults;
+    if (info) memset(info, 0, sizeof *info);
+    if (!path) {
+        set_err(err, errlen, "cannot read image: no file name");
+        return NULL;
+    }
+    if (check_opts(path, o, err, errlen) < 0) return NULL;
 
     long long fsize = 0;
     FILE *f = open_regular(path, &fsize, err, errlen);
     if (!f) return NULL;
-    Image *im = o->raw ? load_raw(path, f, fsize, o, err, errlen) : load_png(path, f, o, err, errlen);
+    Image *im = load_stream(path, f, o->raw ? fsize : 1, o, info, err, errlen);
+    fclose(f);
+    return im;
+}
+
+Image *image_load(const char *path, const ImageLoadOpts *opts, char *err, size_t errlen)
+{
+    return image_load_info(path, opts, NULL, err, errlen);
+}
+
+Image *image_load_mem(const void *data, size_t n, const char *name, const ImageLoadOpts *opts,
+                      ImageInfo *info, char *err, size_t errlen)
+{
+    static const ImageLoadOpts defaults = {0};
+    const ImageLoadOpts *o = opts ? opts : &defaults;
+    if (info) memset(info, 0, sizeof *info);
+    if (!name) name = "(memory)";
+    if (check_opts(name, o, err, errlen) < 0) return NULL;
+    if (n == 0 || !data) return load_stream(name, NULL, 0, o, info, err, errlen);
+    FILE *f = fmemopen((void *)data, n, "rb");
+    if (!f) {
+        set_err(err, errlen, "cannot read %s: out of memory", name);
+        return NULL;
+    }
+    Image *im = load_stream(name, f, (long long)n, o, info, err, errlen);
     fclose(f);
     return im;
 }

@@ -43,9 +43,24 @@ typedef struct {
     bool raw;             /* treat the file as headerless RAW */
     int raw_w, raw_h;     /* RAW size, required when raw */
     ImageRawType raw_type;
+    int max_mb;           /* decode memory budget in MiB (0: IMAGE_DEFAULT_MAX_MB) */
 } ImageLoadOpts;
 
+/* What a load saw besides the density, for input hints. */
+typedef struct {
+    int w, h;             /* the file's size */
+    bool has_alpha;       /* an alpha channel (or a tRNS chunk) */
+    bool transparent;     /* some pixel's alpha is below 1 */
+} ImageInfo;
+
 #define IMAGE_MAX_SIDE 16384
+/* The decode memory budget's default: the float image plus libpng's row (or,
+ * interlaced, whole-image) buffer. 16384² grey fits; a 16384² 16-bit RGBA
+ * interlaced file (3 GiB) does not. */
+#define IMAGE_DEFAULT_MAX_MB 2048
+/* The largest ancillary chunk libpng may allocate (text chunks are skipped
+ * unread, never allocated). */
+#define IMAGE_CHUNK_MAX_BYTES (8u << 20)
 
 /* Largest side accepted; 0 < w, h <= IMAGE_MAX_SIDE. */
 bool image_size_ok(int w, int h);
@@ -60,6 +75,22 @@ void image_free(Image *im);
  * conversion, straight alpha): value = sample / (2^bits - 1). f32 RAW values
  * are taken as is (finite and >= 0 required), so they may exceed 1. */
 Image *image_load(const char *path, const ImageLoadOpts *opts, char *err, size_t errlen);
+
+/* image_load, and what it saw in *info (info may be NULL). Hostile files:
+ * text chunks (tEXt, zTXt, iTXt) and the other ancillary chunks that do not
+ * affect the pixels are skipped without being allocated; an ancillary chunk
+ * over IMAGE_CHUNK_MAX_BYTES is refused; an image whose decode needs more
+ * than the budget (opts->max_mb) is refused from its header, before any
+ * pixel memory is allocated. --channel a on a file without alpha is an
+ * error. A file in another format (JPEG, GIF, BMP, TIFF, WebP, OpenEXR) is
+ * named, with a hint to convert it. */
+Image *image_load_info(const char *path, const ImageLoadOpts *opts, ImageInfo *info, char *err,
+                       size_t errlen);
+
+/* The same from n bytes in memory (the fuzzers' entry point); name stands for
+ * the path in messages. */
+Image *image_load_mem(const void *data, size_t n, const char *name, const ImageLoadOpts *opts,
+                      ImageInfo *info, char *err, size_t errlen);
 
 /* Resample an image to w x h, the two axes independently: on an axis that
  * shrinks, area-averaging (each destination cell is the exact box-overlap

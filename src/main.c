@@ -63,22 +63,97 @@ static int find_data_dir(const char *argv0, const char *sub, const char *probe, 
 #define DEFAULT_START "blob.png"
 #define DEFAULT_TARGET "star.png"
 
-/* Load one density image and resample it to the grid. */
-static Image *load_grid_image(const char *path, const Config *c)
+/* Load one density image at its own size. */
+static Image *load_image(const char *path, const Config *c, ImageInfo *info)
 {
-    char err[512];
-    Image *im = image_load(path, &c->load, err, sizeof err);
+    char err[1024];
+    Image *im = image_load_info(path, &c->load, info, err, sizeof err);
     if (!im) die("image", "%s", err);
+    return im;
+}
+
+/* Resample a loaded image to the grid (and free it). */
+static Image *to_grid(Image *im, const char *path, const Config *c)
+{
     Image *g = image_resample(im, c->grid_w, c->grid_h);
     image_free(im);
     if (!g) die("image", "not enough memory to resample %s to %dx%d", path, c->grid_w, c->grid_h);
     return g;
 }
 
+/* Input hints (issue 10): one line each, naming the option that fixes what
+ * looks like a mistake. The density is the image as loaded (after --channel
+ * and --invert). */
+static void hint_image(const char *path, const Image *im, const ImageInfo *info, const Config *c)
+{
+    if (info->transparent && c->load.channel != IMAGE_CHANNEL_A)
+        log_info("image", "%s has transparency, which the density (--channel %s) ignores; "
+                 "--channel a takes the smoke from the alpha", path,
+                 c->load.channel == IMAGE_CHANNEL_LUMA ? "luma" : "r|g|b");
+    /* mostly bright, with a bright border and a dark shape: the usual
+     * black-on-white export, whose background would become the smoke */
+    size_t n = (size_t)im->w * im->h, bright = 0, dark = 0, nb = 0;
+    double border = 0.0;
+    for (int y = 0; y < im->h; y++)
+        for (int x = 0; x < im->w; x++) {
+            float v = im->px[(size_t)y * im->w + x];
+            if (v >= 0.5f) bright++;
+            if (v < 0.25f) dark++;
+            if (x == 0 || y == 0 || x == im->w - 1 || y == im->h - 1) {
+                border += v;
+                nb++;
+            }
+        }
+    if (nb > 0 && border / (double)nb >= 0.75 && bright * 2 > n && dark * 200 >= n)
+        log_info("image", "%s is mostly bright with a dark shape, so the bright background becomes "
+                 "the smoke; %s", path, c->load.invert ? "without --invert the shape is the smoke"
+                                                       : "--invert makes the dark shape the smoke");
+}
+
+/* A target must have a shape: one value everywhere (all white, say) has none. */
+static void check_target_shape(const char *path, const Image *im)
+{
+    size_t n = (size_t)im->w * im->h;
+    float lo = im->px[0], hi = im->px[0];
+    for (size_t k = 1; k < n; k++) {
+        if (im->px[k] < lo) lo = im->px[k];
+        if (im->px[k] > hi) hi = im->px[k];
+    }
+    if (hi > 0.0f && hi - lo <= 1e-6f * hi)
+        die("image", "%s is uniform (every pixel %.3g%s): there is no shape to morph to", path,
+            (double)hi, hi == 1.0f ? ", white" : "");
+}
+
+static bool aspect_differs(int w0, int h0, int w1, int h1)
+{
+    double a = (double)w0 / h0, b = (double)w1 / h1;
+    return fabs(a / b - 1.0) > 0.01;
+}
+
+/* The grid: with no --grid, the default's cell count at the start image's
+ * aspect; either way, a hint for each image whose aspect differs from it. */
+static void pick_grid(Config *c, const char *const path[2], const Image *const im[2])
+{
+    if (!c->grid_set && aspect_differs(im[0]->w, im[0]->h, c->grid_w, c->grid_h)) {
+        double cells = (double)c->grid_w * c->grid_h, r = (double)im[0]->w / im[0]->h;
+        long gw = lround(sqrt(cells * r)), gh = lround(sqrt(cells / r));
+        c->grid_w = (int)(gw < CONFIG_GRID_MIN ? CONFIG_GRID_MIN : gw > CONFIG_GRID_MAX ? CONFIG_GRID_MAX : gw);
+        c->grid_h = (int)(gh < CONFIG_GRID_MIN ? CONFIG_GRID_MIN : gh > CONFIG_GRID_MAX ? CONFIG_GRID_MAX : gh);
+    }
+    for (int k = 0; k < 2; k++) {
+        if (!aspect_differs(im[k]->w, im[k]->h, c->grid_w, c->grid_h)) continue;
+        double cells = (double)c->grid_w * c->grid_h, r = (double)im[k]->w / im[k]->h;
+        log_info("image", "%s is %dx%d, the grid %dx%d: the image is stretched to fit; "
+                 "--grid %ldx%ld keeps its shape", path[k], im[k]->w, im[k]->h, c->grid_w,
+                 c->grid_h, lround(sqrt(cells * r)), lround(sqrt(cells / r)));
+    }
+}
+
 typedef struct {
     Exporter *frames;
     Metrics *metrics;
     float *rho;
+    long last_step; /* the last step written, -1 before the first */
 } Outputs;
 
 /* Write what is due at this step: a frame and a metrics row, from one
@@ -99,14 +174,17 @@ static int write_outputs(Outputs *o, Morph *m, const Config *c, double *err_out)
     }
     if (o->metrics && metrics_row(o->metrics, morph_step_count(m), morph_time(m), error, mass,
                                   max_div) < 0) {
-        log_error("export", "cannot write %s", c->metrics_path);
+        log_error("export", "%s", metrics_error(o->metrics));
         return -1;
     }
+    (void)c;
+    o->last_step = morph_step_count(m);
     return 0;
 }
 
-/* Ctrl-C or SIGTERM in a headless run: finish the step, then stop the way a
- * failed run does (frames written so far stay, the metrics file is not kept). */
+/* Ctrl-C or SIGTERM in a headless run: the step stops at its next pass
+ * (method_run checks the flag), and the run ends the way a failed run does:
+ * the frames and metrics rows written so far stay, complete. */
 static volatile sig_atomic_t g_signal;
 
 static void on_signal(int sig) { g_signal = sig; }
@@ -119,12 +197,34 @@ static void catch_signals(void)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    method_set_cancel_flag(&g_signal);
+}
+
+/* One line saying what an interrupted run leaves: which frames and metrics
+ * rows, all of this run (earlier runs' frames were removed at its start). */
+static void say_interrupted(const Outputs *o, const Config *c, const char *dir, long done)
+{
+    char frames[PATH_MAX + 128] = "", rows[PATH_MAX + 128] = "";
+    int nf = o->frames ? export_count(o->frames) : 0;
+    if (o->frames && nf > 0)
+        snprintf(frames, sizeof frames, "; %s holds this run's frames 1..%d (steps 0..%ld)", dir,
+                 nf, o->last_step);
+    else if (o->frames)
+        snprintf(frames, sizeof frames, "; no frames written to %s", dir);
+    int nr = metrics_rows(o->metrics);
+    if (o->metrics && nr > 0)
+        snprintf(rows, sizeof rows, "; %s holds %d metrics rows (steps 0..%ld)", c->metrics_path, nr,
+                 o->last_step);
+    else if (o->metrics)
+        snprintf(rows, sizeof rows, "; no metrics file kept");
+    log_error("smokemorph", "interrupted by %s at step %ld%s%s",
+              g_signal == SIGINT ? "SIGINT" : "SIGTERM", done, frames, rows);
 }
 
 static int run_headless(Morph *m, const Config *c)
 {
     char err[512];
-    Outputs o = {0};
+    Outputs o = {.last_step = -1};
     int rc = 1;
     /* no --steps: run until the morph arrives or settles */
     bool until_settled = c->steps == 0;
@@ -132,7 +232,7 @@ static int run_headless(Morph *m, const Config *c)
     FidelitySettle settle = {0};
     int ending = FIDELITY_RUNNING;
     const char *dir = c->frames_dir;
-    if (!dir && !c->metrics_path) dir = CONFIG_DEFAULT_OUT_DIR;
+    if (!dir && !c->metrics_path && !c->screenshot) dir = CONFIG_DEFAULT_OUT_DIR;
     if (!(o.rho = malloc((size_t)morph_width(m) * morph_height(m) * sizeof(float)))) {
         log_error("smokemorph", "out of memory");
         return 1;
@@ -155,21 +255,30 @@ static int run_headless(Morph *m, const Config *c)
         log_info("smokemorph", "%s backend, %dx%d grid, %ld steps%s%s", morph_backend_name(morph_backend(m)),
                  morph_width(m), morph_height(m), steps, dir ? ", frames to " : "", dir ? dir : "");
 
+    /* one run per directory: earlier runs' frames go now, not after this
+     * run succeeds, so that even a killed run leaves no mix of two; and what
+     * killed runs left (temporary files of processes that are gone) */
+    if (o.frames) {
+        int temps = 0, old = export_clean(o.frames, 1, &temps);
+        if (old > 0 || temps > 0)
+            log_info("smokemorph", "removed %d frames of an earlier run and %d temporary files "
+                     "of a killed run from %s", old > 0 ? old : 0, temps, dir);
+    }
+
     Progress prog;
     progress_begin(&prog, steps, c->progress && c->verbosity > 0);
     catch_signals();
     double error = 0.0;
     if (write_outputs(&o, m, c, &error) < 0) goto done;
     for (long k = 1; k <= steps; k++) {
-        if (g_signal) {
+        int stepped = g_signal ? 0 : morph_step(m);
+        if (g_signal) { /* before the step, or within it: its state is not written */
             progress_end(&prog);
-            log_error("smokemorph", "interrupted at step %ld%s%s%s", k - 1,
-                      o.frames ? "; the frames so far are in " : "", o.frames ? dir : "",
-                      o.metrics ? "; no metrics file kept" : "");
+            say_interrupted(&o, c, dir, k - 1);
             rc = 128 + (int)g_signal;
             goto done;
         }
-        if (morph_step(m) < 0) {
+        if (stepped < 0) {
             log_error("solver", "a GL error at step %ld", k);
             goto done;
         }
@@ -210,13 +319,22 @@ static int run_headless(Morph *m, const Config *c)
             fprintf(stderr, "smokemorph: stopped after %ld steps at error %.1f%%; "
                     "--steps N runs longer\n", steps, 100.0 * error);
     }
+    if (c->screenshot) { /* headless: the last frame, as --frames writes it */
+        if (morph_observe(m, o.rho, NULL, NULL, NULL) < 0) {
+            log_error("export", "cannot read the fields back from the GPU");
+            goto done;
+        }
+        if (export_png(c->screenshot, o.rho, morph_width(m), morph_height(m), c->out_w, c->out_h,
+                       c->color, err, sizeof err) < 0) {
+            log_error("export", "%s", err);
+            goto done;
+        }
+        if (c->verbosity > 0)
+            fprintf(stderr, "smokemorph: step %ld saved to %s\n", morph_step_count(m), c->screenshot);
+    }
     rc = 0;
-    int stale = o.frames ? export_remove_stale(o.frames) : 0;
     if (o.frames && c->verbosity > 0) {
         int nf = export_count(o.frames);
-        if (stale > 0)
-            fprintf(stderr, "smokemorph: removed %d later-numbered frames of an earlier run from %s\n",
-                    stale, dir);
         fprintf(stderr,
                 "smokemorph: wrote %d frames to %s/frame_00001.png ... frame_%05d.png\n"
                 "  make a video: ffmpeg -framerate 30 -i %s/frame_%%05d.png -vf " VIDEO_FILTER
@@ -225,7 +343,8 @@ static int run_headless(Morph *m, const Config *c)
     }
 done:
     if (o.metrics) {
-        if (metrics_close(o.metrics, rc == 0, err, sizeof err) < 0) {
+        /* a failed or interrupted run keeps the complete rows it wrote */
+        if (metrics_close(o.metrics, rc == 0 || metrics_rows(o.metrics) > 0, err, sizeof err) < 0) {
             log_error("export", "%s", err);
             if (rc == 0) rc = 1;
         } else if (rc == 0 && c->verbosity > 0) {
@@ -288,7 +407,17 @@ int main(int argc, char **argv)
      * --headless says otherwise; --gl-info reports the path a run with the
      * same options takes, so it decides the same way. */
     bool cpu = c.backend == BACKEND_CPU;
-    bool window = !cpu && !c.headless && glctx_display_available();
+    bool display = !c.headless && glctx_display_available();
+    bool window = !cpu && display;
+    if (!window && !c.gl_info && c.window_only) {
+        fprintf(stderr, "config: %s needs a window, and this run is headless (%s); leave it out\n",
+                c.window_only, c.headless ? "--headless" : cpu ? "--cpu: the window needs a GPU backend"
+                                                               : "no display");
+        return 2;
+    }
+    if (cpu && display && !c.gl_info)
+        log_info("smokemorph", "--cpu runs without a window (the window needs a GPU backend): "
+                 "headless, writing frames; leave out --cpu for the window");
     GlCtx *ctx = NULL;
     MorphBackend backend = MORPH_CPU;
     if (c.gl_info || !cpu) {
@@ -339,8 +468,14 @@ int main(int argc, char **argv)
         ImageLoadOpts plain = {0};
         c.load = plain; /* the bundled targets are plain PNGs */
     }
-    Image *start = load_grid_image(start_path, &c);
-    Image *target = load_grid_image(target_path, &c);
+    ImageInfo info[2];
+    const char *paths[2] = {start_path, target_path};
+    Image *loaded[2] = {load_image(start_path, &c, &info[0]), load_image(target_path, &c, &info[1])};
+    for (int k = 0; k < 2; k++) hint_image(paths[k], loaded[k], &info[k], &c);
+    check_target_shape(target_path, loaded[1]);
+    pick_grid(&c, paths, (const Image *const *)loaded);
+    Image *start = to_grid(loaded[0], start_path, &c);
+    Image *target = to_grid(loaded[1], target_path, &c);
     if (image_sum(start) <= 0.0)
         die("image", "%s is empty (all zero after --channel/--invert): there is no smoke to morph",
             start_path);

@@ -181,10 +181,15 @@ void method_plan(const SolverParams *p, MethodGrid g, long nstep, float dscale, 
     add(st, METHOD_PASS_GATHER_APPLY, gather);
 }
 
+static const volatile sig_atomic_t *g_cancel;
+
+void method_set_cancel_flag(const volatile sig_atomic_t *flag) { g_cancel = flag; }
+
 int method_run(const MethodStep *st, MethodPassFn pass, void *self)
 {
     for (int s = 0; s < st->n; s++)
         for (int k = 0; k < st->stage[s].count; k++) {
+            if (g_cancel && *g_cancel) return METHOD_CANCELLED;
             int rc = pass(self, st->stage[s].pass, k, st);
             if (rc) return rc;
         }

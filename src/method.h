@@ -16,6 +16,7 @@
 #ifndef SMOKEMORPH_METHOD_H
 #define SMOKEMORPH_METHOD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -177,6 +178,14 @@ void method_plan(const SolverParams *p, MethodGrid g, long nstep, float dscale, 
  * that value; 0 when all ran. */
 typedef int (*MethodPassFn)(void *self, MethodPass pass, int k, const MethodStep *st);
 int method_run(const MethodStep *st, MethodPassFn pass, void *self);
+
+/* Cancellation: once *flag is non-zero (a signal handler sets it), method_run
+ * stops before its next pass and returns METHOD_CANCELLED, so a step with
+ * thousands of substeps ends within one pass of a SIGINT or SIGTERM. The
+ * state is then part of a step: the caller ends the run without using it.
+ * NULL (the default) turns the check off. */
+#define METHOD_CANCELLED (-99)
+void method_set_cancel_flag(const volatile sig_atomic_t *flag);
 
 /* The constants shaders need, as "#define SM_NAME value" lines, into buf.
  * Returns buf (always NUL-terminated). */

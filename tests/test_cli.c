@@ -1114,7 +1114,8 @@ static int complete_frames(const char *dir)
 }
 
 /* Ctrl-C / SIGTERM in a long headless run: a message, exit 128 + signal,
- * the frames written so far complete, no metrics file nor temporary. */
+ * the frames written so far complete, the metrics rows written so far kept
+ * (issue 10), no temporary. */
 static void test_interrupt(void)
 {
     int sigs[2] = {SIGTERM, SIGINT};
@@ -1126,23 +1127,28 @@ static void test_interrupt(void)
             "--metrics", "m.csv", disc, square, NULL);
         CHECK(R.signal == 0 && R.code == 128 + sigs[k], "signal %d: exit %d signal %d; stderr:\n%s",
               sigs[k], R.code, R.signal, R.err);
-        CHECK(count_lines(R.err) == 1 && has(R.err, "interrupted at step") &&
-                  has(R.err, "no metrics file kept"),
+        CHECK(count_lines(R.err) == 1 && has(R.err, "interrupted by SIG") &&
+                  has(R.err, "F holds this run's frames 1..") && has(R.err, "m.csv holds "),
               "signal %d: stderr:\n%s", sigs[k], R.err);
         char f[700], m[700];
         path_in(f, sizeof f, work, "F");
         path_in(m, sizeof m, work, "m.csv");
         int n = complete_frames(f);
         CHECK(n >= 1, "signal %d: %d complete frames", sigs[k], n);
-        CHECK(!testlib_exists(m) && count_entries(work) == 1,
+        long steps[64];
+        double mass[64];
+        bool hdr = false;
+        int rows = read_metrics(m, steps, mass, 64, &hdr);
+        CHECK(hdr && rows == n, "signal %d: %d metrics rows for %d frames", sigs[k], rows, n);
+        CHECK(count_entries(work) == 2,
               "signal %d: %d entries in the working directory", sigs[k], count_entries(work));
     }
 }
 
 /* A frame that cannot be written mid-run (the file size limit): one
  * message naming the frame, exit 1, the earlier frames complete, no
- * temporary, no metrics. The limit falls between the sizes of frames 1
- * and 2 of the same run, measured first. */
+ * temporary, the metrics row of frame 1 kept. The limit falls between the
+ * sizes of frames 1 and 2 of the same run, measured first. */
 static void test_frame_write_fails(void)
 {
     reset_work();
@@ -1167,8 +1173,15 @@ static void test_frame_write_fails(void)
     char f[700];
     path_in(f, sizeof f, work, "F");
     CHECK(complete_frames(f) == 1, "%d complete frames, expected frame 1 only", complete_frames(f));
-    CHECK(count_entries(work) == 1, "%d entries in the working directory (metrics kept?)",
+    CHECK(count_entries(work) == 2, "%d entries in the working directory, expected F and m.csv",
           count_entries(work));
+    char m[700];
+    path_in(m, sizeof m, work, "m.csv");
+    long steps[8];
+    double mass[8];
+    bool hdr = false;
+    CHECK(read_metrics(m, steps, mass, 8, &hdr) == 1 && hdr && steps[0] == 0,
+          "m.csv does not hold the row of frame 1 only");
 }
 
 /* A grid the machine has no memory for: one message, exit 1, nothing
@@ -1189,7 +1202,7 @@ static void test_grid_too_large_for_memory(void)
 }
 
 /* A second, shorter run into the same directory leaves that run's frames
- * only, and says it removed the earlier run's later ones. */
+ * only, and says it removed the earlier run's (at its start: issue 10). */
 static void test_rerun_same_dir(void)
 {
     reset_work();
@@ -1200,7 +1213,7 @@ static void test_rerun_same_dir(void)
     char f[700];
     path_in(f, sizeof f, work, "F");
     CHECK(count_entries(f) == 3, "%d frames after the shorter run, expected 3", count_entries(f));
-    CHECK(has(R.err, "removed 3 later-numbered frames"), "stderr:\n%s", R.err);
+    CHECK(has(R.err, "removed 6 frames of an earlier run"), "stderr:\n%s", R.err);
 }
 
 int main(void)

@@ -155,8 +155,20 @@ static void check_all_channels(const char *what, const char *path, int npx, cons
     static const ImageChannel chs[] = {IMAGE_CHANNEL_LUMA, IMAGE_CHANNEL_R, IMAGE_CHANNEL_G,
                                        IMAGE_CHANNEL_B, IMAGE_CHANNEL_A};
     static const char *names[] = {"luma", "r", "g", "b", "a"};
+    /* --channel a on a file without alpha is an error (issue 10) */
+    ImageInfo info = {0};
+    char err[512] = "";
+    image_free(image_load_info(path, NULL, &info, err, sizeof err));
     for (int c = 0; c < 5; c++) {
         for (int inv = 0; inv < 2; inv++) {
+            if (chs[c] == IMAGE_CHANNEL_A && !info.has_alpha) {
+                ImageLoadOpts o = {.channel = IMAGE_CHANNEL_A, .invert = inv};
+                Image *no = image_load(path, &o, err, sizeof err);
+                CHECK(!no && strstr(err, "no alpha channel"), "%s: --channel a without alpha: '%s'",
+                      what, no ? "loaded" : err);
+                image_free(no);
+                continue;
+            }
             Image *im = load(path, chs[c], inv);
             CHECK(im != NULL, "%s: loads (channel %s)", what, names[c]);
             if (!im) continue;

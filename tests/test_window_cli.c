@@ -144,6 +144,25 @@ static void test_old_gl_window(void)
     }
 }
 
+/* --cpu with a display runs headless (the window needs a GPU backend) and
+ * says so in one line; a window-only option with it is a usage error. */
+static void test_cpu_with_display(void)
+{
+    run(NULL, NULL, "--cpu", "--grid", "32", "--steps", "2", "--frames", "F", NULL);
+    CHECK(R.signal == 0 && R.code == 0, "--cpu with a display: exit %d:\n%s", R.code, R.err);
+    CHECK(strstr(R.err, "--cpu runs without a window") != NULL,
+          "--cpu with a display does not say it runs headless:\n%s", R.err);
+    char f[700];
+    snprintf(f, sizeof f, "%s/F", work);
+    CHECK(count_entries(f) == 2, "--cpu with a display: %d frames, expected steps 0 and 2", count_entries(f));
+    testlib_rm_rf(f);
+    run(NULL, NULL, "--cpu", "--keys", "v", "--grid", "32", "--steps", "2", NULL);
+    CHECK(R.code == 2 && count_lines(R.err) == 1 && strstr(R.err, "--keys needs a window") &&
+              strstr(R.err, "--cpu"),
+          "--cpu --keys with a display: exit %d:\n%s", R.code, R.err);
+    CHECK(count_entries(work) == 0, "--cpu --keys: files written");
+}
+
 int main(void)
 {
     const char *d = getenv("DISPLAY");
@@ -170,6 +189,7 @@ int main(void)
     }
     RUN(test_gl_info_path);
     RUN(test_old_gl_window);
+    RUN(test_cpu_with_display);
     testlib_rm_rf(tmp);
     testlib_result_free(&R);
     return check_done();

@@ -4,8 +4,9 @@
 # Works as root or through sudo.  Usage: tools/install-deps.sh [--check]
 set -eu
 
+# clang and its runtime (libFuzzer; only a Recommends of clang) build `make fuzz`
 PKGS="gcc libc6-dev make pkg-config freeglut3-dev libglew-dev libpng-dev libegl-dev \
-libgl-dev libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool"
+libgl-dev libgl1-mesa-dri libegl-mesa0 xvfb xauth xdotool clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do
