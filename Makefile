@@ -9,8 +9,17 @@ CC      ?= cc
 PKGS    := glew glut libpng egl gl
 VERSION := 0.1.0
 
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
-PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# OpenEXR: only its C library, OpenEXRCore (the .pc file lists the C++ ones
+# too, which the build does not need): its headers from pkg-config, and
+# -lOpenEXRCore<suffix> from the .pc file's own libdir and libsuffix.
+EXR_PKG    := OpenEXR
+EXR_CFLAGS := $(shell pkg-config --cflags $(EXR_PKG) 2>/dev/null)
+EXR_LIBS   := $(shell pkg-config --exists $(EXR_PKG) 2>/dev/null && \
+                echo -L$$(pkg-config --variable=libdir $(EXR_PKG)) \
+                     -lOpenEXRCore$$(pkg-config --variable=libsuffix $(EXR_PKG)))
+
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null) $(EXR_CFLAGS)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(EXR_LIBS)
 
 OPT      ?= -O2
 CFLAGS   ?=
@@ -69,7 +78,7 @@ tools: $(TOOL_BIN)
 tests: $(TEST_BIN) $(BUILD)/smokemorph $(TOOL_BIN)
 
 check-deps:
-	@pkg-config --exists $(PKGS) || { echo "smokemorph: missing build dependencies ($(PKGS)); run tools/install-deps.sh" >&2; exit 1; }
+	@pkg-config --exists $(PKGS) $(EXR_PKG) || { echo "smokemorph: missing build dependencies ($(PKGS) $(EXR_PKG)); run tools/install-deps.sh" >&2; exit 1; }
 
 test: tests
 	@sh tests/run.sh $(BUILD)

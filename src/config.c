@@ -2,7 +2,9 @@
  * Never touches GL. Every number is parsed strictly (whole string, finite,
  * in range); every error is one line "config: ..." naming the option. */
 #include "config.h"
+#include "exr.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <getopt.h>
@@ -11,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #ifndef SMOKEMORPH_VERSION
 #define SMOKEMORPH_VERSION "unknown"
@@ -68,6 +71,17 @@ enum {
     OPT_KEYS,
     OPT_VERSION,
     OPT_MAX_IMAGE_MB, /* issue 10: input safety */
+    OPT_FORMAT,
+    OPT_ALPHA,
+    OPT_DENSITY_SCALE,
+    OPT_EXR_TYPE,
+    OPT_EXR_COMPRESSION,
+    OPT_EXR_VELOCITY,
+    OPT_FPS,
+    OPT_FRAME_START,
+    OPT_FRAME_RANGE,
+    OPT_VIDEO,
+    OPT_BACKGROUND,
 };
 
 static const struct option long_options[] = {
@@ -114,12 +128,29 @@ static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, OPT_VERSION},
     {"max-image-mb", required_argument, NULL, OPT_MAX_IMAGE_MB},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"alpha", required_argument, NULL, OPT_ALPHA},
+    {"density-scale", required_argument, NULL, OPT_DENSITY_SCALE},
+    {"exr-type", required_argument, NULL, OPT_EXR_TYPE},
+    {"exr-compression", required_argument, NULL, OPT_EXR_COMPRESSION},
+    {"exr-velocity", no_argument, NULL, OPT_EXR_VELOCITY},
+    {"fps", required_argument, NULL, OPT_FPS},
+    {"frame-start", required_argument, NULL, OPT_FRAME_START},
+    {"frame-range", required_argument, NULL, OPT_FRAME_RANGE},
+    {"video", required_argument, NULL, OPT_VIDEO},
+    {"background", required_argument, NULL, OPT_BACKGROUND},
     {NULL, 0, NULL, 0},
 };
 
 /* '-': non-options come back in order as code 1, so images may sit anywhere
  * whatever POSIXLY_CORRECT says; ':': a missing argument returns ':'. */
 static const char short_options[] = "-:hqv";
+
+int config_every(double fps, float dt)
+{
+    double k = floor(1.0 / (fps * (double)dt) + 0.5);
+    return k < 1.0 ? 1 : (k > EVERY_MAX ? EVERY_MAX : (int)k);
+}
 
 void config_defaults(Config *c)
 {
@@ -137,7 +168,10 @@ void config_defaults(Config *c)
     c->steps = 0;
 
     c->frames_dir = NULL;
-    c->every = 10;
+    c->fps = CONFIG_FPS_DEFAULT;
+    c->every = config_every(c->fps, c->params.dt);
+    c->frame_start = 1;
+    c->range_first = c->range_last = -1;
     c->metrics_path = NULL;
     c->color[0] = c->color[1] = c->color[2] = 1.0f;
     c->out_w = c->out_h = 0;
@@ -290,6 +324,14 @@ static int color_byte(float f)
     return v < 0.0f ? 0 : (v > 255.0f ? 255 : (int)v);
 }
 
+static const char *format_name(ImageFormat f)
+{
+    return f == IMAGE_FORMAT_EXR ? "exr" : (f == IMAGE_FORMAT_PNG16 ? "png16" : "png8");
+}
+
+/* in ImageExrCompression's order */
+static const char *const compression_names[] = {"zip", "piz", "dwaa", "none"};
+
 /* Every default printed here comes from config_defaults(). */
 void config_usage(FILE *out, const char *prog)
 {
@@ -387,15 +429,42 @@ void config_usage(FILE *out, const char *prog)
     fprintf(out,
         "\n"
         "Output:\n"
-        "  --frames DIR          write numbered PNG frames into DIR\n"
-        "                        (default: none; ./%s/ when headless)\n"
-        "  --every K             write every K-th step, 1..%d (default %d)\n"
+        "  --frames DIR          write numbered frames into DIR (DIR/frame_00001.png), or\n"
+        "                        name them by a PATTERN: out/smoke.####.exr or\n"
+        "                        out/smoke.%%04d.png (default: none; ./%s/\n"
+        "                        when headless)\n"
+        "  --every K             write every K-th step, 1..%d (default: from --fps, %d\n"
+        "                        at the default --fps and --dt)\n"
         "  --metrics FILE        write per-step metrics (mass, error, ...) to FILE\n"
         "  --color RRGGBB        smoke colour, also #RRGGBB (default %02x%02x%02x)\n"
-        "  --size WxH            output frame size, sides 1..%d (default: the grid size)\n",
+        "  --size WxH            output frame size, sides 1..%d (default: the grid size)\n"
+        "  --format F            png8, png16 or exr (default %s; exr for a PATTERN ending .exr)\n"
+        "  --alpha A             PNG and .mov alpha: straight or premultiplied\n"
+        "                        (default %s); EXR is premultiplied, linear light\n"
+        "  --density-scale S     alpha = density x S, clamped to 1; 'auto': S = 1, or\n"
+        "                        less so that the densest cell of the start or the\n"
+        "                        (mass-matched) target is alpha 1 (default auto);\n"
+        "                        EXR also keeps the raw density in density.smoke\n"
+        "  --exr-type T          EXR samples: half or float (default %s)\n"
+        "  --exr-compression C   zip, piz, dwaa (lossy; OpenEXR 3.2 and later) or none\n"
+        "                        (default %s)\n"
+        "  --exr-velocity        EXR: add velocity.x and velocity.y (pixels per frame)\n"
+        "  --fps F               frames per second, (0, %g] (default %g); a second is one\n"
+        "                        unit of simulated time: without --every, frames are\n"
+        "                        round(1 / (fps x dt)) steps apart\n"
+        "  --frame-start N       number of the first frame (step 0), 0..%ld (default %ld)\n"
+        "  --frame-range A-B     write frames A to B only, and stop after B (default: all)\n"
+        "  --video FILE          also make a video through ffmpeg: FILE.mp4 (H.264 over\n"
+        "                        --background) or FILE.mov (ProRes 4444 with alpha)\n"
+        "  --background RRGGBB   .mp4 and the ffmpeg hint: colour under the smoke\n"
+        "                        (default %02x%02x%02x)\n",
         CONFIG_DEFAULT_OUT_DIR, EVERY_MAX, d.every,
         color_byte(d.color[0]), color_byte(d.color[1]), color_byte(d.color[2]),
-        IMAGE_MAX_SIDE);
+        IMAGE_MAX_SIDE, format_name(d.format), d.alpha == IMAGE_ALPHA_STRAIGHT ? "straight" :
+        "premultiplied", d.exr_pixel == IMAGE_EXR_FLOAT ? "float" : "half",
+        compression_names[d.exr_compression], CONFIG_FPS_MAX, d.fps, CONFIG_FRAME_MAX,
+        d.frame_start, color_byte(d.background[0]), color_byte(d.background[1]),
+        color_byte(d.background[2]));
 
     fprintf(out,
         "\n"
@@ -531,6 +600,226 @@ const char *config_backend_name(Backend b)
     return (unsigned)b < 4 ? names[b] : "?";
 }
 
+/* ---- output formats, timing, naming and video (issue 10) ---------------- */
+
+static bool ends_with_ci(const char *s, const char *end)
+{
+    size_t n = strlen(s), k = strlen(end);
+    return n >= k && strcasecmp(s + n - k, end) == 0;
+}
+
+int config_parse_frames(const char *s, Config *c, char *err, size_t errlen)
+{
+    const char *slash = strrchr(s, '/');
+    const char *base = slash ? slash + 1 : s;
+    if (!strchr(base, '#') && !strchr(base, '%')) {
+        c->frames_digits = 0; /* a directory */
+        return 0;
+    }
+    /* one placeholder: a run of '#', or %d / %0Nd */
+    const char *ph = NULL;
+    int digits = 0;
+    size_t phlen = 0;
+    for (const char *p = base; *p; p++) {
+        if (*p != '#' && *p != '%') continue;
+        if (ph) {
+            set_err(err, errlen, "--frames: '%s' has more than one frame number (one run of # or "
+                    "one %%d or %%0Nd)", s);
+            return -1;
+        }
+        ph = p;
+        if (*p == '#') {
+            while (p[1] == '#') p++;
+            phlen = (size_t)(p - ph) + 1;
+            digits = (int)phlen;
+        } else {
+            const char *q = p + 1;
+            if (q[0] == '0' && q[1] >= '1' && q[1] <= '9' && q[2] == 'd') {
+                digits = q[1] - '0';
+                phlen = 4;
+            } else if (q[0] == 'd') {
+                digits = 1;
+                phlen = 2;
+            } else {
+                set_err(err, errlen, "--frames: '%s': the frame number is %%d or %%0Nd (N 1..9), "
+                        "or a run of #", s);
+                return -1;
+            }
+            p = ph + phlen - 1;
+        }
+    }
+    if (digits > 9) {
+        set_err(err, errlen, "--frames: '%s': at most 9 # for the frame number", s);
+        return -1;
+    }
+    const char *suffix = ph + phlen;
+    if (!ends_with_ci(suffix, ".png") && !ends_with_ci(suffix, ".exr")) {
+        set_err(err, errlen, "--frames: '%s': a pattern's name ends in .png or .exr", s);
+        return -1;
+    }
+    size_t dirlen = slash ? (size_t)(slash - s) : 0;
+    size_t prelen = (size_t)(ph - base);
+    if (dirlen >= sizeof c->frames_dirbuf || prelen >= sizeof c->frames_prefix ||
+        strlen(suffix) >= sizeof c->frames_suffix) {
+        set_err(err, errlen, "--frames: '%s' is too long", s);
+        return -1;
+    }
+    if (slash && dirlen == 0) snprintf(c->frames_dirbuf, sizeof c->frames_dirbuf, "/");
+    else if (!slash) snprintf(c->frames_dirbuf, sizeof c->frames_dirbuf, ".");
+    else snprintf(c->frames_dirbuf, sizeof c->frames_dirbuf, "%.*s", (int)dirlen, s);
+    snprintf(c->frames_prefix, sizeof c->frames_prefix, "%.*s", (int)prelen, base);
+    snprintf(c->frames_suffix, sizeof c->frames_suffix, "%s", suffix);
+    c->frames_digits = digits;
+    c->frames_dir = c->frames_dirbuf;
+    return 1;
+}
+
+/* One of the options of issue 10's output group; 0 or -1. */
+static int output_option(Config *c, int opt, const char *arg, char *err, size_t errlen)
+{
+    long v;
+    double d;
+    switch (opt) {
+    case OPT_FORMAT:
+        if (!strcmp(arg, "png8") || !strcmp(arg, "png")) c->format = IMAGE_FORMAT_PNG8;
+        else if (!strcmp(arg, "png16")) c->format = IMAGE_FORMAT_PNG16;
+        else if (!strcmp(arg, "exr")) c->format = IMAGE_FORMAT_EXR;
+        else {
+            set_err(err, errlen, "--format: expected png8, png16 or exr, got '%s'", arg);
+            return -1;
+        }
+        c->format_set = true;
+        return 0;
+    case OPT_ALPHA:
+        if (!strcmp(arg, "straight")) c->alpha = IMAGE_ALPHA_STRAIGHT;
+        else if (!strcmp(arg, "premultiplied")) c->alpha = IMAGE_ALPHA_PREMULTIPLIED;
+        else {
+            set_err(err, errlen, "--alpha: expected straight or premultiplied, got '%s'", arg);
+            return -1;
+        }
+        return 0;
+    case OPT_DENSITY_SCALE:
+        if (!strcmp(arg, "auto")) {
+            c->density_scale = 0.0f;
+            return 0;
+        }
+        if (!parse_double(arg, &d) || !(d > 0.0) || d > 1e6) {
+            set_err(err, errlen, "--density-scale: expected 'auto' or a number in (0, 1e6], got '%s'",
+                    arg);
+            return -1;
+        }
+        c->density_scale = (float)d;
+        return 0;
+    case OPT_EXR_TYPE:
+        if (!strcmp(arg, "half")) c->exr_pixel = IMAGE_EXR_HALF;
+        else if (!strcmp(arg, "float")) c->exr_pixel = IMAGE_EXR_FLOAT;
+        else {
+            set_err(err, errlen, "--exr-type: expected half or float, got '%s'", arg);
+            return -1;
+        }
+        c->exr_set = true;
+        return 0;
+    case OPT_EXR_COMPRESSION:
+        for (int k = 0; k < 4; k++)
+            if (!strcmp(arg, compression_names[k])) {
+                if (!exr_compression_available((ImageExrCompression)k)) {
+                    set_err(err, errlen, "--exr-compression: this build's OpenEXR C library (%s) "
+                            "cannot write %s (it needs OpenEXR 3.2); zip and piz are lossless",
+                            exr_library_version(), arg);
+                    return -1;
+                }
+                c->exr_compression = (ImageExrCompression)k;
+                c->exr_set = true;
+                return 0;
+            }
+        set_err(err, errlen, "--exr-compression: expected zip, piz, dwaa or none, got '%s'", arg);
+        return -1;
+    case OPT_EXR_VELOCITY:
+        c->exr_velocity = true;
+        c->exr_set = true;
+        return 0;
+    case OPT_FPS:
+        if (!parse_double(arg, &d) || !(d > 0.0) || d > CONFIG_FPS_MAX) {
+            set_err(err, errlen, "--fps: expected a number in (0, %g], got '%s'", CONFIG_FPS_MAX, arg);
+            return -1;
+        }
+        c->fps = d;
+        return 0;
+    case OPT_FRAME_START:
+        if (int_opt("frame-start", arg, 0, CONFIG_FRAME_MAX, &v, err, errlen) < 0) return -1;
+        c->frame_start = v;
+        return 0;
+    case OPT_FRAME_RANGE: {
+        const char *dash = strchr(arg, '-');
+        char a[32] = "";
+        long lo = 0, hi = -1;
+        if (dash && (size_t)(dash - arg) < sizeof a) {
+            memcpy(a, arg, (size_t)(dash - arg));
+            a[dash - arg] = '\0';
+        }
+        if (!dash || !isdigit((unsigned char)a[0]) || !isdigit((unsigned char)dash[1]) ||
+            !parse_long(a, 0, CONFIG_FRAME_MAX, &lo) || !parse_long(dash + 1, 0, CONFIG_FRAME_MAX, &hi) ||
+            lo > hi) {
+            set_err(err, errlen, "--frame-range: expected A-B with 0 <= A <= B <= %ld, got '%s'",
+                    CONFIG_FRAME_MAX, arg);
+            return -1;
+        }
+        c->range_first = lo;
+        c->range_last = hi;
+        return 0;
+    }
+    case OPT_VIDEO:
+        if (path_opt("video", arg, &c->video_path, err, errlen) < 0) return -1;
+        if (!ends_with_ci(arg, ".mp4") && !ends_with_ci(arg, ".mov")) {
+            set_err(err, errlen, "--video: '%s': expected a name ending in .mp4 (H.264) or .mov "
+                    "(ProRes 4444 with alpha)", arg);
+            return -1;
+        }
+        return 0;
+    case OPT_BACKGROUND:
+        if (config_parse_color(arg, c->background) < 0) {
+            set_err(err, errlen, "--background: expected RRGGBB or #RRGGBB (hex), got '%s'", arg);
+            return -1;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* The output group's checks once every option is known; 0 or -1. */
+static int output_check(Config *c, char *err, size_t errlen)
+{
+    if (c->frames_digits > 0) {
+        bool exr_name = ends_with_ci(c->frames_suffix, ".exr");
+        if (!c->format_set) c->format = exr_name ? IMAGE_FORMAT_EXR : IMAGE_FORMAT_PNG8;
+        else if (exr_name != (c->format == IMAGE_FORMAT_EXR)) {
+            set_err(err, errlen, "--frames: the pattern's name ends in %s, but --format is %s",
+                    c->frames_suffix, format_name(c->format));
+            return -1;
+        }
+    }
+    if (c->exr_set && c->format != IMAGE_FORMAT_EXR) {
+        set_err(err, errlen, "--exr-type, --exr-compression and --exr-velocity are for EXR frames: "
+                "add --format exr");
+        return -1;
+    }
+    if (!c->every_set) c->every = config_every(c->fps, c->params.dt);
+    if (c->range_last >= 0) {
+        if (c->range_first < c->frame_start) {
+            set_err(err, errlen, "--frame-range: frame %ld comes before the first frame, %ld "
+                    "(--frame-start)", c->range_first, c->frame_start);
+            return -1;
+        }
+        double need = (double)(c->range_last - c->frame_start) * c->every;
+        if (need > (double)CONFIG_STEPS_MAX || (c->steps > 0 && need > (double)c->steps)) {
+            set_err(err, errlen, "--frame-range: frame %ld is step %.0f, beyond --steps %ld",
+                    c->range_last, need, c->steps > 0 ? c->steps : CONFIG_STEPS_MAX);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* One option with its argument; 0 or -1. */
 static int apply_option(Config *c, int opt, const char *arg, char *err, size_t errlen)
 {
@@ -604,10 +893,13 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         if (int_opt("steps", arg, 0, CONFIG_STEPS_MAX, &v, err, errlen) < 0) return -1;
         c->steps = v;
         return 0;
-    case OPT_FRAMES: return path_opt("frames", arg, &c->frames_dir, err, errlen);
+    case OPT_FRAMES:
+        if (path_opt("frames", arg, &c->frames_dir, err, errlen) < 0) return -1;
+        return config_parse_frames(arg, c, err, errlen) < 0 ? -1 : 0;
     case OPT_EVERY:
         if (int_opt("every", arg, 1, EVERY_MAX, &v, err, errlen) < 0) return -1;
         c->every = (int)v;
+        c->every_set = true;
         return 0;
     case OPT_METRICS: return path_opt("metrics", arg, &c->metrics_path, err, errlen);
     case OPT_RAW: {
@@ -675,6 +967,18 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         c->keys = arg;
         if (!c->window_only) c->window_only = "--keys";
         return 0;
+    case OPT_FORMAT:
+    case OPT_ALPHA:
+    case OPT_DENSITY_SCALE:
+    case OPT_EXR_TYPE:
+    case OPT_EXR_COMPRESSION:
+    case OPT_EXR_VELOCITY:
+    case OPT_FPS:
+    case OPT_FRAME_START:
+    case OPT_FRAME_RANGE:
+    case OPT_VIDEO:
+    case OPT_BACKGROUND:
+        return output_option(c, opt, arg, err, errlen);
     }
     set_err(err, errlen, "internal error: unhandled option %d", opt);
     return -1;
@@ -738,6 +1042,7 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         set_err(err, errlen, "%s", why);
         return -1;
     }
+    if (output_check(c, err, errlen) < 0) return -1;
 
     for (int i = optind; i < argc; i++) { /* after "--" */
         if (npos < 3) pos[npos] = argv[i];

@@ -27,6 +27,9 @@
 #define CONFIG_HEADLESS_MAX_STEPS 10000L     /* --steps 0, headless: until the morph
                                                  arrives or settles, at most this */
 #define CONFIG_DEFAULT_OUT_DIR "smokemorph-out" /* headless frames, no --frames */
+#define CONFIG_FPS_DEFAULT 24.0
+#define CONFIG_FPS_MAX 1000.0
+#define CONFIG_FRAME_MAX 99999999L         /* --frame-start, --frame-range */
 
 /* --backend: auto picks at start (main.c; the rule is in --help and the
  * README). */
@@ -57,6 +60,32 @@ typedef struct {
     const char *metrics_path;  /* --metrics FILE */
     float color[3];            /* --color RRGGBB, default ffffff */
     int out_w, out_h;          /* --size WxH, 0 = grid size */
+    /* output formats, timing, naming and video (issue 10) */
+    ImageFormat format;        /* --format png8|png16|exr; default png8, or exr for a
+                                  --frames PATTERN ending in .exr */
+    ImageAlpha alpha;          /* --alpha straight|premultiplied (PNG, .mov), default straight */
+    float density_scale;       /* --density-scale S|auto: alpha = density × S; 0 = auto
+                                  (default; export_auto_scale) */
+    ImageExrPixel exr_pixel;   /* --exr-type half|float, default half */
+    ImageExrCompression exr_compression; /* --exr-compression, default zip */
+    bool exr_velocity;         /* --exr-velocity */
+    bool format_set, exr_set;  /* --format given; an --exr-* option given */
+    double fps;                /* --fps, default 24 */
+    bool every_set;            /* --every given; else every = max(1, round(1 / (fps × dt))):
+                                  simulated time runs in seconds */
+    long frame_start;          /* --frame-start N: step 0's frame number, default 1 */
+    long range_first, range_last; /* --frame-range A-B; range_last < 0: none. With a
+                                  range the run stops at B's step, (B - frame_start) ×
+                                  every, which must not pass --steps */
+    const char *video_path;    /* --video FILE.mp4|FILE.mov */
+    float background[3];       /* --background RRGGBB, default 000000 */
+    /* --frames PATTERN ("out/smoke.####.exr", "out/s.%04d.png"): frames_dir points
+     * at frames_dirbuf (the pattern's directory), and the file names are
+     * frames_prefix, the number at least frames_digits wide, frames_suffix.
+     * frames_digits 0: --frames DIR (DIR/frame_00001.png). */
+    int frames_digits;
+    char frames_prefix[256], frames_suffix[256];
+    char frames_dirbuf[4096];
 
     /* run mode */
     Backend backend;           /* --backend, --cpu; default auto */
@@ -87,5 +116,12 @@ void config_usage(FILE *out, const char *prog);
 /* Parse helpers (exposed for tests). Each returns 0 or -1. */
 int config_parse_size(const char *s, int *w, int *h);      /* "N" or "WxH" */
 int config_parse_color(const char *s, float rgb[3]);       /* "RRGGBB" or "#RRGGBB" */
+/* Frames every this many steps for fps frames per second of simulated time:
+ * max(1, round(1 / (fps × dt))), at most --every's maximum. */
+int config_every(double fps, float dt);
+/* --frames: a PATTERN (its name holds a run of '#' or one %d / %0Nd) is
+ * split into dir, prefix, digits and suffix (which must end .png or .exr),
+ * 1 is returned; a plain DIR returns 0; a bad pattern -1 with err. */
+int config_parse_frames(const char *s, Config *c, char *err, size_t errlen);
 
 #endif

@@ -4,23 +4,55 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "exr.h"
 #include "image.h"
 
+extern char **environ;
+
 struct Exporter {
-    char *dir;
-    int out_w, out_h;
-    float rgb[3];
+    ExportOptions o;
+    char *dir, *prefix, *suffix, *field; /* owned copies */
     int count;
+    long first, last;
+    /* the video: ffmpeg's pid, the pipe to its stdin, its stderr in a file */
+    pid_t pid;
+    FILE *pipe;
+    FILE *log;
+    char *video, *video_tmp;
+    unsigned char *vbuf; /* one raw frame */
+    int vw, vh;          /* the video's frame size (the first frame's) */
+    int fw, fh;          /* the last frame's size */
 };
+
+ExportOptions export_defaults(void)
+{
+    ExportOptions o;
+    memset(&o, 0, sizeof o);
+    o.prefix = "frame_";
+    o.digits = 5;
+    o.format = IMAGE_FORMAT_PNG8;
+    o.frame_start = 1;
+    o.rgb[0] = o.rgb[1] = o.rgb[2] = 1.0f;
+    o.density_scale = 1.0f;
+    o.field = "smoke";
+    o.fps = 24.0;
+    o.frame_time = 1.0;
+    return o;
+}
 
 /* mkdir -p */
 static int make_dirs(const char *path, char *err, size_t errlen)
@@ -55,29 +87,457 @@ static int make_dirs(const char *path, char *err, size_t errlen)
     return 0;
 }
 
+/* ---- the video: ffmpeg reading raw frames on its stdin --------------------- */
+
+static bool ends_with(const char *s, const char *end)
+{
+    size_t n = strlen(s), k = strlen(end);
+    return n >= k && strcasecmp(s + n - k, end) == 0;
+}
+
+/* The last non-empty line ffmpeg wrote to its log, or a fallback. */
+static void ffmpeg_last_line(FILE *log, char *buf, size_t n, const char *fallback)
+{
+    snprintf(buf, n, "%s", fallback);
+    if (!log) return;
+    char line[256];
+    rewind(log);
+    while (fgets(line, sizeof line, log)) {
+        line[strcspn(line, "\r\n")] = '\0';
+        if (line[0]) snprintf(buf, n, "%s", line);
+    }
+}
+
+/* Wait for ffmpeg; 0 when it exited 0. */
+static int ffmpeg_wait(Exporter *x)
+{
+    int status = 0;
+    pid_t r;
+    while ((r = waitpid(x->pid, &status, 0)) < 0 && errno == EINTR) {}
+    x->pid = 0;
+    return r > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* Start ffmpeg for a w x h video (at the first frame, when the size is
+ * known). The .mp4 gets the frames composited over the background (RGB,
+ * 8 bits); the .mov RGBA at 16 bits, alpha as asked. */
+static int video_start(Exporter *x, int w, int h, char *err, size_t errlen)
+{
+    bool mov = ends_with(x->video, ".mov");
+    char size[32], fps[32];
+    snprintf(size, sizeof size, "%dx%d", w, h);
+    snprintf(fps, sizeof fps, "%.6g", x->o.fps);
+    const char *mp4_args[] = {"-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-c:v", "libx264",
+                              "-pix_fmt", "yuv420p", "-crf", "18", "-colorspace", "bt709",
+                              "-color_primaries", "bt709", "-color_trc", "iec61966-2-1",
+                              "-movflags", "+faststart", "-f", "mp4", NULL};
+    const char *mov_args[] = {"-c:v", "prores_ks", "-profile:v", "4444", "-pix_fmt", "yuva444p10le",
+                              "-vendor", "apl0", "-colorspace", "bt709", "-color_primaries",
+                              "bt709", "-color_trc", "iec61966-2-1", "-f", "mov", NULL};
+    const char *argv[64];
+    int n = 0;
+    const char *head[] = {"ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
+                          "-f", "rawvideo", "-pix_fmt", mov ? "rgba64le" : "rgb24", "-s", size,
+                          "-framerate", fps, "-i", "pipe:0", NULL};
+    for (int k = 0; head[k]; k++) argv[n++] = head[k];
+    for (const char **a = mov ? mov_args : mp4_args; *a; a++) argv[n++] = *a;
+    argv[n++] = x->video_tmp;
+    argv[n] = NULL;
+
+    int fds[2] = {-1, -1}, devnull = -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    bool fa_ok = false, at_ok = false;
+    int rc = -1;
+    if (!(x->log = tmpfile()) || pipe(fds) < 0 || (devnull = open("/dev/null", O_WRONLY)) < 0) {
+        snprintf(err, errlen, "cannot make %s: %s", x->video, strerror(errno));
+        goto done;
+    }
+    /* our end of the pipe must not stay open in ffmpeg, or it never sees EOF */
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+    if (posix_spawn_file_actions_init(&fa) != 0) goto nomem;
+    fa_ok = true;
+    if (posix_spawnattr_init(&at) != 0) goto nomem;
+    at_ok = true;
+    if (posix_spawn_file_actions_adddup2(&fa, fds[0], 0) != 0 ||
+        posix_spawn_file_actions_adddup2(&fa, devnull, 1) != 0 ||
+        posix_spawn_file_actions_adddup2(&fa, fileno(x->log), 2) != 0 ||
+        posix_spawn_file_actions_addclose(&fa, fds[1]) != 0)
+        goto nomem;
+    /* its own process group: Ctrl-C stops us, and we stop it */
+    if (posix_spawnattr_setpgroup(&at, 0) != 0 ||
+        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP) != 0)
+        goto nomem;
+    int e = posix_spawnp(&x->pid, "ffmpeg", &fa, &at, (char *const *)argv, environ);
+    if (e != 0) {
+        x->pid = 0;
+        if (e == ENOENT)
+            snprintf(err, errlen, "cannot make %s: ffmpeg is not installed (not found on PATH); "
+                     "install it, or leave out --video and convert the frames later", x->video);
+        else
+            snprintf(err, errlen, "cannot make %s: cannot run ffmpeg: %s", x->video, strerror(e));
+        goto done;
+    }
+    close(fds[0]);
+    fds[0] = -1;
+    if (!(x->pipe = fdopen(fds[1], "wb"))) {
+        snprintf(err, errlen, "cannot make %s: %s", x->video, strerror(errno));
+        goto done;
+    }
+    fds[1] = -1;
+    x->vw = w;
+    x->vh = h;
+    if (!(x->vbuf = malloc((size_t)w * h * (mov ? 8 : 3)))) goto nomem;
+    rc = 0;
+    goto done;
+nomem:
+    snprintf(err, errlen, "cannot make %s: out of memory", x->video);
+done:
+    if (fa_ok) posix_spawn_file_actions_destroy(&fa);
+    if (at_ok) posix_spawnattr_destroy(&at);
+    if (fds[0] >= 0) close(fds[0]);
+    if (fds[1] >= 0) close(fds[1]);
+    if (devnull >= 0) close(devnull);
+    return rc;
+}
+
+/* Stop a video that will not be finished: no file is left. */
+static void video_abandon(Exporter *x)
+{
+    if (x->pipe) fclose(x->pipe);
+    x->pipe = NULL;
+    if (x->pid > 0) {
+        kill(x->pid, SIGTERM);
+        ffmpeg_wait(x);
+    }
+    if (x->video_tmp) unlink(x->video_tmp);
+}
+
+static unsigned char byte_of(float v)
+{
+    v = v * 255.0f + 0.5f;
+    return v <= 0.0f ? 0 : (v >= 255.0f ? 255 : (unsigned char)v);
+}
+
+static unsigned short word_of(float v)
+{
+    v = v * 65535.0f + 0.5f;
+    return v <= 0.0f ? 0 : (v >= 65535.0f ? 65535 : (unsigned short)v);
+}
+
+/* One frame of alpha (ow x oh) down the pipe. */
+static int video_frame(Exporter *x, const float *al, int ow, int oh, char *err, size_t errlen)
+{
+    if (!x->pipe && video_start(x, ow, oh, err, errlen) < 0) return -1;
+    if (ow != x->vw || oh != x->vh) {
+        snprintf(err, errlen, "cannot make %s: frames change size", x->video);
+        return -1;
+    }
+    size_t n = (size_t)ow * oh;
+    bool mov = ends_with(x->video, ".mov");
+    bool pre = x->o.alpha == IMAGE_ALPHA_PREMULTIPLIED;
+    for (size_t k = 0; k < n; k++) {
+        float a = al[k];
+        if (mov) {
+            unsigned char *p = x->vbuf + 8 * k;
+            for (int c = 0; c < 4; c++) {
+                unsigned short s = word_of(c == 3 ? a : (pre ? x->o.rgb[c] * a : x->o.rgb[c]));
+                p[2 * c] = (unsigned char)(s & 0xff);
+                p[2 * c + 1] = (unsigned char)(s >> 8);
+            }
+        } else {
+            unsigned char *p = x->vbuf + 3 * k;
+            for (int c = 0; c < 3; c++)
+                p[c] = byte_of(x->o.rgb[c] * a + x->o.background[c] * (1.0f - a));
+        }
+    }
+    size_t bytes = n * (mov ? 8 : 3);
+    if (fwrite(x->vbuf, 1, bytes, x->pipe) != bytes) {
+        char why[400];
+        fclose(x->pipe);
+        x->pipe = NULL;
+        if (x->pid > 0) ffmpeg_wait(x);
+        ffmpeg_last_line(x->log, why, sizeof why, strerror(errno));
+        snprintf(err, errlen, "cannot make %s: ffmpeg failed: %s", x->video, why);
+        unlink(x->video_tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int export_finish(Exporter *x, char *err, size_t errlen)
+{
+    if (!x || !x->video || (!x->pipe && x->pid <= 0)) return 0;
+    int rc = 0;
+    if (x->pipe && fclose(x->pipe) != 0) rc = -1;
+    x->pipe = NULL;
+    if (x->pid > 0 && ffmpeg_wait(x) < 0) rc = -1;
+    if (rc == 0 && rename(x->video_tmp, x->video) < 0) {
+        snprintf(err, errlen, "cannot make %s: %s", x->video, strerror(errno));
+        unlink(x->video_tmp);
+        return -1;
+    }
+    if (rc < 0) {
+        char why[400];
+        ffmpeg_last_line(x->log, why, sizeof why, "it exited with an error");
+        snprintf(err, errlen, "cannot make %s: ffmpeg failed: %s", x->video, why);
+        unlink(x->video_tmp);
+    }
+    return rc;
+}
+
+/* ---- frames ------------------------------------------------------------------ */
+
+static void exporter_free(Exporter *x)
+{
+    if (!x) return;
+    if (x->log) fclose(x->log);
+    free(x->dir);
+    free(x->prefix);
+    free(x->suffix);
+    free(x->field);
+    free(x->video);
+    free(x->video_tmp);
+    free(x->vbuf);
+    free(x);
+}
+
+static char *dup_or(const char *s, const char *fallback)
+{
+    return strdup(s ? s : fallback);
+}
+
+Exporter *export_create(const ExportOptions *o, char *err, size_t errlen)
+{
+    ExportOptions d = export_defaults();
+    bool exr = o->format == IMAGE_FORMAT_EXR;
+    if (o->digits < 0 || o->digits > 9 || o->frame_start < 0 || !(o->density_scale >= 0.0f) ||
+        !(o->fps >= 0.0) || !(o->frame_time >= 0.0)) {
+        snprintf(err, errlen, "internal error: bad export options");
+        return NULL;
+    }
+    if (o->video && !ends_with(o->video, ".mp4") && !ends_with(o->video, ".mov")) {
+        snprintf(err, errlen, "cannot make %s: a video name ends in .mp4 or .mov", o->video);
+        return NULL;
+    }
+    Exporter *x = calloc(1, sizeof *x);
+    if (!x) goto oom;
+    x->o = *o;
+    if (!x->o.digits) x->o.digits = d.digits;
+    if (!(x->o.density_scale > 0.0f)) x->o.density_scale = d.density_scale;
+    if (!(x->o.fps > 0.0)) x->o.fps = d.fps;
+    if (!(x->o.frame_time > 0.0)) x->o.frame_time = d.frame_time;
+    if (!(x->prefix = dup_or(o->prefix, d.prefix)) ||
+        !(x->suffix = dup_or(o->suffix, exr ? ".exr" : ".png")) ||
+        !(x->field = dup_or(o->field, d.field)) || (o->dir && !(x->dir = strdup(o->dir))))
+        goto oom;
+    x->o.dir = x->dir;
+    x->o.prefix = x->prefix;
+    x->o.suffix = x->suffix;
+    x->o.field = x->field;
+    x->first = x->last = -1;
+    if (o->video) {
+        size_t n = strlen(o->video) + 32;
+        if (!(x->video = strdup(o->video)) || !(x->video_tmp = malloc(n))) goto oom;
+        snprintf(x->video_tmp, n, "%s.tmp.%ld", o->video, (long)getpid());
+        x->o.video = x->video;
+        /* a dead ffmpeg must be an error, not a SIGPIPE that kills the run */
+        signal(SIGPIPE, SIG_IGN);
+        /* ffmpeg must be there before anything is written: try it now */
+        if (o->out_w > 0 && o->out_h > 0) {
+            if (video_start(x, o->out_w, o->out_h, err, errlen) < 0) goto fail;
+        } else {
+            /* the size comes with the first frame: ask PATH now */
+            const char *path = getenv("PATH");
+            bool found = false;
+            char buf[4096];
+            for (const char *p = path ? path : ""; !found && *p;) {
+                size_t len = strcspn(p, ":");
+                snprintf(buf, sizeof buf, "%.*s/ffmpeg", (int)len, len ? p : ".");
+                found = access(buf, X_OK) == 0;
+                p += len + (p[len] == ':');
+            }
+            if (!found) {
+                snprintf(err, errlen, "cannot make %s: ffmpeg is not installed (not found on "
+                         "PATH); install it, or leave out --video and convert the frames later",
+                         o->video);
+                goto fail;
+            }
+        }
+    }
+    if (x->dir && make_dirs(x->dir, err, errlen) < 0) goto fail;
+    return x;
+oom:
+    snprintf(err, errlen, "out of memory");
+fail:
+    if (x) video_abandon(x);
+    exporter_free(x);
+    return NULL;
+}
+
 Exporter *export_open(const char *dir, int out_w, int out_h, const float rgb[3], char *err,
                       size_t errlen)
 {
-    if (make_dirs(dir, err, errlen) < 0) return NULL;
-    Exporter *x = calloc(1, sizeof *x);
-    if (!x || !(x->dir = strdup(dir))) {
-        free(x);
-        snprintf(err, errlen, "out of memory");
-        return NULL;
+    ExportOptions o = export_defaults();
+    o.dir = dir;
+    o.out_w = out_w;
+    o.out_h = out_h;
+    memcpy(o.rgb, rgb, sizeof o.rgb);
+    return export_create(&o, err, errlen);
+}
+
+int export_frame_path(const Exporter *x, long number, char *buf, size_t n)
+{
+    if (!x->dir) return -1;
+    int k = snprintf(buf, n, "%s/%s%0*ld%s", x->dir, x->prefix, x->o.digits, number, x->suffix);
+    return k < 0 || (size_t)k >= n ? -1 : 0;
+}
+
+/* sRGB-encoded value -> linear light */
+static float srgb_to_linear(float c)
+{
+    return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
+}
+
+static int write_png(Exporter *x, const char *path, const float *al, int ow, int oh, char *err,
+                     size_t errlen)
+{
+    Image *out = image_create(ow, oh, 4);
+    if (!out) {
+        snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
+        return -1;
     }
-    x->out_w = out_w;
-    x->out_h = out_h;
-    memcpy(x->rgb, rgb, sizeof x->rgb);
-    return x;
+    bool pre = x->o.alpha == IMAGE_ALPHA_PREMULTIPLIED;
+    size_t n = (size_t)ow * oh;
+    for (size_t k = 0; k < n; k++) {
+        float a = al[k];
+        for (int c = 0; c < 3; c++) out->px[4 * k + c] = pre ? x->o.rgb[c] * a : x->o.rgb[c];
+        out->px[4 * k + 3] = a;
+    }
+    int rc = image_save_png(path, out, x->o.format == IMAGE_FORMAT_PNG16 ? 16 : 8, err, errlen);
+    image_free(out);
+    return rc;
+}
+
+/* The EXR: premultiplied linear RGBA, the raw density, the velocity. */
+static int write_exr(Exporter *x, const char *path, const float *al, const float *rho,
+                     const float *vx, const float *vy, int ow, int oh, char *err, size_t errlen)
+{
+    size_t n = (size_t)ow * oh;
+    float *planes = malloc(3 * n * sizeof(float));
+    if (!planes) {
+        snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
+        return -1;
+    }
+    float lin[3];
+    for (int c = 0; c < 3; c++) lin[c] = srgb_to_linear(x->o.rgb[c]);
+    /* the data window: where there is smoke (one pixel when there is none) */
+    int x0 = ow, y0 = oh, x1 = -1, y1 = -1;
+    for (int j = 0; j < oh; j++)
+        for (int i = 0; i < ow; i++) {
+            size_t k = (size_t)j * ow + i;
+            for (int c = 0; c < 3; c++) planes[c * n + k] = lin[c] * al[k];
+            if (rho[k] > EXPORT_EXR_CROP_BELOW) {
+                if (i < x0) x0 = i;
+                if (i > x1) x1 = i;
+                if (j < y0) y0 = j;
+                if (j > y1) y1 = j;
+            }
+        }
+    if (x1 < 0) x0 = y0 = x1 = y1 = 0;
+    char dname[96];
+    snprintf(dname, sizeof dname, "density.%s", x->field);
+    ExrChannel ch[7] = {{"R", planes}, {"G", planes + n}, {"B", planes + 2 * n}, {"A", al},
+                        {dname, rho}};
+    int nch = 5;
+    if (x->o.velocity && vx && vy) {
+        ch[nch++] = (ExrChannel){"velocity.x", vx};
+        ch[nch++] = (ExrChannel){"velocity.y", vy};
+    }
+    ExrWrite d = {.w = ow, .h = oh, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .channels = ch,
+                  .nchannels = nch, .pixel = x->o.exr_pixel, .compression = x->o.exr_compression,
+                  .fps = x->o.fps};
+    int rc = exr_write(path, &d, err, errlen);
+    free(planes);
+    return rc;
+}
+
+/* A plane resampled to ow x oh, or the plane itself; NULL on no memory. */
+static const float *resampled(const float *src, int w, int h, int ow, int oh, bool mass, Image **keep)
+{
+    *keep = NULL;
+    if (ow == w && oh == h) return src;
+    Image in = {w, h, 1, (float *)src};
+    *keep = mass ? image_resample(&in, ow, oh) : image_resample_plain(&in, ow, oh);
+    return *keep ? (*keep)->px : NULL;
+}
+
+int export_write(Exporter *x, long number, const float *rho, const float *vx, const float *vy, int w,
+                 int h, char *err, size_t errlen)
+{
+    if (number < 0) number = x->count ? x->last + 1 : x->o.frame_start;
+    int ow = x->o.out_w ? x->o.out_w : w, oh = x->o.out_h ? x->o.out_h : h;
+    bool exr = x->o.format == IMAGE_FORMAT_EXR;
+    bool vel = exr && x->o.velocity && vx && vy && x->dir;
+    int rc = -1;
+    Image *ka = NULL, *kx = NULL, *ky = NULL;
+    float *al = NULL, *pv = NULL;
+    const float *a = resampled(rho, w, h, ow, oh, true, &ka);
+    const float *rx = vel ? resampled(vx, w, h, ow, oh, false, &kx) : NULL;
+    const float *ry = vel ? resampled(vy, w, h, ow, oh, false, &ky) : NULL;
+    size_t n = (size_t)ow * oh;
+    if (!a || (vel && (!rx || !ry))) {
+        snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
+        goto done;
+    }
+    if (!(al = malloc(n * sizeof(float))) || (vel && !(pv = malloc(2 * n * sizeof(float))))) {
+        snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
+        goto done;
+    }
+    for (size_t k = 0; k < n; k++) {
+        float v = a[k] * x->o.density_scale;
+        al[k] = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; /* NaN -> 0 */
+    }
+    if (vel) {
+        /* domain units per unit time -> output pixels per frame: the domain's
+         * shorter side is 1, so a grid cell is 1 / min(w, h) of it */
+        double side = (double)(w < h ? w : h);
+        float sx = (float)(side * ow / w * x->o.frame_time);
+        float sy = (float)(side * oh / h * x->o.frame_time);
+        for (size_t k = 0; k < n; k++) {
+            pv[k] = rx[k] * sx;
+            pv[n + k] = ry[k] * sy;
+        }
+    }
+    if (x->dir) {
+        char path[4200];
+        if (export_frame_path(x, number, path, sizeof path) < 0) {
+            snprintf(err, errlen, "cannot write frame %ld into %s: path too long", number, x->dir);
+            goto done;
+        }
+        if (exr ? write_exr(x, path, al, a, vel ? pv : NULL, vel ? pv + n : NULL, ow, oh, err, errlen)
+                : write_png(x, path, al, ow, oh, err, errlen))
+            goto done;
+    }
+    if (x->video && video_frame(x, al, ow, oh, err, errlen) < 0) goto done;
+    if (!x->count) x->first = number;
+    x->last = number;
+    x->fw = ow;
+    x->fh = oh;
+    x->count++;
+    rc = 0;
+done:
+    free(al);
+    free(pv);
+    image_free(ka);
+    image_free(kx);
+    image_free(ky);
+    return rc;
 }
 
 int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen)
 {
-    char path[4200];
-    snprintf(path, sizeof path, "%s/frame_%05d.png", x->dir, x->count + 1);
-    int rc = export_png(path, rho, w, h, x->out_w, x->out_h, x->rgb, err, errlen);
-    if (rc == 0) x->count++;
-    return rc;
+    return export_write(x, -1, rho, NULL, NULL, w, h, err, errlen);
 }
 
 int export_png(const char *path, const float *rho, int w, int h, int out_w, int out_h,
@@ -115,20 +575,42 @@ int export_png(const char *path, const float *rho, int w, int h, int out_w, int 
 }
 
 int export_count(const Exporter *x) { return x->count; }
+long export_first(const Exporter *x) { return x->first; }
+long export_last(const Exporter *x) { return x->last; }
+
+/* The number in NAME when NAME is exactly this exporter's pattern (the
+ * number printed at least digits wide, as export_frame_path does), else -1. */
+static long frame_number_of(const Exporter *x, const char *s)
+{
+    size_t lp = strlen(x->prefix), ls = strlen(x->suffix), len = strlen(s);
+    if (len <= lp + ls || strncmp(s, x->prefix, lp) != 0 || strcmp(s + len - ls, x->suffix) != 0)
+        return -1;
+    size_t nd = len - lp - ls;
+    if (nd > 18) return -1;
+    long k = 0;
+    for (size_t i = 0; i < nd; i++) {
+        char c = s[lp + i];
+        if (c < '0' || c > '9') return -1;
+        k = k * 10 + (c - '0');
+    }
+    char again[64];
+    snprintf(again, sizeof again, "%0*ld", x->o.digits, k);
+    if (strlen(again) != nd || strncmp(again, s + lp, nd) != 0) return -1;
+    return k;
+}
 
 int export_remove_stale(Exporter *x)
 {
+    if (!x->dir) return 0;
     DIR *d = opendir(x->dir);
     if (!d) return -1;
     int removed = 0;
+    long last = x->count ? x->last : x->o.frame_start - 1;
     struct dirent *e;
     while ((e = readdir(d)) != NULL) {
-        int k;
-        char again[64];
         /* exactly our pattern, numbered past this run's last frame */
-        if (sscanf(e->d_name, "frame_%d.png", &k) != 1 || k <= x->count) continue;
-        snprintf(again, sizeof again, "frame_%05d.png", k);
-        if (strcmp(again, e->d_name) != 0) continue;
+        long k = frame_number_of(x, e->d_name);
+        if (k < 0 || k <= last) continue;
         char path[4200];
         snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
         if (unlink(path) == 0) removed++;
@@ -166,8 +648,9 @@ static long frame_temp_pid(const char *name)
 
 int export_clean(Exporter *x, int first_frame, int *temps)
 {
-    DIR *d = opendir(x->dir);
     if (temps) *temps = 0;
+    if (!x->dir) return 0;
+    DIR *d = opendir(x->dir);
     if (!d) return -1;
     int removed = 0;
     struct dirent *e;
@@ -179,11 +662,8 @@ int export_clean(Exporter *x, int first_frame, int *temps)
             if (pid_gone(pid) && unlink(path) == 0 && temps) (*temps)++;
             continue;
         }
-        int k;
-        char again[64];
-        if (sscanf(e->d_name, "frame_%d.png", &k) != 1 || k < first_frame) continue;
-        snprintf(again, sizeof again, "frame_%05d.png", k);
-        if (strcmp(again, e->d_name) != 0) continue;
+        long k = frame_number_of(x, e->d_name);
+        if (k < 0 || k < first_frame) continue;
         if (unlink(path) == 0) removed++;
     }
     closedir(d);
@@ -225,11 +705,90 @@ static void remove_dead_metrics_temps(const char *final)
     closedir(d);
 }
 
+/* Append s to buf, in single quotes when the shell would read it otherwise. */
+static void shell_word(char *buf, size_t n, const char *s)
+{
+    size_t used = strlen(buf);
+    bool plain = *s != '\0';
+    for (const char *p = s; *p; p++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.,/:=+%", *p))
+            plain = false;
+    if (plain) {
+        snprintf(buf + used, n - used, "%s", s);
+        return;
+    }
+    for (const char *p = s; *p && used + 5 < n; p++) {
+        if (p == s) buf[used++] = '\'';
+        if (*p == '\'') {
+            memcpy(buf + used, "'\\''", 4);
+            used += 4;
+        } else {
+            buf[used++] = *p;
+        }
+    }
+    if (used + 1 < n) buf[used++] = '\'';
+    buf[used] = '\0';
+}
+
+int export_video_hint(const Exporter *x, char *buf, size_t n)
+{
+    if (!x->dir || x->o.format == IMAGE_FORMAT_EXR || !x->count || n < 64) return -1;
+    /* the frames are the smoke colour everywhere with the density in alpha,
+     * and yuv420p has no alpha: composite over the background (straight
+     * alpha premultiplied is smoke over black), pad to even sides (x264's
+     * 4:2:0 needs them), then yuv420p. Without the compositing the video is
+     * the smoke colour everywhere. */
+    static const char pad[] = "pad=ceil(iw/2)*2:ceil(ih/2)*2,format=yuv420p";
+    bool black = x->o.background[0] <= 0.0f && x->o.background[1] <= 0.0f &&
+                 x->o.background[2] <= 0.0f;
+    bool pre = x->o.alpha == IMAGE_ALPHA_PREMULTIPLIED;
+    char pattern[4200], fps[32];
+    snprintf(pattern, sizeof pattern, "%s/%s%%0%dd%s", x->dir, x->prefix, x->o.digits, x->suffix);
+    snprintf(fps, sizeof fps, "%.6g", x->o.fps);
+    snprintf(buf, n, "ffmpeg -framerate %s ", fps);
+    size_t used = strlen(buf);
+    /* image2 finds a first number only in 0..4 */
+    if (x->first != 1) snprintf(buf + used, n - used, "-start_number %ld ", x->first);
+    used = strlen(buf);
+    snprintf(buf + used, n - used, "-i ");
+    shell_word(buf, n, pattern);
+    used = strlen(buf);
+    if (black) {
+        snprintf(buf + used, n - used, " -vf '%s%s'", pre ? "" : "premultiply=inplace=1,", pad);
+    } else {
+        /* the frames over a colour source already of even sides (an odd
+         * one would lose a row to yuv420p) */
+        int ow = (x->fw + 1) / 2 * 2, oh = (x->fh + 1) / 2 * 2;
+        snprintf(buf + used, n - used,
+                 " -f lavfi -i color=c=0x%02x%02x%02x:s=%dx%d:r=%s -filter_complex "
+                 "'[1:v][0:v]overlay=shortest=1%s,format=yuv420p'",
+                 byte_of(x->o.background[0]), byte_of(x->o.background[1]),
+                 byte_of(x->o.background[2]), ow, oh, fps, pre ? ":alpha=premultiplied" : "");
+    }
+    used = strlen(buf);
+    snprintf(buf + used, n - used, " -c:v libx264 smokemorph.mp4");
+    return strlen(buf) + 1 >= n ? -1 : 0;
+}
+
 void export_close(Exporter *x)
 {
     if (!x) return;
-    free(x->dir);
-    free(x);
+    video_abandon(x);
+    exporter_free(x);
+}
+
+float export_auto_scale(const float *start, const float *target, size_t n, bool mass_match)
+{
+    double ms = 0.0, mt = 0.0, ss = 0.0, st = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        if (start[k] > ms) ms = start[k];
+        if (target[k] > mt) mt = target[k];
+        ss += start[k];
+        st += target[k];
+    }
+    if (mass_match && st > 0.0) mt *= ss / st;
+    double top = ms > mt ? ms : mt;
+    return top > 1.0 ? (float)(1.0 / top) : 1.0f;
 }
 
 /* ---- metrics ---------------------------------------------------------------- */

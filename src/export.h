@@ -1,44 +1,125 @@
-/* export: what a headless run leaves behind — numbered RGBA frames, a
- * metrics CSV, and a progress line. Never touches GL (the caller reads the
- * density back).
+/* export: what a headless run leaves behind — numbered frames (PNG 8 or 16
+ * bits, or OpenEXR), a video through ffmpeg, a metrics CSV, and a progress
+ * line. Never touches GL (the caller reads the density back).
  *
- *   Exporter *x = export_open("out", 512, 512, rgb, err, sizeof err); // mkdir -p
- *   export_frame(x, rho, 256, 256, err, sizeof err);  // out/frame_00001.png
+ *   ExportOptions o = export_defaults();        // PNG8, frame_00001.png, ...
+ *   o.dir = "out"; o.prefix = "smoke."; o.digits = 4; o.suffix = ".exr";
+ *   o.format = IMAGE_FORMAT_EXR; o.frame_start = 1001;
+ *   Exporter *x = export_create(&o, err, sizeof err);   // mkdir -p; ffmpeg started
+ *   export_write(x, 1001, rho, vx, vy, 256, 256, err, sizeof err); // out/smoke.1001.exr
+ *   export_finish(x, err, sizeof err);           // the video closed and renamed
  *   export_close(x);
  *
- * A frame is RGBA, 8-bit: colour = the smoke colour, alpha = density clamped
- * to [0, 1], straight (not premultiplied) alpha. Each file is written under a
- * temporary name and renamed, so a half frame never exists.
+ * What a frame holds:
+ *   alpha = clamp(density × density_scale, 0, 1) (export_auto_scale picks a
+ *   scale so neither end of the morph is clipped);
+ *   PNG: RGB = the smoke colour as given (sRGB), straight alpha by default,
+ *   or premultiplied (RGB × alpha);
+ *   EXR: premultiplied RGBA in linear light (the colour decoded from sRGB,
+ *   Rec.709 primaries), plus density.FIELD, the raw density (unscaled,
+ *   unclipped), and with velocity the velocity at the cell centres in
+ *   output pixels per frame (velocity.x to the right, velocity.y down). The
+ *   data window is cropped to where the density is above
+ *   EXPORT_EXR_CROP_BELOW; the display window is the whole frame.
+ * Each file is written under a temporary name and renamed, so a half frame
+ * never exists; a video goes to FILE.tmp.<pid> and is renamed on success.
  */
 #ifndef SMOKEMORPH_EXPORT_H
 #define SMOKEMORPH_EXPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
+#include "image.h"
+
+/* EXR data window: a pixel counts as smoke when its density is above this
+ * (far below anything a 16-bit alpha can show). */
+#define EXPORT_EXR_CROP_BELOW 1e-7f
+
+typedef struct {
+    /* frames: DIR/PREFIX<number, at least DIGITS wide>SUFFIX; dir NULL: none */
+    const char *dir;
+    const char *prefix;            /* default "frame_" */
+    int digits;                    /* 1..9, default 5 */
+    const char *suffix;            /* default ".png" or ".exr" by format */
+    ImageFormat format;            /* default PNG8 */
+    long frame_start;              /* the first frame's number, default 1 */
+    int out_w, out_h;              /* 0: the grid size of each frame */
+    float rgb[3];                  /* the smoke colour (sRGB), default white */
+    float density_scale;           /* alpha = density × this, > 0; default 1 */
+    ImageAlpha alpha;              /* PNG and .mov: straight (default) or premultiplied */
+    ImageExrPixel exr_pixel;       /* half (default) or float */
+    ImageExrCompression exr_compression; /* zip (default) */
+    const char *field;             /* the density channel: density.FIELD, default "smoke" */
+    bool velocity;                 /* EXR: velocity.x, velocity.y */
+    double fps;                    /* frames per second, default 24 */
+    double frame_time;             /* simulated time between frames, default 1 */
+    /* video: FILE.mp4 (H.264 over background, yuv420p, even sides) or
+     * FILE.mov (ProRes 4444 with alpha); NULL: none */
+    const char *video;
+    float background[3];           /* .mp4: under the smoke, default black */
+} ExportOptions;
+
+ExportOptions export_defaults(void);
+
 typedef struct Exporter Exporter;
 
-/* out_w/out_h 0: the grid size of each frame. */
+/* Checks the options, makes the frames directory (mkdir -p) and starts
+ * ffmpeg for a video; NULL with one line in err ("ffmpeg is not
+ * installed..."). Nothing is left behind when it fails. */
+Exporter *export_create(const ExportOptions *o, char *err, size_t errlen);
+/* PNG8 frames DIR/frame_00001.png, ... (export_defaults otherwise). */
 Exporter *export_open(const char *dir, int out_w, int out_h, const float rgb[3], char *err,
                       size_t errlen);
+
+/* Write frame NUMBER (< 0: the one after the last written, frame_start
+ * first) from W*H densities and, for an EXR with velocity, the cell-centre
+ * velocity vx, vy (domain units per unit time, as morph_read_velocity
+ * gives; NULL: zero). Also pipes it to the video. 0 or -1. */
+int export_write(Exporter *x, long number, const float *rho, const float *vx, const float *vy, int w,
+                 int h, char *err, size_t errlen);
+/* export_write of the next frame, density only. */
 int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen);
-int export_count(const Exporter *x);
-/* One frame as export_frame writes it, to PATH (a headless --screenshot). */
+/* One 8-bit frame as export_open's frames are written, to PATH (a headless
+ * --screenshot). */
 int export_png(const char *path, const float *rho, int w, int h, int out_w, int out_h,
                const float rgb[3], char *err, size_t errlen);
-/* Delete frame_NNNNN.png files in the directory numbered past this run's
- * last frame (an earlier, longer run's), so the directory holds one run.
- * Returns how many were deleted, or -1 when the directory cannot be read. */
+
+int export_count(const Exporter *x);      /* frames written */
+long export_first(const Exporter *x);     /* numbers of the first and last written */
+long export_last(const Exporter *x);
+/* The path of frame NUMBER; 0, or -1 when it does not fit in N. */
+int export_frame_path(const Exporter *x, long number, char *buf, size_t n);
+/* Delete the files in the frames directory named by this exporter's pattern
+ * and numbered past its last frame (an earlier, longer run's), so the
+ * directory holds one run. Returns how many were deleted, or -1 when the
+ * directory cannot be read. */
 int export_remove_stale(Exporter *x);
 /* What earlier runs left in the directory, removed before this run writes:
- * every frame_NNNNN.png numbered first_frame or later (1 for a new run: the
- * directory then never mixes two runs, even after a kill -9), and every
- * temporary file "NAME.tmp.PID.N" whose process is gone (a killed run's).
- * Returns the frames removed (and the temporaries in *temps when not NULL),
- * or -1 when the directory cannot be read. */
+ * every file named by this exporter's pattern and numbered first_frame or
+ * later (0 for a new run: the directory then never mixes two runs, even
+ * after a kill -9; INT_MAX for a --frame-range chunk, whose neighbours'
+ * frames stay), and every temporary file "NAME.tmp.PID.N" whose process is
+ * gone (a killed run's). Returns the frames removed (and the temporaries in
+ * *temps when not NULL), or -1 when the directory cannot be read. */
 int export_clean(Exporter *x, int first_frame, int *temps);
-const char *export_dir(const Exporter *x);
+const char *export_dir(const Exporter *x); /* NULL: no frames */
+/* The ffmpeg command that makes an H.264 video of the PNG frames written
+ * (over the background, even sides, yuv420p) into buf; 0, or -1 when there
+ * is none (no PNG frames). */
+int export_video_hint(const Exporter *x, char *buf, size_t n);
+/* Close the video: wait for ffmpeg and rename its file into place. 0, or
+ * -1 with one line in err (ffmpeg's own last message); then no video file is
+ * left. Does nothing without a video. */
+int export_finish(Exporter *x, char *err, size_t errlen);
+/* Free; a video not finished is abandoned (ffmpeg stopped, its file removed). */
 void export_close(Exporter *x);
+
+/* The density scale that keeps both ends of a morph unclipped:
+ * 1 / max(1, max(start), max(target after mass matching)); the target is
+ * matched to the start's mass when mass_match. N cells each. */
+float export_auto_scale(const float *start, const float *target, size_t n, bool mass_match);
 
 /* Metrics CSV "step,time,error,mass,max_div", written to a temporary file
  * and renamed into place by metrics_close. A device or a pipe (/dev/stdout,

@@ -699,7 +699,7 @@ static int axis_init(AxisWeights *a, int ns, int nd)
     return 0;
 }
 
-Image *image_resample(const Image *src, int w, int h)
+static Image *resample(const Image *src, int w, int h, bool keep_mean)
 {
     if (!src || !src->px || !image_size_ok(src->w, src->h) || !image_size_ok(w, h) ||
         src->channels < 1 || src->channels > 4)
@@ -745,7 +745,7 @@ Image *image_resample(const Image *src, int w, int h)
     /* keep the mean of every channel: sum(dst)/(w*h) == sum(src)/(sw*sh) */
     size_t ns = (size_t)sw * sh, nd = (size_t)w * h;
     for (size_t i = 0; i < ns * nc; i++) ssum[i % nc] += (double)src->px[i];
-    for (int c = 0; c < nc; c++) {
+    for (int c = 0; keep_mean && c < nc; c++) {
         double want = ssum[c] / (double)ns * (double)nd;
         if (dsum[c] == 0.0 || !isfinite(dsum[c]) || !isfinite(want)) continue;
         double k = want / dsum[c];
@@ -769,6 +769,9 @@ free_dst:
     image_free(dst);
     return NULL;
 }
+
+Image *image_resample(const Image *src, int w, int h) { return resample(src, w, h, true); }
+Image *image_resample_plain(const Image *src, int w, int h) { return resample(src, w, h, false); }
 
 /* ---- PNG writing -------------------------------------------------------- */
 
@@ -858,6 +861,11 @@ static int open_temp(const char *path, char *tmp, size_t tmplen)
     }
     errno = EEXIST;
     return -1;
+}
+
+int image_open_temp(const char *path, char *tmp, size_t tmplen)
+{
+    return open_temp(path, tmp, tmplen);
 }
 
 int image_save_png(const char *path, const Image *im, int bits, char *err, size_t errlen)

@@ -62,6 +62,27 @@ typedef struct {
  * unread, never allocated). */
 #define IMAGE_CHUNK_MAX_BYTES (8u << 20)
 
+/* Output file formats and how they store alpha (export, config). */
+typedef enum {
+    IMAGE_FORMAT_PNG8 = 0, /* default */
+    IMAGE_FORMAT_PNG16,
+    IMAGE_FORMAT_EXR
+} ImageFormat;
+
+typedef enum {
+    IMAGE_ALPHA_STRAIGHT = 0, /* default for PNG; EXR is always premultiplied */
+    IMAGE_ALPHA_PREMULTIPLIED
+} ImageAlpha;
+
+typedef enum { IMAGE_EXR_HALF = 0, IMAGE_EXR_FLOAT } ImageExrPixel;
+
+typedef enum {
+    IMAGE_EXR_ZIP = 0, /* default: lossless */
+    IMAGE_EXR_PIZ,     /* lossless */
+    IMAGE_EXR_DWAA,    /* lossy */
+    IMAGE_EXR_NONE
+} ImageExrCompression;
+
 /* Largest side accepted; 0 < w, h <= IMAGE_MAX_SIDE. */
 bool image_size_ok(int w, int h);
 
@@ -103,6 +124,10 @@ Image *image_load_mem(const void *data, size_t n, const char *name, const ImageL
  * density images have 1. Returns NULL on bad size / no memory. */
 Image *image_resample(const Image *src, int w, int h);
 
+/* The same sampling without the mean correction: for fields whose mean is
+ * not a mass (a velocity, which may sum to about zero). */
+Image *image_resample_plain(const Image *src, int w, int h);
+
 /* Sum of all samples of channel 0. */
 double image_sum(const Image *im);
 
@@ -112,6 +137,11 @@ double image_sum(const Image *im);
  * partial file never exists under path; on failure the temporary file is
  * removed. Returns 0 or -1 with err filled ("cannot write out/a.png: ..."). */
 int image_save_png(const char *path, const Image *im, int bits, char *err, size_t errlen);
+
+/* Create "path.tmp.<pid>.<n>" exclusively (O_EXCL, O_CLOEXEC, mode 0666
+ * less umask), the temporary name every writer renames over path; tmp gets
+ * the name. Returns the fd, or -1 with errno set. */
+int image_open_temp(const char *path, char *tmp, size_t tmplen);
 
 /* Parse "WxH[:u8|u16|f32]" for --raw (u8 when the type is left out). On
  * success sets opts->raw, raw_w, raw_h, raw_type and returns 0; otherwise

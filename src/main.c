@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -19,12 +20,6 @@
 #include "morph.h"
 #include "shader.h"
 #include "view.h"
-
-/* The video hint's filter: the frames are the smoke colour everywhere with the
- * density in straight alpha, and yuv420p has no alpha: premultiply (smoke
- * over black), pad to even sides (x264's 4:2:0 needs them), then yuv420p.
- * Without it the video was all the smoke colour (white by default). */
-#define VIDEO_FILTER "'premultiply=inplace=1,pad=ceil(iw/2)*2:ceil(ih/2)*2,format=yuv420p'"
 
 
 /* The bundled targets: next to the executable (source tree: ./targets or
@@ -154,21 +149,33 @@ typedef struct {
     Metrics *metrics;
     float *rho;
     long last_step; /* the last step written, -1 before the first */
+    float *vx, *vy; /* --exr-velocity */
 } Outputs;
 
-/* Write what is due at this step: a frame and a metrics row, from one
- * read-back (the frame, the error, the mass and, for metrics, max|∇·u|). */
-static int write_outputs(Outputs *o, Morph *m, const Config *c, double *err_out)
+/* The number of the frame written at step k: step 0 is --frame-start, then
+ * one every --every steps (a last step between two gets the next number). */
+static long frame_number(const Config *c, long k)
+{
+    return c->frame_start + (k + c->every - 1) / c->every;
+}
+
+/* Write what is due at step k: a frame (unless --frame-range leaves it out)
+ * and a metrics row, from one read-back (the frame, the error, the mass
+ * and, for metrics, max|∇·u|). */
+static int write_outputs(Outputs *o, Morph *m, const Config *c, long k, double *err_out)
 {
     char err[512];
     double mass, error, max_div;
-    if (morph_observe(m, o->frames ? o->rho : NULL, &mass, &error, o->metrics ? &max_div : NULL) < 0) {
+    long number = frame_number(c, k);
+    bool frame = o->frames && (c->range_last < 0 || number >= c->range_first);
+    if (morph_observe(m, frame ? o->rho : NULL, &mass, &error, o->metrics ? &max_div : NULL) < 0 ||
+        (frame && o->vx && morph_read_velocity(m, o->vx, o->vy) < 0)) {
         log_error("export", "cannot read the fields back from the GPU");
         return -1;
     }
     *err_out = error;
-    if (o->frames &&
-        export_frame(o->frames, o->rho, morph_width(m), morph_height(m), err, sizeof err) < 0) {
+    if (frame && export_write(o->frames, number, o->rho, o->vx, o->vy, morph_width(m),
+                              morph_height(m), err, sizeof err) < 0) {
         log_error("export", "%s", err);
         return -1;
     }
@@ -206,10 +213,10 @@ static void say_interrupted(const Outputs *o, const Config *c, const char *dir, 
 {
     char frames[PATH_MAX + 128] = "", rows[PATH_MAX + 128] = "";
     int nf = o->frames ? export_count(o->frames) : 0;
-    if (o->frames && nf > 0)
-        snprintf(frames, sizeof frames, "; %s holds this run's frames 1..%d (steps 0..%ld)", dir,
-                 nf, o->last_step);
-    else if (o->frames)
+    if (o->frames && nf > 0 && dir)
+        snprintf(frames, sizeof frames, "; %s holds this run's frames %ld..%ld (steps 0..%ld)", dir,
+                 export_first(o->frames), export_last(o->frames), o->last_step);
+    else if (o->frames && dir)
         snprintf(frames, sizeof frames, "; no frames written to %s", dir);
     int nr = metrics_rows(o->metrics);
     if (o->metrics && nr > 0)
@@ -221,20 +228,72 @@ static void say_interrupted(const Outputs *o, const Config *c, const char *dir, 
               g_signal == SIGINT ? "SIGINT" : "SIGTERM", done, frames, rows);
 }
 
-static int run_headless(Morph *m, const Config *c)
+/* The exporter's options from the run's. */
+static ExportOptions export_options(const Config *c, const char *dir, float density_scale,
+                                    int grid_w, int grid_h)
+{
+    ExportOptions x = export_defaults();
+    x.dir = dir;
+    if (c->frames_digits > 0) {
+        x.prefix = c->frames_prefix;
+        x.digits = c->frames_digits;
+        x.suffix = c->frames_suffix;
+    }
+    x.format = c->format;
+    x.frame_start = c->frame_start;
+    /* the size known now, so a video's ffmpeg starts (or is found missing)
+     * before anything is written */
+    x.out_w = c->out_w ? c->out_w : grid_w;
+    x.out_h = c->out_h ? c->out_h : grid_h;
+    memcpy(x.rgb, c->color, sizeof x.rgb);
+    x.density_scale = density_scale;
+    x.alpha = c->alpha;
+    x.exr_pixel = c->exr_pixel;
+    x.exr_compression = c->exr_compression;
+    x.velocity = c->exr_velocity;
+    x.fps = c->fps;
+    x.frame_time = (double)c->every * (double)c->params.dt;
+    x.video = c->video_path;
+    memcpy(x.background, c->background, sizeof x.background);
+    return x;
+}
+
+/* What the frames are called, for the start line: DIR, or the pattern
+ * with its number as #. */
+static void frames_name(const Config *c, const char *dir, char *buf, size_t n)
+{
+    if (c->frames_digits <= 0) {
+        snprintf(buf, n, "%s", dir);
+        return;
+    }
+    char hashes[16];
+    memset(hashes, '#', (size_t)c->frames_digits);
+    hashes[c->frames_digits] = '\0';
+    snprintf(buf, n, "%s/%s%s%s", dir, c->frames_prefix, hashes, c->frames_suffix);
+}
+
+static int run_headless(Morph *m, const Config *c, float density_scale)
 {
     char err[512];
     Outputs o = {.last_step = -1};
     int rc = 1;
-    /* no --steps: run until the morph arrives or settles */
-    bool until_settled = c->steps == 0;
-    long steps = until_settled ? CONFIG_HEADLESS_MAX_STEPS : c->steps;
+    /* no --steps: run until the morph arrives or settles; a --frame-range
+     * stops at its last frame */
+    bool range = c->range_last >= 0;
+    bool until_settled = c->steps == 0 && !range;
+    long steps = range ? (c->range_last - c->frame_start) * (long)c->every
+                 : until_settled ? CONFIG_HEADLESS_MAX_STEPS : c->steps;
     FidelitySettle settle = {0};
     int ending = FIDELITY_RUNNING;
     const char *dir = c->frames_dir;
-    if (!dir && !c->metrics_path && !c->screenshot) dir = CONFIG_DEFAULT_OUT_DIR;
-    if (!(o.rho = malloc((size_t)morph_width(m) * morph_height(m) * sizeof(float)))) {
+    if (!dir && !c->metrics_path && !c->screenshot && !c->video_path) dir = CONFIG_DEFAULT_OUT_DIR;
+    size_t cells = (size_t)morph_width(m) * morph_height(m);
+    if (!(o.rho = malloc(cells * sizeof(float))) ||
+        (c->exr_velocity && (!(o.vx = malloc(cells * sizeof(float))) ||
+                             !(o.vy = malloc(cells * sizeof(float)))))) {
         log_error("smokemorph", "out of memory");
+        free(o.rho);
+        free(o.vx);
         return 1;
     }
     /* metrics first: it creates nothing under its name until the end, while
@@ -243,23 +302,52 @@ static int run_headless(Morph *m, const Config *c)
         log_error("export", "%s", err);
         goto done;
     }
-    if (dir && !(o.frames = export_open(dir, c->out_w, c->out_h, c->color, err, sizeof err))) {
+    ExportOptions xo = export_options(c, dir, density_scale, morph_width(m), morph_height(m));
+    if ((dir || c->video_path) && !(o.frames = export_create(&xo, err, sizeof err))) {
         log_error("export", "%s", err);
         goto done;
     }
+    /* the start line: the frames in animators' terms (how many, at what
+     * rate, how long) and where they go */
+    char timing[160] = "", where[4400] = "";
+    if (o.frames) {
+        long nf = range ? c->range_last - c->range_first + 1
+                        : steps / c->every + 1 + (steps % c->every != 0);
+        if (until_settled)
+            snprintf(timing, sizeof timing, ": %ld frames at %g fps, %.2f s", nf, c->fps,
+                     (double)nf / c->fps);
+        else
+            snprintf(timing, sizeof timing, ", %ld frames at %g fps (%.2f s)", nf, c->fps,
+                     (double)nf / c->fps);
+    }
+    if (dir) {
+        char name[4200];
+        frames_name(c, dir, name, sizeof name);
+        snprintf(where, sizeof where, ", frames to %s", name);
+    }
+    if (c->video_path) {
+        size_t u = strlen(where);
+        snprintf(where + u, sizeof where - u, ", video to %s", c->video_path);
+    }
     if (until_settled)
-        log_info("smokemorph", "%s backend, %dx%d grid, until the morph settles (at most %ld steps)%s%s",
+        log_info("smokemorph", "%s backend, %dx%d grid, until the morph settles (at most %ld steps%s)%s",
                  morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), steps,
-                 dir ? ", frames to " : "", dir ? dir : "");
+                 timing, where);
     else
-        log_info("smokemorph", "%s backend, %dx%d grid, %ld steps%s%s", morph_backend_name(morph_backend(m)),
-                 morph_width(m), morph_height(m), steps, dir ? ", frames to " : "", dir ? dir : "");
+        log_info("smokemorph", "%s backend, %dx%d grid, %ld steps%s%s",
+                 morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), steps, timing,
+                 where);
+    if (o.frames && density_scale < 1.0f)
+        log_info("smokemorph", "density up to %.3g: alpha is density x %.3g so none is clipped "
+                 "(--density-scale)", 1.0 / density_scale, density_scale);
 
     /* one run per directory: earlier runs' frames go now, not after this
      * run succeeds, so that even a killed run leaves no mix of two; and what
      * killed runs left (temporary files of processes that are gone) */
     if (o.frames) {
-        int temps = 0, old = export_clean(o.frames, 1, &temps);
+        /* a --frame-range is one chunk of a render: the other chunks'
+         * frames stay */
+        int temps = 0, old = export_clean(o.frames, range ? INT_MAX : 0, &temps);
         if (old > 0 || temps > 0)
             log_info("smokemorph", "removed %d frames of an earlier run and %d temporary files "
                      "of a killed run from %s", old > 0 ? old : 0, temps, dir);
@@ -269,7 +357,7 @@ static int run_headless(Morph *m, const Config *c)
     progress_begin(&prog, steps, c->progress && c->verbosity > 0);
     catch_signals();
     double error = 0.0;
-    if (write_outputs(&o, m, c, &error) < 0) goto done;
+    if (write_outputs(&o, m, c, 0, &error) < 0) goto done;
     for (long k = 1; k <= steps; k++) {
         int stepped = g_signal ? 0 : morph_step(m);
         if (g_signal) { /* before the step, or within it: its state is not written */
@@ -293,7 +381,7 @@ static int run_headless(Morph *m, const Config *c)
             if (ending != FIDELITY_RUNNING) observe = true; /* the last frame */
         }
         if (observe) {
-            if (write_outputs(&o, m, c, &error) < 0) goto done;
+            if (write_outputs(&o, m, c, k, &error) < 0) goto done;
             if (!isfinite(error)) {
                 log_error("solver", "the simulation diverged (NaN) at step %ld; try a smaller --dt", k);
                 goto done;
@@ -332,14 +420,27 @@ static int run_headless(Morph *m, const Config *c)
         if (c->verbosity > 0)
             fprintf(stderr, "smokemorph: step %ld saved to %s\n", morph_step_count(m), c->screenshot);
     }
+    if (o.frames && export_finish(o.frames, err, sizeof err) < 0) {
+        log_error("export", "%s", err);
+        goto done;
+    }
     rc = 0;
     if (o.frames && c->verbosity > 0) {
         int nf = export_count(o.frames);
-        fprintf(stderr,
-                "smokemorph: wrote %d frames to %s/frame_00001.png ... frame_%05d.png\n"
-                "  make a video: ffmpeg -framerate 30 -i %s/frame_%%05d.png -vf " VIDEO_FILTER
-                " -c:v libx264 smokemorph.mp4\n",
-                nf, dir, nf, dir);
+        char first[4200], last[4200], hint[8800];
+        if (dir && nf > 0 && export_frame_path(o.frames, export_first(o.frames), first, sizeof first) == 0 &&
+            export_frame_path(o.frames, export_last(o.frames), last, sizeof last) == 0) {
+            const char *base = strrchr(last, '/');
+            fprintf(stderr, "smokemorph: wrote %d frames to %s ... %s\n", nf, first,
+                    base ? base + 1 : last);
+        }
+        if (c->video_path)
+            fprintf(stderr, "smokemorph: wrote %s: %d frames at %g fps (%.2f s), %s\n", c->video_path,
+                    nf, c->fps, (double)nf / c->fps,
+                    strcasecmp(c->video_path + strlen(c->video_path) - 4, ".mov") == 0
+                        ? "ProRes 4444 with alpha" : "H.264 over the background");
+        else if (export_video_hint(o.frames, hint, sizeof hint) == 0)
+            fprintf(stderr, "  make a video: %s\n", hint);
     }
 done:
     if (o.metrics) {
@@ -353,6 +454,8 @@ done:
     }
     export_close(o.frames);
     free(o.rho);
+    free(o.vx);
+    free(o.vy);
     return rc;
 }
 
@@ -481,6 +584,10 @@ int main(int argc, char **argv)
             start_path);
     if (image_sum(target) <= 0.0)
         die("image", "%s is empty (all zero after --channel/--invert): nothing to morph to", target_path);
+    /* how density becomes alpha: --density-scale, or neither end clipped */
+    float density_scale = c.density_scale > 0.0f ? c.density_scale
+                          : export_auto_scale(start->px, target->px, (size_t)c.grid_w * c.grid_h,
+                                              c.mass_match);
 
     char shader_dir[PATH_MAX];
     if (ctx && shader_find_dir(c.shader_dir, argv[0], shader_dir, sizeof shader_dir, err, sizeof err) < 0) {
@@ -510,7 +617,7 @@ int main(int argc, char **argv)
                           .color = {c.color[0], c.color[1], c.color[2]}};
         rc = view_run(ctx, m, &vo);
     } else {
-        rc = run_headless(m, &c);
+        rc = run_headless(m, &c, density_scale);
     }
     morph_free(m);
     glctx_destroy(ctx);

@@ -15,6 +15,7 @@ typedef struct {
     int (*set_target)(void *b, const float *tgt, bool mass_match);
     int (*step)(void *b);
     int (*observe)(void *b, float *rho, double *mass, double *error, double *max_div);
+    int (*read_velocity)(void *b, float *u, float *v); /* MAC faces, W*H each */
     const SolverParams *(*params)(const void *b);
     int (*set_params)(void *b, const SolverParams *p);
     int (*stir)(void *b, float x, float y, float fx, float fy, float radius);
@@ -55,6 +56,14 @@ static int cpu_observe(void *b, float *rho, double *mass, double *error, double 
     if (max_div) *max_div = ref_max_div(r);
     return 0;
 }
+static int cpu_read_velocity(void *b, float *u, float *v)
+{
+    RefSolver *r = b;
+    size_t n = (size_t)ref_width(r) * ref_height(r) * sizeof(float);
+    memcpy(u, ref_velocity_u(r), n);
+    memcpy(v, ref_velocity_v(r), n);
+    return 0;
+}
 static const SolverParams *cpu_params(const void *b) { return ref_params(b); }
 static int cpu_set_params(void *b, const SolverParams *p)
 {
@@ -73,7 +82,7 @@ static unsigned no_texture(const void *b)
 }
 
 static const MorphOps cpu_ops = {cpu_destroy, cpu_set_density, cpu_set_target, cpu_step, cpu_observe,
-                                 cpu_params, cpu_set_params, cpu_stir, no_texture, no_texture};
+                                 cpu_read_velocity, cpu_params, cpu_set_params, cpu_stir, no_texture, no_texture};
 
 /* ---- the GPU solver (fragment or compute passes) -------------------------- */
 
@@ -85,6 +94,7 @@ static int gpu_observe(void *b, float *rho, double *mass, double *error, double 
 {
     return solver_observe(b, rho, mass, error, max_div);
 }
+static int gpu_read_velocity(void *b, float *u, float *v) { return solver_read_velocity(b, u, v); }
 static const SolverParams *gpu_params(const void *b) { return solver_params(b); }
 static int gpu_set_params(void *b, const SolverParams *p) { return solver_set_params(b, p); }
 static int gpu_stir(void *b, float x, float y, float fx, float fy, float radius)
@@ -95,7 +105,7 @@ static unsigned gpu_density_texture(const void *b) { return solver_density_textu
 static unsigned gpu_velocity_texture(const void *b) { return solver_velocity_texture(b); }
 
 static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, gpu_step, gpu_observe,
-                                 gpu_params, gpu_set_params, gpu_stir, gpu_density_texture,
+                                 gpu_read_velocity, gpu_params, gpu_set_params, gpu_stir, gpu_density_texture,
                                  gpu_velocity_texture};
 
 /* ---- the morph -------------------------------------------------------------- */
@@ -183,6 +193,30 @@ int morph_width(const Morph *m) { return m->w; }
 int morph_height(const Morph *m) { return m->h; }
 
 int morph_read_density(Morph *m, float *rho) { return m->ops->observe(m->b, rho, NULL, NULL, NULL); }
+
+int morph_read_velocity(Morph *m, float *vx, float *vy)
+{
+    /* the backends keep u and v on the cell faces (MAC; the wall faces
+     * i == 0, j == 0 and the implicit i == W, j == H are 0): average each
+     * cell's two faces */
+    int w = m->w, h = m->h;
+    size_t n = (size_t)w * h;
+    float *u = malloc(2 * n * sizeof(float));
+    if (!u) return -1;
+    float *v = u + n;
+    int rc = m->ops->read_velocity(m->b, u, v);
+    if (rc == 0) {
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                size_t k = (size_t)j * w + i;
+                float ur = i + 1 < w ? u[k + 1] : 0.0f, vb = j + 1 < h ? v[k + (size_t)w] : 0.0f;
+                vx[k] = 0.5f * ((i > 0 ? u[k] : 0.0f) + ur);
+                vy[k] = 0.5f * ((j > 0 ? v[k] : 0.0f) + vb);
+            }
+    }
+    free(u);
+    return rc;
+}
 
 int morph_observe(Morph *m, float *rho, double *mass, double *error, double *max_div)
 {

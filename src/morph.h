@@ -41,6 +41,10 @@ int morph_height(const Morph *m);
 
 int morph_read_density(Morph *m, float *rho);
 int morph_metrics(Morph *m, double *mass, double *error, double *max_div);
+/* The velocity at the cell centres (the mean of each cell's two faces),
+ * W*H floats each, in domain units per unit time; row 0 at the top, vx
+ * positive to the right, vy positive down (to larger rows). 0 or -1. */
+int morph_read_velocity(Morph *m, float *vx, float *vy);
 /* Density (rho may be NULL), mass, error and (max_div non-NULL) max|∇·u|:
  * on the GPU from one read-back. */
 int morph_observe(Morph *m, float *rho, double *mass, double *error, double *max_div);

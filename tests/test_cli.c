@@ -834,7 +834,8 @@ static void test_gpu_vs_cpu_export(void)
 }
 
 /* The plain default run on the GPU: no images, no display, so the bundled
- * blob -> star at the default 256² grid, headless, frames every 10 steps
+ * blob -> star at the default 256² grid, headless, frames every 4 steps
+ * (24 fps of simulated seconds at --dt 0.01)
  * into ./smokemorph-out/, and two lines saying where they went and how to
  * make a video of them. --steps 20 only shortens the loop (main runs
  * --steps steps, CONFIG_HEADLESS_STEPS when 0); everything else is the
@@ -846,22 +847,23 @@ static void test_default_gpu_run(void)
     expect_ok(__LINE__, "default GPU run");
     char d[700];
     path_in(d, sizeof d, work, "smokemorph-out");
-    check_frames(__LINE__, d, 3, 256, 256); /* steps 0, 10, 20 */
+    check_frames(__LINE__, d, 6, 256, 256); /* steps 0, 4, ..., 20 */
     CHECK(count_entries(work) == 1, "default GPU run left %d entries in cwd, expected only "
           "smokemorph-out", count_entries(work));
     CHECK(R.out[0] == '\0', "default GPU run printed on stdout: %s", R.out);
 
     /* the backend auto picked (cpu on llvmpipe: a software renderer), and the
      * closing lines exactly as the README shows them */
-    static const char head[] = " backend, 256x256 grid, 20 steps, frames to smokemorph-out\n";
+    static const char head[] =
+        " backend, 256x256 grid, 20 steps, 6 frames at 24 fps (0.25 s), frames to smokemorph-out\n";
     const char *h = strstr(R.err, head);
     CHECK(strncmp(R.err, "smokemorph: ", 12) == 0 && h && h < strchr(R.err, '\n') &&
               (strncmp(R.err + 12, "cpu", 3) == 0 || strncmp(R.err + 12, "compute", 7) == 0 ||
                strncmp(R.err + 12, "fragment", 8) == 0),
           "default run: first line is not the start line:\n%s", R.err);
     static const char tail[] =
-        "smokemorph: wrote 3 frames to smokemorph-out/frame_00001.png ... frame_00003.png\n"
-        "  make a video: ffmpeg -framerate 30 -i smokemorph-out/frame_%05d.png -vf "
+        "smokemorph: wrote 6 frames to smokemorph-out/frame_00001.png ... frame_00006.png\n"
+        "  make a video: ffmpeg -framerate 24 -i smokemorph-out/frame_%05d.png -vf "
         "'premultiply=inplace=1,pad=ceil(iw/2)*2:ceil(ih/2)*2,format=yuv420p' -c:v libx264 "
         "smokemorph.mp4\n";
     size_t le = strlen(R.err), lt = strlen(tail);
@@ -872,7 +874,7 @@ static void test_default_gpu_run(void)
     /* frame 1 is the bundled start (256², no resampling); the last has moved */
     char f1[800], f3[800], blob[PATH_MAX + 64];
     snprintf(f1, sizeof f1, "%s/frame_00001.png", d);
-    snprintf(f3, sizeof f3, "%s/frame_00003.png", d);
+    snprintf(f3, sizeof f3, "%s/frame_00006.png", d);
     snprintf(blob, sizeof blob, "%s/blob.png", targets_src);
     Image *a1 = testlib_load(f1, IMAGE_CHANNEL_A), *a3 = testlib_load(f3, IMAGE_CHANNEL_A),
           *s = testlib_load(blob, IMAGE_CHANNEL_LUMA);
@@ -884,7 +886,7 @@ static void test_default_gpu_run(void)
             moved = fmaxf(moved, fabsf(a3->px[k] - a1->px[k]));
         }
         CHECK(e <= 1.0f / 255.0f, "default GPU run: frame 1 differs from blob.png by %g", e);
-        CHECK(moved >= 0.05f, "default GPU run: frame 3 is frame 1 (largest change %g)", moved);
+        CHECK(moved >= 0.05f, "default GPU run: frame 6 is frame 1 (largest change %g)", moved);
     }
     image_free(a1);
     image_free(a3);
@@ -893,17 +895,23 @@ static void test_default_gpu_run(void)
 
 /* The video hint works: run as printed (from the run's directory) it makes
  * a video of the smoke over black, not a frame of the smoke colour, and an
- * odd --size is padded to even sides. Needs ffmpeg, which the project does
- * not install: without it, SKIP. */
+ * odd --size is padded to even sides; with premultiplied frames too, and
+ * over a --background colour (the corner, where there is no smoke, is that
+ * colour). Needs ffmpeg, which the project does not install: without it,
+ * SKIP. */
 static void test_video_hint(void)
 {
     if (testlib_sh("command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1") != 0) {
         printf("SKIP test_video_hint: no ffmpeg here (the project does not need it)\n");
         return;
     }
+    static const char *extra[3][2] = {{"--alpha", "straight"}, {"--alpha", "premultiplied"},
+                                      {"--background", "2040ff"}};
+    double straight_mean = -1.0;
+    for (int v = 0; v < 3; v++) {
     reset_work();
     run("--cpu", "--grid", "48", "--steps", "20", "--every", "5", "--size", "65x47", "--frames", "F",
-        disc, square, NULL);
+        extra[v][0], extra[v][1], disc, square, NULL);
     expect_ok(__LINE__, "run for the video hint");
     const char *h = strstr(R.err, "make a video: ");
     CHECK(h != NULL, "no video hint in:\n%s", R.err);
@@ -916,21 +924,204 @@ static void test_video_hint(void)
              "ffprobe -loglevel error -show_entries stream=width,height -of csv=p=0 smokemorph.mp4 && "
              "ffmpeg -loglevel error -i smokemorph.mp4 -vf 'select=eq(n\\,4)' -frames:v 1 -f rawvideo "
              "-pix_fmt gray - | od -An -tu1 -v | tr -s ' ' '\\n' | "
-             "awk 'NF { s += $1; n++ } END { printf \"%%d %%.1f\\n\", n, s / n }'",
+             "awk 'NF { s += $1; n++ } END { printf \"%%d %%.1f\\n\", n, s / n }' && "
+             "ffmpeg -loglevel error -i smokemorph.mp4 -frames:v 1 -f rawvideo -pix_fmt rgb24 - | "
+             "od -An -tu1 -N3 | awk '{ print $1, $2, $3 }'",
              work, cmd);
     TestlibResult r = {0};
     TestlibRunOpts o = {0};
     int rc = testlib_run_sh(script, &o, &r);
     CHECK(rc == 0 && r.code == 0, "the printed command failed (%d): %s\n%s", r.code, cmd, r.err ? r.err : "");
-    int w = 0, hh = 0, n = 0;
+    int w = 0, hh = 0, n = 0, cr = -1, cg = -1, cb = -1;
     double mean = 0.0;
-    CHECK(r.out && sscanf(r.out, "%d,%d %d %lf", &w, &hh, &n, &mean) == 4,
-          "cannot read the video's size and mean grey: '%s'", r.out ? r.out : "");
+    CHECK(r.out && sscanf(r.out, "%d,%d %d %lf %d %d %d", &w, &hh, &n, &mean, &cr, &cg, &cb) == 7,
+          "cannot read the video's size, mean grey and corner: '%s'", r.out ? r.out : "");
     CHECK(w == 66 && hh == 48, "video is %dx%d, expected 66x48 (65x47 padded to even)", w, hh);
     CHECK(n == w * hh && mean > 5.0 && mean < 200.0,
-          "the last frame's mean grey is %.1f of 255 over %d pixels: not smoke over black", mean, n);
-    printf("  video hint: %dx%d, last frame mean grey %.1f\n", w, hh, mean);
+          "the last frame's mean grey is %.1f of 255 over %d pixels: not smoke over the background",
+          mean, n);
+    if (v == 0) straight_mean = mean;
+    /* premultiplied frames must not be premultiplied again (darker) */
+    if (v == 1)
+        CHECK(fabs(mean - straight_mean) < 1.5, "premultiplied frames make a video of mean grey "
+              "%.1f, straight ones %.1f", mean, straight_mean);
+    if (v < 2)
+        CHECK(cr < 20 && cg < 20 && cb < 20, "%s %s: the corner is %d %d %d, not black", extra[v][0],
+              extra[v][1], cr, cg, cb);
+    else
+        CHECK(abs(cr - 0x20) < 20 && abs(cg - 0x40) < 20 && cb > 220,
+              "--background 2040ff: the corner is %d %d %d", cr, cg, cb);
+    printf("  video hint %s %s: %dx%d, last frame mean grey %.1f, corner %d %d %d\n", extra[v][0],
+           extra[v][1], w, hh, mean, cr, cg, cb);
     testlib_result_free(&r);
+    }
+}
+
+/* Issue 10: --frames PATTERN with --frame-start and --frame-range. The
+ * range writes its frames only, the same pixels as the full run's frames
+ * of those numbers, stops at its last frame's step, says so in animators'
+ * terms, and leaves other frames in the folder alone (another chunk's). */
+static void test_frame_range(void)
+{
+    reset_work();
+    run("--cpu", "--grid", "32", "--steps", "8", "--every", "2", "--frame-start", "1001", "--frames",
+        "full/s.%04d.png", disc, square, NULL);
+    expect_ok(__LINE__, "the full run");
+    CHECK(has(R.err, "8 steps, 5 frames at 24 fps (0.21 s), frames to full/s.####.png") &&
+              has(R.err, "wrote 5 frames to full/s.1001.png ... s.1005.png") &&
+              has(R.err, "-start_number 1001 -i full/s.%04d.png"),
+          "full run's messages:\n%s", R.err);
+    char p[800];
+    path_in(p, sizeof p, work, "R");
+    mkdir(p, 0777);
+    path_in(p, sizeof p, work, "R/s.1010.png");
+    testlib_write_file(p, "x", 1);
+    run("--cpu", "--grid", "32", "--every", "2", "--frame-start", "1001", "--frame-range", "1003-1005",
+        "--frames", "R/s.####.png", disc, square, NULL);
+    expect_ok(__LINE__, "the range");
+    CHECK(has(R.err, "8 steps, 3 frames at 24 fps (0.12 s)"), "range start line:\n%s", R.err);
+    path_in(p, sizeof p, work, "R");
+    CHECK(count_entries(p) == 4, "%d files in R, expected frames 1003-1005 and the other 1010",
+          count_entries(p));
+    for (int k = 1003; k <= 1005; k++) {
+        char a[800], b[800];
+        snprintf(a, sizeof a, "%s/full/s.%04d.png", work, k);
+        snprintf(b, sizeof b, "%s/R/s.%04d.png", work, k);
+        size_t na = 0, nb = 0;
+        char *da = testlib_read_file(a, &na), *db = testlib_read_file(b, &nb);
+        CHECK(da && db && na == nb && memcmp(da, db, na) == 0, "frame %d of the range differs from "
+              "the full run's", k);
+        free(da);
+        free(db);
+    }
+    path_in(p, sizeof p, work, "R/s.1002.png");
+    CHECK(!testlib_exists(p), "the range wrote frame 1002");
+}
+
+/* Issue 10: an EXR run. The raw density keeps its mass (no clipping, no
+ * scale), the data window holds the smoke, and the velocity points the way
+ * the smoke goes (the disc, up left, into the square, down right: x right,
+ * y down); the compute backend's velocity is the CPU's. */
+static void test_exr_cli(void)
+{
+    static const char *backends[2] = {"cpu", "compute"};
+    float *vel[2][2] = {{NULL, NULL}, {NULL, NULL}};
+    int vw = 0, vh = 0;
+    for (int b = 0; b < 2; b++) {
+        reset_work();
+        run("--backend", backends[b], "--grid", "48", "--steps", "8", "--every", "4", "--frames",
+            "E/s.####.exr", "--exr-velocity", "--exr-type", "float", disc, square, NULL);
+        expect_ok(__LINE__, "EXR run");
+        char p1[800], p3[800];
+        path_in(p1, sizeof p1, work, "E/s.0001.exr");
+        path_in(p3, sizeof p3, work, "E/s.0003.exr");
+        TestlibExr *e1 = testlib_load_exr(p1), *e3 = testlib_load_exr(p3);
+        CHECK(e1 && e3, "%s: cannot read the EXR frames", backends[b]);
+        const float *d1 = testlib_exr_channel(e1, "density.smoke"), *d3 = testlib_exr_channel(e3, "density.smoke");
+        const float *vx = testlib_exr_channel(e3, "velocity.x"), *vy = testlib_exr_channel(e3, "velocity.y");
+        CHECK(d1 && d3 && vx && vy && e1->nch == 7, "%s: channels missing", backends[b]);
+        if (d1 && d3 && vx && vy) {
+            double m1 = 0, m3 = 0, mx = 0, my = 0;
+            for (int k = 0; k < e3->w * e3->h; k++) {
+                m1 += d1[k];
+                m3 += d3[k];
+                mx += d3[k] * vx[k];
+                my += d3[k] * vy[k];
+            }
+            CHECK(fabs(m3 - m1) <= 1e-4 * m1, "%s: mass %g at step 0, %g at step 8", backends[b], m1, m3);
+            CHECK(mx > 0.0 && my > 0.0, "%s: the smoke's mean velocity (%g, %g) does not point down "
+                  "right, to the square", backends[b], mx / m3, my / m3);
+            CHECK(e1->x0 > 0 && e1->y0 > 0 && e1->x1 < 30 && e1->y1 < 40,
+                  "%s: frame 1's data window (%d,%d)-(%d,%d) is not around the disc", backends[b],
+                  e1->x0, e1->y0, e1->x1, e1->y1);
+            vw = e3->w, vh = e3->h;
+            size_t n = (size_t)vw * vh;
+            vel[b][0] = malloc(n * sizeof(float));
+            vel[b][1] = malloc(n * sizeof(float));
+            memcpy(vel[b][0], vx, n * sizeof(float));
+            memcpy(vel[b][1], vy, n * sizeof(float));
+        }
+        testlib_exr_free(e1);
+        testlib_exr_free(e3);
+    }
+    if (vel[0][0] && vel[1][0]) {
+        double e = 0.0, top = 0.0;
+        for (int k = 0; k < vw * vh; k++)
+            for (int c = 0; c < 2; c++) {
+                e = fmax(e, fabs(vel[1][c][k] - vel[0][c][k]));
+                top = fmax(top, fabs(vel[0][c][k]));
+            }
+        CHECK(top > 0.0 && e <= 1e-3 * top, "compute's velocity differs from the CPU's by %g (largest %g)",
+              e, top);
+    }
+    for (int b = 0; b < 2; b++) free(vel[b][0]), free(vel[b][1]);
+}
+
+/* Issue 10: a target far denser than alpha 1 (a small square holding the
+ * disc's mass): by default the alpha is scaled so it is not clipped, and
+ * the run says so; --density-scale 1 clips as before. */
+static void test_density_scale(void)
+{
+    char dot[700];
+    path_in(dot, sizeof dot, tmp, "dot.png");
+    Image *im = image_create(32, 32, 1);
+    for (int y = 14; y < 18; y++)
+        for (int x = 14; x < 18; x++) im->px[y * 32 + x] = 1.0f;
+    char err[512];
+    image_save_png(dot, im, 8, err, sizeof err);
+    image_free(im);
+    double dmass = 0.0;
+    Image *dm = testlib_load(disc, IMAGE_CHANNEL_LUMA);
+    for (int k = 0; dm && k < dm->w * dm->h; k++) dmass += dm->px[k];
+    image_free(dm);
+    double scale = 16.0 / dmass; /* the dot matched to the disc's mass is dmass / 16 */
+    for (int v = 0; v < 2; v++) {
+        reset_work();
+        if (v == 0) run("--cpu", "--grid", "32", "--steps", "4", "--frames", "F", disc, dot, NULL);
+        else run("--cpu", "--grid", "32", "--steps", "4", "--frames", "F", "--density-scale", "1", disc, dot, NULL);
+        expect_ok(__LINE__, "dense target");
+        char f1[800];
+        path_in(f1, sizeof f1, work, "F/frame_00001.png");
+        Image *a = testlib_load(f1, IMAGE_CHANNEL_A);
+        float top = 0.0f;
+        for (int k = 0; a && k < a->w * a->h; k++) top = fmaxf(top, a->px[k]);
+        image_free(a);
+        if (v == 0) {
+            CHECK(has(R.err, "--density-scale") && fabs(top - scale) <= 1.0 / 255.0,
+                  "auto: frame 1's alpha peaks at %g, expected %g; stderr:\n%s", top, scale, R.err);
+        } else {
+            CHECK(!has(R.err, "--density-scale") && top == 1.0f, "--density-scale 1: peak %g", top);
+        }
+    }
+}
+
+/* Issue 10: --video. No ffmpeg on PATH is one line and nothing written; with
+ * ffmpeg (SKIP without) the video is made beside the frames, with no
+ * temporary left. */
+static void test_video_cli(void)
+{
+    char empty[700], env[800];
+    path_in(empty, sizeof empty, tmp, "empty-bin");
+    mkdir(empty, 0777);
+    snprintf(env, sizeof env, "PATH=%s", empty);
+    reset_work();
+    child_env[0] = env;
+    run("--cpu", SMALL, "--frames", "F", "--video", "v.mp4", disc, square, NULL);
+    expect_fail(__LINE__, "--video without ffmpeg", 1, "export:", "v.mp4", "ffmpeg is not installed",
+                NULL);
+    if (testlib_sh("command -v ffmpeg >/dev/null 2>&1") != 0) {
+        printf("SKIP test_video_cli with ffmpeg: no ffmpeg here (the project does not need it)\n");
+        return;
+    }
+    reset_work();
+    run("--cpu", SMALL, "--every", "2", "--frames", "F", "--video", "v.mov", disc, square, NULL);
+    expect_ok(__LINE__, "--video v.mov");
+    char v[700];
+    path_in(v, sizeof v, work, "v.mov");
+    CHECK(testlib_exists(v) && has(R.err, "wrote v.mov: 3 frames at 24 fps") && !has(R.err, "make a video"),
+          "no v.mov, or messages:\n%s", R.err);
+    CHECK(count_entries(work) == 2, "%d entries in the working directory, expected F and v.mov",
+          count_entries(work));
 }
 
 /* Whether headless GL here is Mesa's (llvmpipe in CI): the cases below
@@ -1264,6 +1455,10 @@ int main(void)
     RUN(test_rerun_same_dir);
     RUN(test_default_gpu_run);
     RUN(test_video_hint);
+    RUN(test_frame_range);
+    RUN(test_exr_cli);
+    RUN(test_density_scale);
+    RUN(test_video_cli);
     RUN(test_no_gl);
     RUN(test_old_gl);
     RUN(test_out_of_memory);

@@ -6,6 +6,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "exr.h"
 
 #define MAXARGS 64
 
@@ -74,7 +75,15 @@ static void test_defaults(void)
     CHECK(memcmp(&c.params, &p, sizeof p) == 0, "solver defaults");
     CHECK(c.steps == 0, "steps 0 = mode default");
     CHECK(c.frames_dir == NULL && c.metrics_path == NULL, "no outputs");
-    CHECK(c.every == 10, "every 10");
+    /* frames every round(1 / (24 fps x 0.01)) = 4 steps: a second is one unit of time */
+    CHECK(c.every == 4 && c.fps == 24.0 && !c.every_set, "every %d at %g fps, expected 4 at 24",
+          c.every, c.fps);
+    CHECK(c.format == IMAGE_FORMAT_PNG8 && c.alpha == IMAGE_ALPHA_STRAIGHT && c.density_scale == 0.0f &&
+              c.exr_pixel == IMAGE_EXR_HALF && c.exr_compression == IMAGE_EXR_ZIP && !c.exr_velocity,
+          "output format defaults: png8, straight, density scale auto, half, zip, no velocity");
+    CHECK(c.frame_start == 1 && c.range_last < 0 && c.video_path == NULL && c.frames_digits == 0 &&
+              c.background[0] == 0.0f && c.background[1] == 0.0f && c.background[2] == 0.0f,
+          "frame 1 first, no range, no video, no pattern, black background");
     CHECK(c.color[0] == 1.0f && c.color[1] == 1.0f && c.color[2] == 1.0f, "white");
     CHECK(c.out_w == 0 && c.out_h == 0, "size = grid");
     CHECK(c.backend == BACKEND_AUTO && !c.headless && !c.gl_info && c.shader_dir == NULL, "mode flags");
@@ -83,7 +92,7 @@ static void test_defaults(void)
 
     Config d;
     CHECK(parse(&d, NULL) == 0, "no arguments parse: %s", errbuf);
-    CHECK(memcmp(&c.params, &d.params, sizeof p) == 0 && d.grid_w == 256 && d.every == 10 &&
+    CHECK(memcmp(&c.params, &d.params, sizeof p) == 0 && d.grid_w == 256 && d.every == 4 &&
               d.progress && d.mass_match && d.current_path == NULL,
           "parse with no arguments gives the defaults");
     char *argv0[] = {NULL};
@@ -193,6 +202,93 @@ static void test_every_option(void)
 
 /* --backend: each name, --cpu as its synonym (the last one given wins), and
  * a wrong name named in the one-line error. */
+/* Issue 10's output group: formats, alpha, density scale, EXR options,
+ * fps and the frame spacing, frame numbers and ranges, patterns, video. */
+static void test_output_options(void)
+{
+    Config c;
+    CHECK(parse(&c, "--format", "exr", "--exr-type", "float", "--exr-compression", "piz",
+                "--exr-velocity", "--alpha", "premultiplied", "--density-scale", "0.25",
+                "--background", "#102030", "--video", "out/a.MOV", NULL) == 0, "%s", errbuf);
+    CHECK(c.format == IMAGE_FORMAT_EXR && c.exr_pixel == IMAGE_EXR_FLOAT &&
+              c.exr_compression == IMAGE_EXR_PIZ && c.exr_velocity &&
+              c.alpha == IMAGE_ALPHA_PREMULTIPLIED && c.density_scale == 0.25f,
+          "format options not taken");
+    CHECK(fabsf(c.background[2] - 48.0f / 255.0f) < 1e-6f && strcmp(c.video_path, "out/a.MOV") == 0,
+          "background or video not taken");
+    CHECK(parse(&c, "--format", "png16", "--density-scale", "auto", "--exr-compression", "piz",
+                NULL) == -1, "--exr-compression without --format exr accepted");
+    CHECK(parse(&c, "--format", "png16", "--density-scale", "auto", NULL) == 0 &&
+              c.format == IMAGE_FORMAT_PNG16 && c.density_scale == 0.0f, "png16, auto: %s", errbuf);
+    CHECK(parse(&c, "--exr-compression", "none", "--format", "exr", NULL) == 0 &&
+              c.exr_compression == IMAGE_EXR_NONE, "none: %s", errbuf);
+    /* DWAA where the C library has it (OpenEXR 3.2), else a clear refusal */
+    if (exr_compression_available(IMAGE_EXR_DWAA))
+        CHECK(parse(&c, "--format", "exr", "--exr-compression", "dwaa", NULL) == 0 &&
+                  c.exr_compression == IMAGE_EXR_DWAA, "dwaa: %s", errbuf);
+    else
+        BAD("needs OpenEXR 3.2", "--format", "exr", "--exr-compression", "dwaa");
+
+    /* fps and the spacing: derived from fps and dt unless --every is given */
+    CHECK(parse(&c, "--fps", "10", NULL) == 0 && c.every == 10, "--fps 10: every %d", c.every);
+    CHECK(parse(&c, "--fps", "25", "--dt", "0.02", NULL) == 0 && c.every == 2,
+          "--fps 25 --dt 0.02: every %d", c.every);
+    CHECK(parse(&c, "--every", "7", "--fps", "10", NULL) == 0 && c.every == 7 && c.fps == 10.0,
+          "--every wins over --fps: every %d", c.every);
+    CHECK(parse(&c, "--fps", "1000", "--dt", "1", NULL) == 0 && c.every == 1, "every at least 1");
+    CHECK(parse(&c, "--fps", "23.976", NULL) == 0 && fabs(c.fps - 23.976) < 1e-9, "23.976 fps");
+
+    /* patterns */
+    CHECK(parse(&c, "--frames", "out/sub/smoke.####.exr", NULL) == 0, "%s", errbuf);
+    CHECK(c.frames_digits == 4 && !strcmp(c.frames_dir, "out/sub") && !strcmp(c.frames_prefix, "smoke.") &&
+              !strcmp(c.frames_suffix, ".exr") && c.format == IMAGE_FORMAT_EXR,
+          "pattern #### .exr: dir '%s' prefix '%s' digits %d suffix '%s' format %d", c.frames_dir,
+          c.frames_prefix, c.frames_digits, c.frames_suffix, (int)c.format);
+    CHECK(parse(&c, "--frames", "s_%06d_x.png", NULL) == 0 && c.frames_digits == 6 &&
+              !strcmp(c.frames_dir, ".") && !strcmp(c.frames_prefix, "s_") &&
+              !strcmp(c.frames_suffix, "_x.png") && c.format == IMAGE_FORMAT_PNG8,
+          "pattern %%06d .png: %s", errbuf);
+    CHECK(parse(&c, "--frames", "/%d.png", "--format", "png16", NULL) == 0 && c.frames_digits == 1 &&
+              !strcmp(c.frames_dir, "/") && c.format == IMAGE_FORMAT_PNG16, "pattern %%d: %s", errbuf);
+    CHECK(parse(&c, "--frames", "out.dir", NULL) == 0 && c.frames_digits == 0 &&
+              !strcmp(c.frames_dir, "out.dir"), "a directory");
+    BAD("more than one", "--frames", "a.##.#.png");
+    BAD("%0Nd", "--frames", "a.%5d.png");
+    BAD("%0Nd", "--frames", "a.%s.png");
+    BAD(".png or .exr", "--frames", "a.####.tif");
+    BAD("at most 9", "--frames", "a.##########.png");
+    BAD("--format is png8", "--frames", "a.####.exr", "--format", "png8");
+    BAD("--format is exr", "--format", "exr", "--frames", "a.####.png");
+
+    /* frame numbers and ranges */
+    CHECK(parse(&c, "--frame-start", "1001", "--frame-range", "1003-1010", "--every", "2", "--steps",
+                "18", NULL) == 0 && c.frame_start == 1001 && c.range_first == 1003 && c.range_last == 1010,
+          "range: %s", errbuf);
+    CHECK(parse(&c, "--frame-range", "1-1", NULL) == 0, "a one-frame range: %s", errbuf);
+    BAD("beyond --steps", "--frame-start", "1001", "--frame-range", "1003-1010", "--every", "2",
+        "--steps", "13");
+    BAD("before the first frame", "--frame-start", "10", "--frame-range", "5-20");
+    BAD("--frame-range", "--frame-range", "9-3");
+    BAD("--frame-range", "--frame-range", "3");
+    BAD("--frame-range", "--frame-range", "-3-5");
+    BAD("--frame-range", "--frame-range", "3-");
+    BAD("--frame-start", "--frame-start", "-1");
+    BAD("--frame-start", "--frame-start", "100000000");
+
+    BAD("--format", "--format", "tiff");
+    BAD("--alpha", "--alpha", "pre");
+    BAD("--density-scale", "--density-scale", "0");
+    BAD("--density-scale", "--density-scale", "-2");
+    BAD("--exr-type", "--format", "exr", "--exr-type", "double");
+    BAD("--exr-compression", "--format", "exr", "--exr-compression", "b44");
+    BAD("--fps", "--fps", "0");
+    BAD("--fps", "--fps", "1001");
+    BAD("--video", "--video", "a.avi");
+    BAD("--video", "--video", "");
+    BAD("--background", "--background", "12345");
+    BAD("for EXR frames", "--exr-velocity");
+}
+
 static void test_backend(void)
 {
     Config c;
@@ -439,7 +535,9 @@ static const char *all_options[] = {
     "--sigma", "--jacobi", "--gather-iters", "--umax", "--no-gather", "--force", "--vb", "--drift", "--drift-balance", "--drift-max", "--ease-force", "--ease-gather", "--steps", "--frames",
     "--every", "--metrics", "--raw", "--channel", "--invert", "--no-mass-match", "--color",
     "--size", "--steps-per-frame", "-q", "--quiet", "-v", "--verbose", "--no-progress", "-h",
-    "--help", "--version",
+    "--help", "--version", "--format", "--alpha", "--density-scale", "--exr-type",
+    "--exr-compression", "--exr-velocity", "--fps", "--frame-start", "--frame-range", "--video",
+    "--background",
 };
 
 static void check_usage_text(const char *text)
@@ -550,6 +648,7 @@ int main(void)
 {
     RUN(test_defaults);
     RUN(test_every_option);
+    RUN(test_output_options);
     RUN(test_backend);
     RUN(test_channels);
     RUN(test_grid_and_size);

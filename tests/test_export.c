@@ -1,7 +1,9 @@
 /* test_export: numbered RGBA frames, --size resampling, directory errors,
  * no temporary files left, the metrics CSV (kept / discarded / bad path /
  * symlink / pipe), an earlier run's frames removed, and a silent progress
- * line. No GL. */
+ * line; 16-bit and premultiplied PNG, EXR read back through OpenEXRCore,
+ * name patterns and numbers, the density scale, and the video (a fake
+ * ffmpeg for its failures; the real one, when there, for its files). No GL. */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <math.h>
@@ -14,6 +16,7 @@
 
 #include "check.h"
 #include "export.h"
+#include "exr.h"
 #include "image.h"
 #include "testlib.h"
 
@@ -452,6 +455,397 @@ static void test_progress(void)
     CHECK(!p.enabled, "progress with total 0 is enabled");
 }
 
+
+/* ---- issue 10: formats, names, numbers, video ------------------------------- */
+
+/* A field of smoke in a box (x 5..12, y 3..8 of 20x12), with values above
+ * 1 and a faint wisp, zero elsewhere. */
+static float *make_box(int w, int h)
+{
+    float *rho = calloc((size_t)w * h, sizeof *rho);
+    for (int y = 3; y <= 8; y++)
+        for (int x = 5; x <= 12; x++) rho[y * w + x] = 0.1f * (float)(x - 4) + 0.2f * (float)(y - 3);
+    rho[5 * w + 6] = 3.3f;   /* denser than alpha 1 can show */
+    rho[4 * w + 11] = 2e-4f; /* a faint wisp: 0 in 8 bits, not in 16 */
+    return rho;
+}
+
+static float srgb_lin(float c) { return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f); }
+
+/* PNG16, premultiplied, a density scale: every sample read back. */
+static void test_png16_premultiplied(void)
+{
+    const int w = 20, h = 12;
+    char dir[512], path[700], err[512] = "";
+    snprintf(dir, sizeof dir, "%s/png16", tmpdir);
+    ExportOptions o = export_defaults();
+    o.dir = dir;
+    o.format = IMAGE_FORMAT_PNG16;
+    o.alpha = IMAGE_ALPHA_PREMULTIPLIED;
+    o.density_scale = 0.5f;
+    o.rgb[0] = 1.0f, o.rgb[1] = 0.5f, o.rgb[2] = 0.25f;
+    Exporter *x = export_create(&o, err, sizeof err);
+    CHECK(x != NULL, "export_create: %s", err);
+    if (!x) return;
+    float *rho = make_box(w, h);
+    CHECK(export_frame(x, rho, w, h, err, sizeof err) == 0, "frame: %s", err);
+    export_close(x);
+    snprintf(path, sizeof path, "%s/frame_00001.png", dir);
+    unsigned char hdr[26] = {0};
+    FILE *f = fopen(path, "rb");
+    size_t got = f ? fread(hdr, 1, sizeof hdr, f) : 0;
+    if (f) fclose(f);
+    CHECK(got == sizeof hdr && hdr[24] == 16 && hdr[25] == 6, "%s: bit depth %d colour type %d, "
+          "expected 16-bit RGBA", path, hdr[24], hdr[25]);
+    Image *ch[4];
+    const ImageChannel which[4] = {IMAGE_CHANNEL_R, IMAGE_CHANNEL_G, IMAGE_CHANNEL_B, IMAGE_CHANNEL_A};
+    for (int c = 0; c < 4; c++) ch[c] = testlib_load(path, which[c]);
+    CHECK(ch[0] && ch[1] && ch[2] && ch[3], "cannot load %s", path);
+    if (ch[0] && ch[1] && ch[2] && ch[3]) {
+        float e = 0.0f;
+        for (int k = 0; k < w * h; k++) {
+            float a = clamp01(rho[k] * 0.5f);
+            e = fmaxf(e, fabsf(ch[3]->px[k] - a));
+            for (int c = 0; c < 3; c++) e = fmaxf(e, fabsf(ch[c]->px[k] - o.rgb[c] * a));
+        }
+        CHECK(e <= 0.5f / 65535.0f + 1e-6f, "16-bit premultiplied RGBA off by %g", e);
+        CHECK(ch[3]->px[4 * w + 11] > 0.0f, "the faint wisp (alpha 1e-4) is 0 in 16 bits");
+        CHECK(ch[3]->px[5 * w + 6] == 1.0f, "density 3.3 x 0.5 is alpha %g, expected 1",
+              ch[3]->px[5 * w + 6]);
+    }
+    for (int c = 0; c < 4; c++) image_free(ch[c]);
+    free(rho);
+}
+
+/* The EXR, read back through OpenEXRCore by the test: channels, the data
+ * window around the smoke, the display window, premultiplied linear RGBA,
+ * the raw density, the velocity in pixels per frame, the compression and
+ * the frame rate. Half and float, each compression. */
+static void test_exr_roundtrip(void)
+{
+    const int w = 20, h = 12;
+    char dir[512], path[700], err[512] = "";
+    snprintf(dir, sizeof dir, "%s/exr", tmpdir);
+    float *rho = make_box(w, h);
+    float *vx = calloc((size_t)w * h, sizeof *vx), *vy = calloc((size_t)w * h, sizeof *vy);
+    for (int k = 0; k < w * h; k++) {
+        vx[k] = 0.25f;
+        vy[k] = -0.5f * (float)(k % w) / (float)w;
+    }
+    static const struct {
+        ImageExrPixel px;
+        ImageExrCompression comp;
+        int code; /* EXR_COMPRESSION_* */
+    } cases[] = {{IMAGE_EXR_HALF, IMAGE_EXR_ZIP, 3}, {IMAGE_EXR_FLOAT, IMAGE_EXR_ZIP, 3},
+                 {IMAGE_EXR_HALF, IMAGE_EXR_PIZ, 4}, {IMAGE_EXR_FLOAT, IMAGE_EXR_NONE, 0},
+                 {IMAGE_EXR_HALF, IMAGE_EXR_DWAA, 8}};
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        bool half = cases[t].px == IMAGE_EXR_HALF, lossy = cases[t].comp == IMAGE_EXR_DWAA;
+        if (!exr_compression_available(cases[t].comp)) {
+            /* OpenEXR 3.1's C library: the writer says so, in one line, and
+             * leaves nothing */
+            ExrChannel c1 = {"A", rho};
+            ExrWrite d = {.w = w, .h = h, .x1 = w - 1, .y1 = h - 1, .channels = &c1, .nchannels = 1,
+                          .compression = cases[t].comp};
+            snprintf(path, sizeof path, "%s/dwaa.exr", tmpdir);
+            CHECK(exr_write(path, &d, err, sizeof err) < 0 && strstr(err, "dwaa.exr") &&
+                      !strchr(err, '\n') && !testlib_exists(path),
+                  "DWAA without an encoder: '%s'", err);
+            printf("  info: OpenEXR %s has no DWAA encoder in C: that case is refused\n",
+                   exr_library_version());
+            continue;
+        }
+        ExportOptions o = export_defaults();
+        o.dir = dir;
+        o.prefix = "smoke.";
+        o.digits = 4;
+        o.format = IMAGE_FORMAT_EXR;
+        o.exr_pixel = cases[t].px;
+        o.exr_compression = cases[t].comp;
+        o.velocity = true;
+        o.density_scale = 0.5f;
+        o.rgb[0] = 1.0f, o.rgb[1] = 0.5f, o.rgb[2] = 0.0f;
+        o.fps = 25.0;
+        o.frame_time = 0.04;
+        o.frame_start = 1001;
+        Exporter *x = export_create(&o, err, sizeof err);
+        CHECK(x != NULL, "export_create: %s", err);
+        if (!x) continue;
+        CHECK(export_write(x, -1, rho, vx, vy, w, h, err, sizeof err) == 0, "EXR frame: %s", err);
+        export_close(x);
+        snprintf(path, sizeof path, "%s/smoke.1001.exr", dir);
+        TestlibExr *e = testlib_load_exr(path);
+        CHECK(e != NULL, "case %zu: cannot read %s back", t, path);
+        if (!e) continue;
+        static const char *names[] = {"A", "B", "G", "R", "density.smoke", "velocity.x", "velocity.y"};
+        CHECK(e->nch == 7, "case %zu: %d channels, expected 7", t, e->nch);
+        for (int k = 0; k < 7 && k < e->nch; k++)
+            CHECK(!strcmp(e->name[k], names[k]) && e->type[k] == (half ? 1 : 2),
+                  "case %zu: channel %d is %s of type %d", t, k, e->name[k], e->type[k]);
+        CHECK(e->w == w && e->h == h, "display window %dx%d", e->w, e->h);
+        CHECK(e->x0 == 5 && e->y0 == 3 && e->x1 == 12 && e->y1 == 8,
+              "case %zu: data window (%d,%d)-(%d,%d), expected the smoke's (5,3)-(12,8)", t, e->x0,
+              e->y0, e->x1, e->y1);
+        CHECK(e->compression == cases[t].code, "case %zu: compression %d, expected %d", t,
+              e->compression, cases[t].code);
+        CHECK(fabs(e->fps - 25.0) < 1e-9, "framesPerSecond %g", e->fps);
+        const float *A = testlib_exr_channel(e, "A"), *R = testlib_exr_channel(e, "R"),
+                    *G = testlib_exr_channel(e, "G"), *B = testlib_exr_channel(e, "B"),
+                    *D = testlib_exr_channel(e, "density.smoke"),
+                    *VX = testlib_exr_channel(e, "velocity.x"), *VY = testlib_exr_channel(e, "velocity.y");
+        if (A && R && G && B && D && VX && VY) {
+            /* half keeps 11 bits; DWAA is lossy, so only roughly */
+            double rel = lossy ? 0.05 : (half ? 1.0 / 1024.0 : 1e-7);
+            double ea = 0, ec = 0, ed = 0, ev = 0;
+            float lg = srgb_lin(0.5f);
+            float vs = (float)(h * 0.04); /* a grid cell: 1/min(w,h) of the domain */
+            for (int k = 0; k < w * h; k++) {
+                float a = clamp01(rho[k] * 0.5f);
+                ea = fmax(ea, fabs(A[k] - a) / fmax(a, 1e-3));
+                ec = fmax(ec, fabs(R[k] - a) + fabs(G[k] - lg * a) + fabs(B[k]));
+                ed = fmax(ed, fabs(D[k] - rho[k]) / fmax(rho[k], 1e-3));
+                if (rho[k] > 0.0f)
+                    ev = fmax(ev, fabs(VX[k] - vx[k] * vs) + fabs(VY[k] - vy[k] * vs));
+            }
+            CHECK(ea <= rel, "case %zu: alpha off by %g relative", t, ea);
+            CHECK(ec <= 2.0 * rel + (lossy ? 0.05 : 0.0), "case %zu: RGB is not linear colour x alpha (off by %g)", t, ec);
+            CHECK(ed <= rel, "case %zu: raw density off by %g relative", t, ed);
+            CHECK(ev <= (lossy ? 0.05 : 2e-3), "case %zu: velocity (pixels per frame) off by %g", t, ev);
+            CHECK(fabsf(D[5 * w + 6] - 3.3f) < (half ? 2e-3f : 1e-6f) && A[5 * w + 6] == 1.0f,
+                  "case %zu: density 3.3 kept raw (%g) under alpha 1 (%g)", t, D[5 * w + 6], A[5 * w + 6]);
+        }
+        testlib_exr_free(e);
+    }
+    int ntmp = 0;
+    testlib_count_entries(dir, ".tmp", &ntmp);
+    CHECK(ntmp == 0, "%d temporary files left by the EXR writer", ntmp);
+
+    /* no smoke at all: a one-pixel data window, still a valid file */
+    float *none = calloc((size_t)w * h, sizeof *none);
+    ExportOptions o = export_defaults();
+    o.dir = dir;
+    o.format = IMAGE_FORMAT_EXR;
+    Exporter *x = export_create(&o, err, sizeof err);
+    CHECK(x && export_frame(x, none, w, h, err, sizeof err) == 0, "empty EXR frame: %s", err);
+    export_close(x);
+    snprintf(path, sizeof path, "%s/frame_00001.exr", dir);
+    TestlibExr *e = testlib_load_exr(path);
+    CHECK(e && e->x0 == 0 && e->y0 == 0 && e->x1 == 0 && e->y1 == 0 && e->nch == 5,
+          "empty frame: not a one-pixel window of 5 channels");
+    testlib_exr_free(e);
+    /* a directory in the way of the file: one line naming the file */
+    snprintf(path, sizeof path, "%s/frame_00002.exr", dir);
+    mkdir(path, 0777);
+    x = export_create(&o, err, sizeof err);
+    CHECK(x && export_frame(x, rho, w, h, err, sizeof err) == 0, "frame 1: %s", err);
+    CHECK(x && export_frame(x, rho, w, h, err, sizeof err) < 0 && strstr(err, "frame_00002.exr") &&
+              !strchr(err, '\n'), "writing over a directory: '%s'", err);
+    export_close(x);
+    free(none);
+    free(rho);
+    free(vx);
+    free(vy);
+}
+
+/* Names from a pattern, numbers from frame_start or given, and stale
+ * removal that keeps to the pattern. */
+static void test_pattern_numbers(void)
+{
+    char dir[512], path[700], err[512] = "";
+    snprintf(dir, sizeof dir, "%s/pattern", tmpdir);
+    mkdir(dir, 0777);
+    const char *keep[] = {"s.0099.png", "s.0100.png", "s.0101.png", "s.102.png", "t.0200.png",
+                          "s.0200.png.tmp", "s.0200.exr"};
+    const char *old[] = {"s.0103.png", "s.0200.png", "s.12345.png"};
+    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, keep[k]);
+        testlib_write_file(path, "", 0);
+    }
+    for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, old[k]);
+        testlib_write_file(path, "", 0);
+    }
+    ExportOptions o = export_defaults();
+    o.dir = dir;
+    o.prefix = "s.";
+    o.digits = 4;
+    o.suffix = ".png";
+    o.frame_start = 100;
+    Exporter *x = export_create(&o, err, sizeof err);
+    CHECK(x != NULL, "export_create: %s", err);
+    if (!x) return;
+    float *rho = make_density(8, 8);
+    CHECK(export_frame(x, rho, 8, 8, err, sizeof err) == 0, "frame 100: %s", err);
+    CHECK(export_write(x, 102, rho, NULL, NULL, 8, 8, err, sizeof err) == 0, "frame 102: %s", err);
+    CHECK(export_count(x) == 2 && export_first(x) == 100 && export_last(x) == 102,
+          "count %d first %ld last %ld", export_count(x), export_first(x), export_last(x));
+    CHECK(export_frame_path(x, 7, path, sizeof path) == 0 && strstr(path, "/pattern/s.0007.png"),
+          "frame path '%s'", path);
+    snprintf(path, sizeof path, "%s/s.0102.png", dir);
+    CHECK(testlib_exists(path), "s.0102.png not written");
+    int removed = export_remove_stale(x);
+    CHECK(removed == 3, "removed %d stale frames, expected 3", removed);
+    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, keep[k]);
+        CHECK(testlib_exists(path), "%s was removed", keep[k]);
+    }
+    for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
+        snprintf(path, sizeof path, "%s/%s", dir, old[k]);
+        CHECK(!testlib_exists(path), "%s was kept", old[k]);
+    }
+    char hint[8192];
+    CHECK(export_video_hint(x, hint, sizeof hint) == 0 && strstr(hint, "-framerate 24 ") &&
+              strstr(hint, "-start_number 100 ") && strstr(hint, "/pattern/s.%04d.png"),
+          "hint: %s", hint);
+    export_close(x);
+    free(rho);
+}
+
+static void test_auto_scale(void)
+{
+    float s[4] = {1.0f, 1.0f, 0.0f, 0.0f}, t[4] = {0.0f, 0.0f, 0.0f, 0.5f};
+    /* the target matched to the start's mass is 2 at its densest */
+    CHECK(fabsf(export_auto_scale(s, t, 4, true) - 0.5f) < 1e-6f, "auto scale %g, expected 0.5",
+          export_auto_scale(s, t, 4, true));
+    CHECK(export_auto_scale(s, t, 4, false) == 1.0f, "unmatched: nothing above 1, scale 1");
+    float faint[4] = {0.2f, 0.2f, 0.0f, 0.0f};
+    CHECK(export_auto_scale(faint, faint, 4, true) == 1.0f, "faint images are never brightened");
+    float dense[4] = {4.0f, 0.0f, 0.0f, 0.0f};
+    CHECK(fabsf(export_auto_scale(dense, faint, 4, false) - 0.25f) < 1e-6f, "a dense start: 1/4");
+}
+
+/* A directory on PATH with an "ffmpeg" that is a shell script. */
+static void fake_ffmpeg(const char *bindir, const char *script)
+{
+    mkdir(bindir, 0777);
+    char path[700];
+    snprintf(path, sizeof path, "%s/ffmpeg", bindir);
+    testlib_write_file(path, script, strlen(script));
+    chmod(path, 0755);
+}
+
+/* --video: no ffmpeg is one line before anything is written; a failing
+ * ffmpeg leaves no video file, nor its temporary. Runs without ffmpeg. */
+static void test_video_failures(void)
+{
+    char dir[512], bindir[512], video[700], err[512] = "";
+    snprintf(dir, sizeof dir, "%s/vfail", tmpdir);
+    snprintf(bindir, sizeof bindir, "%s/vbin", tmpdir);
+    mkdir(bindir, 0777);
+    snprintf(video, sizeof video, "%s/out.mp4", tmpdir);
+    char *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    setenv("PATH", bindir, 1); /* an empty directory: no ffmpeg */
+    ExportOptions o = export_defaults();
+    o.dir = dir;
+    o.video = video;
+    o.out_w = 9, o.out_h = 7;
+    Exporter *x = export_create(&o, err, sizeof err);
+    CHECK(x == NULL && strstr(err, "ffmpeg is not installed") && strstr(err, "out.mp4") &&
+              !strchr(err, '\n'), "no ffmpeg: '%s'", err);
+    CHECK(!is_dir(dir), "the frames directory was made although the video cannot be");
+    export_close(x);
+    o.out_w = o.out_h = 0; /* the size from the first frame: PATH is searched at once */
+    x = export_create(&o, err, sizeof err);
+    CHECK(x == NULL && strstr(err, "ffmpeg is not installed"), "no ffmpeg, no size: '%s'", err);
+    export_close(x);
+
+    /* an ffmpeg that reads a little and fails */
+    fake_ffmpeg(bindir, "#!/bin/sh\nhead -c 10 >/dev/null\necho 'first line' >&2\n"
+                        "echo 'fake encoder: it broke' >&2\nexit 1\n");
+    o.out_w = 9, o.out_h = 7;
+    o.dir = NULL;
+    x = export_create(&o, err, sizeof err);
+    CHECK(x != NULL, "export_create with the fake ffmpeg: %s", err);
+    if (x) {
+        float *rho = make_density(9, 7);
+        int rc = 0;
+        for (int k = 0; k < 200 && rc == 0; k++) rc = export_frame(x, rho, 9, 7, err, sizeof err);
+        if (rc == 0) rc = export_finish(x, err, sizeof err);
+        CHECK(rc < 0 && strstr(err, "fake encoder: it broke") && strstr(err, "out.mp4"),
+              "a failing ffmpeg: rc %d '%s'", rc, err);
+        export_close(x);
+        free(rho);
+    }
+    CHECK(!testlib_exists(video), "a failed video left %s", video);
+    int ntmp = 0;
+    testlib_count_entries(tmpdir, "out.mp4", &ntmp);
+    CHECK(ntmp == 0, "a failed video left %d files named out.mp4*", ntmp);
+
+    /* abandoned (export_close without export_finish: an interrupted run) */
+    fake_ffmpeg(bindir, "#!/bin/sh\ncat >/dev/null\necho done > \"$(eval echo \\${$#})\"\n");
+    x = export_create(&o, err, sizeof err);
+    if (x) {
+        float *rho = make_density(9, 7);
+        CHECK(export_frame(x, rho, 9, 7, err, sizeof err) == 0, "frame: %s", err);
+        export_close(x);
+        free(rho);
+    }
+    testlib_count_entries(tmpdir, "out.mp4", &ntmp);
+    CHECK(ntmp == 0, "an abandoned video left %d files named out.mp4*", ntmp);
+    /* the control: the same fake, finished, leaves the file */
+    x = export_create(&o, err, sizeof err);
+    if (x) {
+        float *rho = make_density(9, 7);
+        CHECK(export_frame(x, rho, 9, 7, err, sizeof err) == 0 && export_finish(x, err, sizeof err) == 0,
+              "finished video: %s", err);
+        export_close(x);
+        free(rho);
+    }
+    CHECK(testlib_exists(video), "a finished video is not at %s", video);
+    unlink(video);
+    if (saved) setenv("PATH", saved, 1);
+    free(saved);
+}
+
+/* --video with the real ffmpeg (SKIP without it): .mp4 is H.264 yuv420p
+ * padded to even sides, the smoke over the background; .mov ProRes 4444
+ * with alpha. */
+static void test_video_ffmpeg(void)
+{
+    if (testlib_sh("command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1") != 0) {
+        printf("SKIP test_video_ffmpeg: no ffmpeg here (the project does not need it)\n");
+        return;
+    }
+    const char *ext[2] = {"mp4", "mov"};
+    const char *want[2] = {"h264,34,18,yuv420p,3", "prores,33,17,yuva444p12le,3"};
+    for (int v = 0; v < 2; v++) {
+        char video[700], err[512] = "", cmd[2048], out[256];
+        snprintf(video, sizeof video, "%s/v.%s", tmpdir, ext[v]);
+        ExportOptions o = export_defaults();
+        o.video = video;
+        o.out_w = 33, o.out_h = 17;
+        o.background[2] = 1.0f; /* blue under white smoke */
+        Exporter *x = export_create(&o, err, sizeof err);
+        CHECK(x != NULL, "%s: %s", ext[v], err);
+        if (!x) continue;
+        float *rho = make_box(20, 12);
+        for (int k = 0; k < 3; k++) CHECK(export_frame(x, rho, 20, 12, err, sizeof err) == 0, "%s", err);
+        CHECK(export_finish(x, err, sizeof err) == 0, "%s: %s", ext[v], err);
+        export_close(x);
+        free(rho);
+        snprintf(cmd, sizeof cmd, "ffprobe -v error -count_frames -show_entries "
+                 "stream=codec_name,width,height,pix_fmt,nb_read_frames -of csv=p=0 '%s' > '%s/probe'",
+                 video, tmpdir);
+        CHECK(testlib_sh(cmd) == 0, "ffprobe %s failed", video);
+        snprintf(cmd, sizeof cmd, "%s/probe", tmpdir);
+        testlib_read_text(cmd, out, sizeof out);
+        out[strcspn(out, "\n")] = '\0';
+        CHECK(strcmp(out, want[v]) == 0, "%s: '%s', expected '%s'", ext[v], out, want[v]);
+        if (v == 0) {
+            /* a corner is the background (blue), the smoke's middle white */
+            snprintf(cmd, sizeof cmd, "ffmpeg -v error -i '%s' -frames:v 1 -f rawvideo -pix_fmt rgb24 "
+                     "'%s/frame.rgb'", video, tmpdir);
+            CHECK(testlib_sh(cmd) == 0, "decoding %s failed", video);
+            snprintf(cmd, sizeof cmd, "%s/frame.rgb", tmpdir);
+            size_t n = 0;
+            unsigned char *px = (unsigned char *)testlib_read_file(cmd, &n);
+            CHECK(px && n == 34 * 18 * 3 && px[2] > 200 && px[0] < 40,
+                  "the .mp4's corner is not the blue background");
+            free(px);
+        }
+    }
+}
+
 int main(void)
 {
     make_tmpdir();
@@ -466,6 +860,12 @@ int main(void)
     RUN(test_metrics_fifo);
     RUN(test_remove_stale);
     RUN(test_progress);
+    RUN(test_png16_premultiplied);
+    RUN(test_exr_roundtrip);
+    RUN(test_pattern_numbers);
+    RUN(test_auto_scale);
+    RUN(test_video_failures);
+    RUN(test_video_ffmpeg);
     testlib_rm_rf(tmpdir);
     return check_done();
 }

@@ -88,7 +88,7 @@ static void test_screenshot_matches_density(void)
     snprintf(args, sizeof args, "--grid 64 --window 64x64 --steps 10 --screenshot %s/shot.png", g_tmp);
     int rc = run(args);
     CHECK(rc == 0, "window run exited %d", rc);
-    snprintf(args, sizeof args, "--headless --grid 64 --steps 10 --every 10 --frames %s/frames", g_tmp);
+    snprintf(args, sizeof args, "--headless --grid 64 --steps 10 --every 10 --density-scale 1 --frames %s/frames", g_tmp);
     rc = run(args);
     CHECK(rc == 0, "headless run exited %d", rc);
     Image *shot = load("shot.png", IMAGE_CHANNEL_R);
@@ -175,13 +175,15 @@ static int window_shot(const char *keys, const char *opts, const char *name)
 
 /* The density after KEY_STEPS headless GPU steps on a 64x64 grid (a --grid
  * in OPTS overrides it) with OPTS, written to DIR as frame_00002.png. Each
- * DIR is computed once. */
+ * DIR is computed once. --density-scale 1: alpha is the density, as the
+ * window shows it (by default a target denser than 1 scales the alpha). */
 static int headless_frame(const char *opts, const char *dir)
 {
     char args[1024], path[512];
     snprintf(path, sizeof path, "%s/%s/frame_00002.png", g_tmp, dir);
     if (access(path, R_OK) == 0) return 0;
-    snprintf(args, sizeof args, "--headless --grid 64 --steps %d --every %d %s --frames %s/%s",
+    snprintf(args, sizeof args,
+             "--headless --grid 64 --steps %d --every %d --density-scale 1 %s --frames %s/%s",
              KEY_STEPS, KEY_STEPS, opts, g_tmp, dir);
     int rc = run(args);
     CHECK(rc == 0, "headless run %s exited %d", opts, rc);
@@ -343,7 +345,7 @@ static void test_fig2_layout(void)
      * cell j -/+ 1/4, bilinearly, so each 2x2 block averages to the density
      * filtered by (1/8, 3/4, 1/8) along each axis (clamped at the walls) */
     char args[1024];
-    snprintf(args, sizeof args, "--headless --grid 64 --steps 1 --every 1 --frames %s/step1", g_tmp);
+    snprintf(args, sizeof args, "--headless --grid 64 --steps 1 --every 1 --density-scale 1 --frames %s/step1", g_tmp);
     int rc = run(args);
     CHECK(rc == 0, "headless run of 1 step exited %d", rc);
     Image *im = load("fig2.png", IMAGE_CHANNEL_R), *rho = load("step1/frame_00002.png", IMAGE_CHANNEL_A);

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <openexr.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,95 @@ Image *testlib_load(const char *path, ImageChannel ch)
     ImageLoadOpts o = {0};
     o.channel = ch;
     return testlib_load_opts(path, &o);
+}
+
+void testlib_exr_free(TestlibExr *e)
+{
+    if (!e) return;
+    for (int k = 0; k < e->nch; k++) free(e->px[k]);
+    free(e);
+}
+
+const float *testlib_exr_channel(const TestlibExr *e, const char *name)
+{
+    for (int k = 0; e && k < e->nch; k++)
+        if (strcmp(e->name[k], name) == 0) return e->px[k];
+    return NULL;
+}
+
+static void exr_quiet(exr_const_context_t c, exr_result_t code, const char *msg)
+{
+    (void)c, (void)code, (void)msg;
+}
+
+TestlibExr *testlib_load_exr(const char *path)
+{
+    exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
+    init.error_handler_fn = exr_quiet;
+    exr_context_t ctx = NULL;
+    exr_result_t rc = exr_start_read(&ctx, path, &init);
+    TestlibExr *e = calloc(1, sizeof *e);
+    exr_decode_pipeline_t dec = EXR_DECODE_PIPELINE_INITIALIZER;
+    bool started = false;
+    const char *what = "open";
+    if (rc != EXR_ERR_SUCCESS || !e) goto fail;
+    exr_attr_box2i_t dw, disp;
+    const exr_attr_chlist_t *cl = NULL;
+    exr_compression_t comp;
+    what = "header";
+    if ((rc = exr_get_data_window(ctx, 0, &dw)) || (rc = exr_get_display_window(ctx, 0, &disp)) ||
+        (rc = exr_get_channels(ctx, 0, &cl)) || (rc = exr_get_compression(ctx, 0, &comp)))
+        goto fail;
+    e->w = disp.max.x - disp.min.x + 1;
+    e->h = disp.max.y - disp.min.y + 1;
+    e->x0 = dw.min.x, e->y0 = dw.min.y, e->x1 = dw.max.x, e->y1 = dw.max.y;
+    e->compression = (int)comp;
+    exr_attr_rational_t fps;
+    if (exr_attr_get_rational(ctx, 0, "framesPerSecond", &fps) == EXR_ERR_SUCCESS && fps.denom)
+        e->fps = (double)fps.num / (double)fps.denom;
+    what = "windows";
+    if (disp.min.x != 0 || disp.min.y != 0 || e->w < 1 || e->h < 1 || e->w > 16384 ||
+        e->h > 16384 || dw.min.x < 0 || dw.min.y < 0 || dw.max.x >= e->w || dw.max.y >= e->h ||
+        cl->num_channels > TESTLIB_EXR_MAXCH)
+        goto fail;
+    e->nch = cl->num_channels;
+    for (int k = 0; k < e->nch; k++) {
+        snprintf(e->name[k], sizeof e->name[k], "%s", cl->entries[k].name.str);
+        e->type[k] = (int)cl->entries[k].pixel_type;
+        if (!(e->px[k] = calloc((size_t)e->w * e->h, sizeof(float)))) goto fail;
+    }
+    int32_t lines = 1;
+    what = "pixels";
+    if ((rc = exr_get_scanlines_per_chunk(ctx, 0, &lines))) goto fail;
+    for (int y = dw.min.y; y <= dw.max.y; y += lines) {
+        exr_chunk_info_t ci;
+        if ((rc = exr_read_scanline_chunk_info(ctx, 0, y, &ci))) goto fail;
+        rc = started ? exr_decoding_update(ctx, 0, &ci, &dec) : exr_decoding_initialize(ctx, 0, &ci, &dec);
+        if (rc) goto fail;
+        for (int c = 0; c < dec.channel_count; c++) {
+            exr_coding_channel_info_t *ch = &dec.channels[c];
+            float *plane = NULL;
+            for (int k = 0; k < e->nch; k++)
+                if (!strcmp(e->name[k], ch->channel_name)) plane = e->px[k];
+            ch->user_data_type = EXR_PIXEL_FLOAT;
+            ch->user_bytes_per_element = 4;
+            ch->user_pixel_stride = 4;
+            ch->user_line_stride = 4 * e->w;
+            ch->decode_to_ptr = plane ? (uint8_t *)(plane + (size_t)ci.start_y * e->w + ci.start_x) : NULL;
+        }
+        if (!started && (rc = exr_decoding_choose_default_routines(ctx, 0, &dec))) goto fail;
+        started = true;
+        if ((rc = exr_decoding_run(ctx, 0, &dec))) goto fail;
+    }
+    exr_decoding_destroy(ctx, &dec);
+    exr_finish(&ctx);
+    return e;
+fail:
+    printf("  load %s: %s: %s\n", path, what, exr_get_default_error_message(rc));
+    if (started) exr_decoding_destroy(ctx, &dec);
+    if (ctx) exr_finish(&ctx);
+    testlib_exr_free(e);
+    return NULL;
 }
 
 Image *testlib_bundled(const char *name, int w, int h)

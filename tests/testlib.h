@@ -101,6 +101,30 @@ Image *testlib_load_opts(const char *path, const ImageLoadOpts *o);
  * NULL, with the reason printed, when it cannot be loaded. */
 Image *testlib_bundled(const char *name, int w, int h);
 
+/* An OpenEXR file read back through OpenEXRCore on its own (not through
+ * smokemorph's writer): the display window w x h, the data window
+ * (x0, y0)-(x1, y1) inclusive, and every channel as a w*h float plane (0
+ * outside the data window), with its stored pixel type (EXR_PIXEL_HALF 1,
+ * EXR_PIXEL_FLOAT 2), the compression (EXR_COMPRESSION_*) and the
+ * framesPerSecond attribute (0 when absent). */
+#define TESTLIB_EXR_MAXCH 16
+typedef struct {
+    int w, h;
+    int x0, y0, x1, y1;
+    int nch;
+    char name[TESTLIB_EXR_MAXCH][64];
+    int type[TESTLIB_EXR_MAXCH];
+    float *px[TESTLIB_EXR_MAXCH];
+    int compression;
+    double fps;
+} TestlibExr;
+
+/* NULL, with "  load PATH: why" printed, when it cannot be read. */
+TestlibExr *testlib_load_exr(const char *path);
+/* The plane of channel NAME, or NULL. */
+const float *testlib_exr_channel(const TestlibExr *e, const char *name);
+void testlib_exr_free(TestlibExr *e);
+
 /* ----------------------------------------------------------------- shapes */
 
 /* How a shape is drawn into a w x h row-major field of floats. Cell (i, j)
