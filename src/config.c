@@ -32,6 +32,7 @@ extern int optreset;
 /* Long-only options get values above any char. */
 enum {
     OPT_CPU = 256,
+    OPT_KEY_EVERY,
     OPT_BACKEND,
     OPT_HEADLESS,
     OPT_GL_INFO,
@@ -112,6 +113,7 @@ static const struct option long_options[] = {
     {"ease-force", required_argument, NULL, OPT_EASE_FORCE},
     {"ease-gather", required_argument, NULL, OPT_EASE_GATHER},
     {"steps", required_argument, NULL, OPT_STEPS},
+    {"key-every", required_argument, NULL, OPT_KEY_EVERY},
     {"frames", required_argument, NULL, OPT_FRAMES},
     {"every", required_argument, NULL, OPT_EVERY},
     {"metrics", required_argument, NULL, OPT_METRICS},
@@ -166,6 +168,8 @@ void config_defaults(Config *c)
     c->grid_w = c->grid_h = 256;
     method_params_default(&c->params);
     c->steps = 0;
+    c->nkeys = 0;
+    c->key_every = CONFIG_KEY_EVERY_DEFAULT;
 
     c->frames_dir = NULL;
     c->fps = CONFIG_FPS_DEFAULT;
@@ -344,9 +348,11 @@ void config_usage(FILE *out, const char *prog)
         "%s: morph one shape of smoke into another on the GPU\n"
         "(Fattal & Lischinski, target-driven smoke animation).\n"
         "\n"
-        "usage: %s [options] [CURRENT TARGET]\n"
+        "usage: %s [options] [CURRENT TARGET [TARGET ...]]\n"
         "\n"
         "CURRENT and TARGET are density images (PNG, or headerless RAW with --raw).\n"
+        "With several TARGETs (keys), the smoke is driven to each in turn, for\n"
+        "--key-every steps each; velocity and density carry over from key to key.\n"
         "With no images, two bundled targets are used. With no display, it runs\n"
         "headless and writes frames to ./%s/.\n",
         pn, pn, CONFIG_DEFAULT_OUT_DIR);
@@ -375,8 +381,12 @@ void config_usage(FILE *out, const char *prog)
         "  --grid N|WxH          grid size, sides %d..%d, at most %ld cells (default %dx%d)\n"
         "  --steps N             steps to run, 0..%ld; 0 = the mode's default:\n"
         "                        headless, until the error is within 3%% of the\n"
-        "                        target or has stopped falling (at most %ld);\n"
-        "                        in a window, until quit (default %ld)\n"
+        "                        target or has stopped falling (at most %ld),\n"
+        "                        with several TARGETs every key (TARGETs x\n"
+        "                        --key-every); in a window, until quit (default %ld)\n"
+        "  --key-every N         steps per key with several TARGETs: key k is the\n"
+        "                        goal for steps (k-1)N+1..kN, the last key after\n"
+        "                        that, 1..%ld (default %ld)\n"
         "  --dt T                time step, (0, 1] (default %g)\n"
         "  --vf F                driving-force coefficient (default %g)\n"
         "  --vd D                momentum damping (default %g)\n"
@@ -408,7 +418,7 @@ void config_usage(FILE *out, const char *prog)
         "  --ease-gather T       gathering and drift ease in over T, 0..10000\n"
         "                        (default %g)\n",
         CONFIG_GRID_MIN, CONFIG_GRID_MAX, CONFIG_MAX_CELLS, d.grid_w, d.grid_h,
-        CONFIG_STEPS_MAX, CONFIG_HEADLESS_MAX_STEPS, d.steps,
+        CONFIG_STEPS_MAX, CONFIG_HEADLESS_MAX_STEPS, d.steps, CONFIG_STEPS_MAX, d.key_every,
         (double)p->dt, (double)p->vf, (double)p->vd, (double)p->vg, (double)p->sigma,
         p->vcycles, p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off",
         p->force == SOLVER_FORCE_FATTAL ? "fattal" : "balance", (double)p->vb, (double)p->vk,
@@ -893,6 +903,11 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         if (int_opt("steps", arg, 0, CONFIG_STEPS_MAX, &v, err, errlen) < 0) return -1;
         c->steps = v;
         return 0;
+    case OPT_KEY_EVERY:
+        if (int_opt("key-every", arg, 1, CONFIG_STEPS_MAX, &v, err, errlen) < 0) return -1;
+        c->key_every = v;
+        c->key_every_set = true;
+        return 0;
     case OPT_FRAMES:
         if (path_opt("frames", arg, &c->frames_dir, err, errlen) < 0) return -1;
         return config_parse_frames(arg, c, err, errlen) < 0 ? -1 : 0;
@@ -992,7 +1007,7 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
 
     const char *prog = argv[0];
     bool no_progress = false;
-    const char *pos[3];
+    const char *pos[CONFIG_KEYS_MAX + 2];
     int npos = 0;
     reset_getopt();
 
@@ -1012,7 +1027,7 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         case 'v': c->verbosity = 2; break;
         case OPT_NO_PROGRESS: no_progress = true; break;
         case 1:
-            if (npos < 3) pos[npos] = optarg;
+            if (npos < CONFIG_KEYS_MAX + 2) pos[npos] = optarg;
             npos++;
             break;
         case ':':
@@ -1045,25 +1060,34 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
     if (output_check(c, err, errlen) < 0) return -1;
 
     for (int i = optind; i < argc; i++) { /* after "--" */
-        if (npos < 3) pos[npos] = argv[i];
+        if (npos < CONFIG_KEYS_MAX + 2) pos[npos] = argv[i];
         npos++;
     }
     if (npos == 1) {
         set_err(err, errlen, "got one image '%s': give both CURRENT and TARGET, or none", pos[0]);
         return -1;
     }
-    if (npos > 2) {
-        set_err(err, errlen, "too many arguments: expected CURRENT TARGET, got %d (first extra '%s')",
-                npos, pos[2]);
+    if (npos > CONFIG_KEYS_MAX + 1) {
+        set_err(err, errlen, "too many arguments: expected CURRENT and at most %d TARGETs, got %d "
+                "(first extra '%s')", CONFIG_KEYS_MAX, npos, pos[CONFIG_KEYS_MAX + 1]);
         return -1;
     }
-    if (npos == 2) {
-        if (!pos[0][0] || !pos[1][0]) {
-            set_err(err, errlen, "empty image path");
-            return -1;
-        }
+    if (npos >= 2) {
+        for (int k = 0; k < npos; k++)
+            if (!pos[k][0]) {
+                set_err(err, errlen, "empty image path");
+                return -1;
+            }
         c->current_path = pos[0];
         c->target_path = pos[1];
+        c->nkeys = npos - 1;
+        for (int k = 0; k < c->nkeys; k++) c->key_paths[k] = pos[k + 1];
+        if (c->steps == 0 && c->nkeys > 1 &&
+            (double)c->nkeys * (double)c->key_every > (double)CONFIG_STEPS_MAX) {
+            set_err(err, errlen, "--key-every: %d TARGETs of %ld steps each are more than %ld steps",
+                    c->nkeys, c->key_every, CONFIG_STEPS_MAX);
+            return -1;
+        }
     }
     return 0;
 }

@@ -30,6 +30,8 @@
 #define CONFIG_FPS_DEFAULT 24.0
 #define CONFIG_FPS_MAX 1000.0
 #define CONFIG_FRAME_MAX 99999999L         /* --frame-start, --frame-range */
+#define CONFIG_KEYS_MAX 256                /* targets of a sequence (issue 9) */
+#define CONFIG_KEY_EVERY_DEFAULT 600L      /* --key-every */
 
 /* --backend: auto picks at start (main.c; the rule is in --help and the
  * README). */
@@ -44,6 +46,15 @@ typedef struct {
     ImageLoadOpts load;        /* --raw, --channel, --invert, --max-image-mb (both images) */
     bool mass_match;           /* default true; --no-mass-match */
     bool set_extras;           /* --drift, --drift-max or an --ease-* was given */
+    /* keyframe sequences (issue 9): smokemorph CURRENT TARGET1 TARGET2 ...
+     * Key k (from 1) is the goal for steps (k-1)*key_every+1 .. k*key_every,
+     * the last key after that. key_paths[0] is target_path; nkeys is 0 with
+     * no images (the bundled pair), else 1.. CONFIG_KEYS_MAX. Headless with
+     * no --steps, a sequence of several keys runs nkeys * key_every steps. */
+    const char *key_paths[CONFIG_KEYS_MAX];
+    int nkeys;
+    long key_every;            /* --key-every N, default CONFIG_KEY_EVERY_DEFAULT */
+    bool key_every_set;        /* --key-every was given */
 
     /* simulation */
     int grid_w, grid_h;        /* --grid N|WxH, default 256x256 */

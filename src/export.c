@@ -839,7 +839,7 @@ Metrics *metrics_open(const char *path, char *err, size_t errlen)
         goto fail;
     }
     /* a full device fails here, before any frame is written */
-    int hn = fprintf(m->f, "step,time,error,mass,max_div\n");
+    int hn = fprintf(m->f, "step,time,error,mass,max_div,key\n");
     m->good = hn;
     if (hn < 0 || fflush(m->f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -862,11 +862,12 @@ fail:
 /* Each row is flushed as it is written, so the file holds whole rows. A row
  * that cannot be written makes the Metrics failed: no further rows, and
  * metrics_close cuts the file back to the rows before it. */
-int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div)
+int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div,
+                int key)
 {
     if (m->failed) return -1;
     errno = 0;
-    int n = fprintf(m->f, "%ld,%.6g,%.8g,%.8g,%.6g\n", step, time, error, mass, max_div);
+    int n = fprintf(m->f, "%ld,%.6g,%.8g,%.8g,%.6g,%d\n", step, time, error, mass, max_div, key);
     if (n < 0 || fflush(m->f) != 0) {
         snprintf(m->why, sizeof m->why, "cannot write %s: %s", m->path,
                  strerror(errno ? errno : EIO));

@@ -121,7 +121,8 @@ void export_close(Exporter *x);
  * matched to the start's mass when mass_match. N cells each. */
 float export_auto_scale(const float *start, const float *target, size_t n, bool mass_match);
 
-/* Metrics CSV "step,time,error,mass,max_div", written to a temporary file
+/* Metrics CSV "step,time,error,mass,max_div,key" (key: the active key of a
+ * sequence, from 1; error is against it), written to a temporary file
  * and renamed into place by metrics_close. A device or a pipe (/dev/stdout,
  * a fifo) is written in place instead; a symlink is followed, so it keeps
  * pointing at the new file. metrics_open removes the temporaries
@@ -130,7 +131,8 @@ float export_auto_scale(const float *start, const float *target, size_t n, bool 
  * later rows are refused, and metrics_close keeps the complete rows only. */
 typedef struct Metrics Metrics;
 Metrics *metrics_open(const char *path, char *err, size_t errlen);
-int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div);
+int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div,
+                int key);
 /* "cannot write FILE: why" after a failed metrics_row, else "". */
 const char *metrics_error(const Metrics *m);
 /* Complete rows written so far (0 for NULL). */

@@ -127,7 +127,7 @@ static bool aspect_differs(int w0, int h0, int w1, int h1)
 
 /* The grid: with no --grid, the default's cell count at the start image's
  * aspect; either way, a hint for each image whose aspect differs from it. */
-static void pick_grid(Config *c, const char *const path[2], const Image *const im[2])
+static void pick_grid(Config *c, int n, const char *const path[], const Image *const im[])
 {
     if (!c->grid_set && aspect_differs(im[0]->w, im[0]->h, c->grid_w, c->grid_h)) {
         double cells = (double)c->grid_w * c->grid_h, r = (double)im[0]->w / im[0]->h;
@@ -135,7 +135,7 @@ static void pick_grid(Config *c, const char *const path[2], const Image *const i
         c->grid_w = (int)(gw < CONFIG_GRID_MIN ? CONFIG_GRID_MIN : gw > CONFIG_GRID_MAX ? CONFIG_GRID_MAX : gw);
         c->grid_h = (int)(gh < CONFIG_GRID_MIN ? CONFIG_GRID_MIN : gh > CONFIG_GRID_MAX ? CONFIG_GRID_MAX : gh);
     }
-    for (int k = 0; k < 2; k++) {
+    for (int k = 0; k < n; k++) {
         if (!aspect_differs(im[k]->w, im[k]->h, c->grid_w, c->grid_h)) continue;
         double cells = (double)c->grid_w * c->grid_h, r = (double)im[k]->w / im[k]->h;
         log_info("image", "%s is %dx%d, the grid %dx%d: the image is stretched to fit; "
@@ -180,7 +180,7 @@ static int write_outputs(Outputs *o, Morph *m, const Config *c, long k, double *
         return -1;
     }
     if (o->metrics && metrics_row(o->metrics, morph_step_count(m), morph_time(m), error, mass,
-                                  max_div) < 0) {
+                                  max_div, morph_key(m)) < 0) {
         log_error("export", "%s", metrics_error(o->metrics));
         return -1;
     }
@@ -280,9 +280,12 @@ static int run_headless(Morph *m, const Config *c, float density_scale)
     /* no --steps: run until the morph arrives or settles; a --frame-range
      * stops at its last frame */
     bool range = c->range_last >= 0;
-    bool until_settled = c->steps == 0 && !range;
+    /* a sequence (issue 9) with no --steps runs every key to its end */
+    bool sequence = morph_key_every(m) > 0;
+    bool until_settled = c->steps == 0 && !range && !sequence;
     long steps = range ? (c->range_last - c->frame_start) * (long)c->every
-                 : until_settled ? CONFIG_HEADLESS_MAX_STEPS : c->steps;
+                 : until_settled ? CONFIG_HEADLESS_MAX_STEPS
+                 : c->steps == 0 ? morph_key_count(m) * morph_key_every(m) : c->steps;
     FidelitySettle settle = {0};
     int ending = FIDELITY_RUNNING;
     const char *dir = c->frames_dir;
@@ -337,6 +340,10 @@ static int run_headless(Morph *m, const Config *c, float density_scale)
         log_info("smokemorph", "%s backend, %dx%d grid, %ld steps%s%s",
                  morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), steps, timing,
                  where);
+    if (sequence)
+        log_info("smokemorph", "%d keys, %ld steps each: key k is the target of steps "
+                 "(k-1)*%ld+1..k*%ld", morph_key_count(m), morph_key_every(m), morph_key_every(m),
+                 morph_key_every(m));
     if (o.frames && density_scale < 1.0f)
         log_info("smokemorph", "density up to %.3g: alpha is density x %.3g so none is clipped "
                  "(--density-scale)", 1.0 / density_scale, density_scale);
@@ -571,23 +578,34 @@ int main(int argc, char **argv)
         ImageLoadOpts plain = {0};
         c.load = plain; /* the bundled targets are plain PNGs */
     }
-    ImageInfo info[2];
-    const char *paths[2] = {start_path, target_path};
-    Image *loaded[2] = {load_image(start_path, &c, &info[0]), load_image(target_path, &c, &info[1])};
-    for (int k = 0; k < 2; k++) hint_image(paths[k], loaded[k], &info[k], &c);
-    check_target_shape(target_path, loaded[1]);
-    pick_grid(&c, paths, (const Image *const *)loaded);
+    /* CURRENT and every TARGET (a sequence's keys, issue 9) load, are
+     * checked and hinted alike; paths[0] and loaded[0] are CURRENT */
+    int nkeys = c.nkeys > 0 ? c.nkeys : 1;
+    ImageInfo info[CONFIG_KEYS_MAX + 1];
+    const char *paths[CONFIG_KEYS_MAX + 1] = {start_path, target_path};
+    Image *loaded[CONFIG_KEYS_MAX + 1], *keys[CONFIG_KEYS_MAX];
+    for (int k = 1; k < nkeys; k++) paths[k + 1] = c.key_paths[k];
+    for (int k = 0; k <= nkeys; k++) loaded[k] = load_image(paths[k], &c, &info[k]);
+    for (int k = 0; k <= nkeys; k++) hint_image(paths[k], loaded[k], &info[k], &c);
+    for (int k = 1; k <= nkeys; k++) check_target_shape(paths[k], loaded[k]);
+    pick_grid(&c, nkeys + 1, paths, (const Image *const *)loaded);
     Image *start = to_grid(loaded[0], start_path, &c);
-    Image *target = to_grid(loaded[1], target_path, &c);
+    for (int k = 0; k < nkeys; k++) keys[k] = to_grid(loaded[k + 1], paths[k + 1], &c);
+    Image *target = keys[0];
     if (image_sum(start) <= 0.0)
         die("image", "%s is empty (all zero after --channel/--invert): there is no smoke to morph",
             start_path);
-    if (image_sum(target) <= 0.0)
-        die("image", "%s is empty (all zero after --channel/--invert): nothing to morph to", target_path);
-    /* how density becomes alpha: --density-scale, or neither end clipped */
-    float density_scale = c.density_scale > 0.0f ? c.density_scale
-                          : export_auto_scale(start->px, target->px, (size_t)c.grid_w * c.grid_h,
-                                              c.mass_match);
+    for (int k = 0; k < nkeys; k++)
+        if (image_sum(keys[k]) <= 0.0)
+            die("image", "%s is empty (all zero after --channel/--invert): nothing to morph to",
+                paths[k + 1]);
+    /* how density becomes alpha: --density-scale, or neither end clipped
+     * (of a sequence, no key clipped) */
+    float density_scale = c.density_scale;
+    for (int k = 0; k < nkeys && !(c.density_scale > 0.0f); k++) {
+        float sk = export_auto_scale(start->px, keys[k]->px, (size_t)c.grid_w * c.grid_h, c.mass_match);
+        if (k == 0 || sk < density_scale) density_scale = sk;
+    }
 
     char shader_dir[PATH_MAX];
     if (ctx && shader_find_dir(c.shader_dir, argv[0], shader_dir, sizeof shader_dir, err, sizeof err) < 0) {
@@ -596,8 +614,20 @@ int main(int argc, char **argv)
     }
     Morph *m = morph_create(c.grid_w, c.grid_h, &c.params, start->px, target->px, c.mass_match,
                             backend, ctx ? shader_dir : NULL, err, sizeof err);
+    /* a sequence: several keys, or one with --key-every */
+    bool sequence = nkeys > 1 || c.key_every_set;
+    if (m && sequence) {
+        const float *kp[CONFIG_KEYS_MAX];
+        for (int k = 0; k < nkeys; k++) kp[k] = keys[k]->px;
+        if (morph_set_keys(m, kp, nkeys, c.key_every) < 0) {
+            snprintf(err, sizeof err, "out of memory for %d keys of a %dx%d grid", nkeys, c.grid_w,
+                     c.grid_h);
+            morph_free(m);
+            m = NULL;
+        }
+    }
     image_free(start);
-    image_free(target);
+    for (int k = 0; k < nkeys; k++) image_free(keys[k]);
     if (!m) {
         /* shader and field errors carry their own tag */
         if (strncmp(err, "shader:", 7) == 0 || strncmp(err, "field:", 6) == 0)

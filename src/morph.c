@@ -29,6 +29,11 @@ struct Morph {
     MorphBackend backend;
     float *start, *target;
     long steps;
+    /* keyframe sequence: key 1 is target, keys k >= 2 are keys[(k-2)*W*H];
+     * key is the one the backend holds */
+    float *keys;
+    int nkeys, key;
+    long key_every;
     const MorphOps *ops;
     void *b;
 };
@@ -140,6 +145,7 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
     m->h = h;
     m->mass_match = mass_match;
     m->backend = backend;
+    m->nkeys = m->key = 1;
     memcpy(m->start, start, n * sizeof(float));
     memcpy(m->target, target, n * sizeof(float));
     if (backend == MORPH_CPU) {
@@ -175,11 +181,23 @@ void morph_free(Morph *m)
     if (m->b) m->ops->destroy(m->b);
     free(m->start);
     free(m->target);
+    free(m->keys);
     free(m);
+}
+
+/* Key k's image (k from 1). */
+static const float *key_image(const Morph *m, int k)
+{
+    return k <= 1 ? m->target : m->keys + (size_t)(k - 2) * m->w * m->h;
 }
 
 int morph_step(Morph *m)
 {
+    int want = morph_key_at(m, m->steps + 1);
+    if (want != m->key) { /* a new key: only the target changes */
+        if (m->ops->set_target(m->b, key_image(m, want), m->mass_match) < 0) return -1;
+        m->key = want;
+    }
     m->steps++;
     return m->ops->step(m->b);
 }
@@ -231,6 +249,7 @@ int morph_metrics(Morph *m, double *mass, double *error, double *max_div)
 int morph_reset(Morph *m)
 {
     m->steps = 0;
+    m->key = 1;
     return load_state(m, m->start, m->target);
 }
 
@@ -240,6 +259,45 @@ int morph_swap(Morph *m)
     m->start = m->target;
     m->target = t;
     return m->ops->set_target(m->b, m->target, m->mass_match);
+}
+
+/* ---- keyframe sequences (issue 9) ------------------------------------------ */
+
+int morph_set_target(Morph *m, const float *target)
+{
+    return m->ops->set_target(m->b, target, m->mass_match);
+}
+
+int morph_set_keys(Morph *m, const float *const *keys, int n, long every)
+{
+    size_t cells = (size_t)m->w * m->h;
+    if (n < 1 || every < 1) return -1;
+    for (int k = 0; k < n; k++) {
+        double mass = 0.0;
+        for (size_t i = 0; i < cells; i++) mass += keys[k][i];
+        if (!(mass > 0.0)) return -1;
+    }
+    float *more = NULL;
+    if (n > 1 && !(more = malloc((size_t)(n - 1) * cells * sizeof(float)))) return -1;
+    for (int k = 1; k < n; k++) memcpy(more + (size_t)(k - 1) * cells, keys[k], cells * sizeof(float));
+    memcpy(m->target, keys[0], cells * sizeof(float));
+    free(m->keys);
+    m->keys = more;
+    m->nkeys = n;
+    m->key_every = every;
+    m->key = morph_key_at(m, m->steps + 1);
+    return morph_set_target(m, key_image(m, m->key));
+}
+
+int morph_key(const Morph *m) { return m->key; }
+int morph_key_count(const Morph *m) { return m->nkeys; }
+long morph_key_every(const Morph *m) { return m->key_every; }
+
+int morph_key_at(const Morph *m, long step)
+{
+    if (m->nkeys <= 1 || m->key_every <= 0 || step <= 1) return 1;
+    long k = (step - 1) / m->key_every + 1;
+    return k >= m->nkeys ? m->nkeys : (int)k;
 }
 
 int morph_set_params(Morph *m, const SolverParams *p) { return m->ops->set_params(m->b, p); }

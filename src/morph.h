@@ -55,6 +55,27 @@ int morph_reset(Morph *m);
  * (and the old target the start for the next reset). */
 int morph_swap(Morph *m);
 
+/* Keyframe sequences (issue 9). Only the target changes at a key: the
+ * velocity, the density and the step count carry over, and with mass
+ * matching the new target is scaled to the smoke's mass at that moment, as
+ * the first target is at the start.
+ *
+ * morph_set_target: drive the smoke to target (W*H) from now on.
+ * morph_set_keys: targets keys[0..n-1] (copied), keys[0] in place of the
+ * target given to morph_create: key k (from 1) is the goal for steps
+ * (k-1)*every+1 .. k*every, the last key after that. morph_step switches
+ * the target before the first step of each key's range, so the metrics at
+ * step k*every are still against key k. Call it at step 0 (after create or
+ * reset). morph_reset goes back to key 1; morph_swap swaps the start and
+ * key 1, and in a sequence the schedule takes over again at the next key.
+ * Each 0 or -1 (an empty target, or memory). */
+int morph_set_target(Morph *m, const float *target);
+int morph_set_keys(Morph *m, const float *const *keys, int n, long every);
+int morph_key(const Morph *m);          /* the active key, 1..morph_key_count */
+int morph_key_count(const Morph *m);    /* 1 without morph_set_keys */
+long morph_key_every(const Morph *m);   /* 0 without morph_set_keys */
+int morph_key_at(const Morph *m, long step); /* the goal of step `step` (1 for step 0) */
+
 /* The start image (W*H), as given or after morph_swap. */
 const float *morph_start(const Morph *m);
 

@@ -125,9 +125,17 @@ static void update_title(bool force)
         quit(1);
         return;
     }
-    char title[256];
-    snprintf(title, sizeof title, "smokemorph  step %ld  %.0f steps/s  error %.3f  [%s]%s  (h: keys)",
-             steps, V.rate, V.error, mode_names[V.mode], V.paused ? "  paused" : "");
+    /* a sequence (issue 9): the active key and the steps to the next */
+    char key[96] = "";
+    long every = morph_key_every(V.m);
+    int nk = morph_key_count(V.m), kk = morph_key(V.m);
+    if (every > 0 && kk < nk)
+        snprintf(key, sizeof key, "  key %d/%d (%ld to next)", kk, nk, (long)kk * every - steps);
+    else if (every > 0)
+        snprintf(key, sizeof key, "  key %d/%d", kk, nk);
+    char title[352];
+    snprintf(title, sizeof title, "smokemorph  step %ld%s  %.0f steps/s  error %.3f  [%s]%s  (h: keys)",
+             steps, key, V.rate, V.error, mode_names[V.mode], V.paused ? "  paused" : "");
     glutSetWindowTitle(title);
 }
 
