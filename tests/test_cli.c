@@ -333,7 +333,7 @@ static int read_metrics(const char *path, long *steps, double *mass, int max, bo
 {
     char buf[16384];
     testlib_read_text(path, buf, sizeof buf);
-    *header_ok = strncmp(buf, "step,time,error,mass,max_div\n", 29) == 0;
+    *header_ok = strncmp(buf, "step,time,error,mass,max_div,key\n", 33) == 0;
     int n = 0;
     char *p = strchr(buf, '\n');
     while (p && p[1] && n < max) {
@@ -745,7 +745,7 @@ static int read_metrics_rows(const char *path, double (*row)[5], int max)
 {
     char buf[16384];
     testlib_read_text(path, buf, sizeof buf);
-    if (strncmp(buf, "step,time,error,mass,max_div\n", 29) != 0) return -1;
+    if (strncmp(buf, "step,time,error,mass,max_div,key\n", 33) != 0) return -1;
     int n = 0;
     for (char *p = strchr(buf, '\n'); p && p[1] && n < max; p = strchr(p + 1, '\n')) {
         double *r = row[n];

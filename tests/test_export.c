@@ -235,26 +235,29 @@ static void test_metrics_keep(void)
     CHECK(m != NULL, "metrics_open: %s", err);
     if (!m) return;
     CHECK(!testlib_exists(path), "%s exists before metrics_close", path);
-    CHECK(metrics_row(m, 0, 0.0, 0.9, 12.5, 0.0) == 0, "metrics_row 0");
-    CHECK(metrics_row(m, 10, 0.1, 0.5, 12.5, 0.003) == 0, "metrics_row 10");
-    CHECK(metrics_row(m, 20, 0.2, 0.25, 12.5, 0.002) == 0, "metrics_row 20");
+    CHECK(metrics_row(m, 0, 0.0, 0.9, 12.5, 0.0, 1) == 0, "metrics_row 0");
+    CHECK(metrics_row(m, 10, 0.1, 0.5, 12.5, 0.003, 1) == 0, "metrics_row 10");
+    CHECK(metrics_row(m, 20, 0.2, 0.25, 12.5, 0.002, 2) == 0, "metrics_row 20");
     CHECK(metrics_close(m, 1, err, sizeof err) == 0, "metrics_close: %s", err);
     char *s = testlib_read_file(path, NULL);
     CHECK(s != NULL, "%s missing after metrics_close(keep=1)", path);
     if (s) {
-        CHECK(strncmp(s, "step,time,error,mass,max_div\n", 29) == 0, "header: '%.40s'", s);
+        CHECK(strncmp(s, "step,time,error,mass,max_div,key\n", 33) == 0, "header: '%.40s'", s);
         int lines = 0;
         for (char *p = s; *p; p++) lines += *p == '\n';
         CHECK(lines == 4, "%d lines, expected header + 3 rows", lines);
         long st[3];
         double t[3], e[3], ms[3], dv[3];
+        int key[3] = {0, 0, 0};
         char *p = strchr(s, '\n');
         for (int k = 0; k < 3 && p; k++) {
-            int got = sscanf(p + 1, "%ld,%lf,%lf,%lf,%lf", &st[k], &t[k], &e[k], &ms[k], &dv[k]);
-            CHECK(got == 5, "row %d has %d fields", k, got);
+            int got = sscanf(p + 1, "%ld,%lf,%lf,%lf,%lf,%d", &st[k], &t[k], &e[k], &ms[k], &dv[k],
+                             &key[k]);
+            CHECK(got == 6, "row %d has %d fields", k, got);
             p = strchr(p + 1, '\n');
         }
         CHECK(st[0] == 0 && st[1] == 10 && st[2] == 20, "steps %ld %ld %ld", st[0], st[1], st[2]);
+        CHECK(key[0] == 1 && key[1] == 1 && key[2] == 2, "key column %d %d %d", key[0], key[1], key[2]);
         CHECK(fabs(t[1] - 0.1) < 1e-9 && fabs(e[2] - 0.25) < 1e-9 && fabs(ms[1] - 12.5) < 1e-9 &&
                   fabs(dv[1] - 0.003) < 1e-9,
               "values do not round-trip");
@@ -275,7 +278,7 @@ static void test_metrics_discard(void)
     Metrics *m = metrics_open(path, err, sizeof err);
     CHECK(m != NULL, "metrics_open: %s", err);
     if (!m) return;
-    metrics_row(m, 0, 0.0, 1.0, 1.0, 0.0);
+    metrics_row(m, 0, 0.0, 1.0, 1.0, 0.0, 1);
     CHECK(metrics_close(m, 0, err, sizeof err) == 0, "metrics_close(keep=0): %s", err);
     CHECK(!testlib_exists(path), "%s exists after metrics_close(keep=0)", path);
     int n = testlib_count_entries(dir, NULL, NULL);
@@ -324,12 +327,12 @@ static void test_metrics_symlink(void)
     Metrics *m = metrics_open(link, err, sizeof err);
     CHECK(m != NULL, "metrics_open on a symlink: %s", err);
     if (!m) return;
-    metrics_row(m, 0, 0.0, 0.5, 2.0, 0.0);
+    metrics_row(m, 0, 0.0, 0.5, 2.0, 0.0, 1);
     CHECK(metrics_close(m, 1, err, sizeof err) == 0, "metrics_close: %s", err);
     struct stat st;
     CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "%s is no longer a symlink", link);
     char *s = testlib_read_file(target, NULL);
-    CHECK(s && strncmp(s, "step,time,error,mass,max_div\n0,", 31) == 0, "target holds '%.40s'",
+    CHECK(s && strncmp(s, "step,time,error,mass,max_div,key\n0,", 35) == 0, "target holds '%.40s'",
           s ? s : "(nothing)");
     free(s);
     int ntmp = 0, n = testlib_count_entries(dir, ".tmp", &ntmp);
@@ -354,8 +357,8 @@ static void test_metrics_fifo(void)
     Metrics *m = metrics_open(fifo, err, sizeof err);
     CHECK(m != NULL, "metrics_open on a fifo: %s", err);
     if (m) {
-        metrics_row(m, 0, 0.0, 0.5, 2.0, 0.0);
-        metrics_row(m, 10, 0.1, 0.4, 2.0, 0.001);
+        metrics_row(m, 0, 0.0, 0.5, 2.0, 0.0, 1);
+        metrics_row(m, 10, 0.1, 0.4, 2.0, 0.001, 1);
         CHECK(metrics_close(m, 1, err, sizeof err) == 0, "metrics_close: %s", err);
     }
     int status = 0;
@@ -365,7 +368,7 @@ static void test_metrics_fifo(void)
     char *s = testlib_read_file(out, NULL);
     int lines = 0;
     for (char *p = s; p && *p; p++) lines += *p == '\n';
-    CHECK(s && strncmp(s, "step,time,error,mass,max_div\n", 29) == 0 && lines == 3,
+    CHECK(s && strncmp(s, "step,time,error,mass,max_div,key\n", 33) == 0 && lines == 3,
           "the reader got %d lines: '%.60s'", lines, s ? s : "(nothing)");
     free(s);
     int ntmp = 0;

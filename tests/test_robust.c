@@ -431,10 +431,10 @@ static void test_metrics_rows_kept(void)
         Metrics *w = metrics_open(p, err, sizeof err);
         if (!w) _exit(101);
         int k = 0;
-        while (k < 100 && metrics_row(w, k, 0.01 * k, 0.123456789, 1234.5678, 0.001) == 0) k++;
+        while (k < 100 && metrics_row(w, k, 0.01 * k, 0.123456789, 1234.5678, 0.001, 1) == 0) k++;
         const char *why = metrics_error(w);
         bool good = k < 100 && strstr(why, "m.csv") && strstr(why, "too large") && !strchr(why, '\n');
-        if (metrics_row(w, 999, 0, 0, 0, 0) == 0) good = false; /* refused after a failure */
+        if (metrics_row(w, 999, 0, 0, 0, 0, 1) == 0) good = false; /* refused after a failure */
         if (metrics_close(w, 1, err, sizeof err) < 0) _exit(102);
         _exit(good ? k : 103);
     }
@@ -517,7 +517,7 @@ static void test_signal_inside_a_step(void)
               testlib_count_entries(f, NULL, NULL));
         char buf[256];
         testlib_read_text(m, buf, sizeof buf);
-        CHECK(strncmp(buf, "step,time,error,mass,max_div\n0,0,", 33) == 0 && count_lines(buf) == 2,
+        CHECK(strncmp(buf, "step,time,error,mass,max_div,key\n0,0,", 37) == 0 && count_lines(buf) == 2,
               "signal %d: m.csv:\n%s", sigs[k], buf);
     }
 }

@@ -1,0 +1,185 @@
+/* test_keys: keyframe sequences through the morph API (issue 9, point 1),
+ * on the CPU reference (no GL). A key switches only the target, before the
+ * first step of its range; velocity and density carry over; the new target
+ * is scaled to the smoke's mass at the switch; the error is against the
+ * active key. Tier 1: a 32x32 grid, a few dozen steps. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "morph.h"
+#include "testlib.h"
+
+#define W 32
+#define H 32
+#define N (W * H)
+#define EVERY 5
+
+static float disc[N], square[N], ring[N];
+
+static void make_shapes(void)
+{
+    static const TestlibShape s = {.domain = true, .width = 0.05};
+    testlib_disc(disc, W, H, &s, 0.35, 0.4, 0.2, 1.0);
+    testlib_box(square, W, H, &s, 0.65, 0.6, 0.18, 0.18, 1.0);
+    testlib_disc(ring, W, H, &s, 0.5, 0.5, 0.3, 1.0);
+    static const TestlibShape hole = {.domain = true, .width = 0.05, .add = true};
+    testlib_disc(ring, W, H, &hole, 0.5, 0.5, 0.15, -1.0);
+}
+
+static Morph *make(const float *start, const float *target)
+{
+    SolverParams p;
+    method_params_default(&p);
+    char err[256] = "";
+    Morph *m = morph_create(W, H, &p, start, target, true, MORPH_CPU, NULL, err, sizeof err);
+    CHECK(m != NULL, "morph_create: %s", err);
+    return m;
+}
+
+static double sum(const float *f)
+{
+    double s = 0.0;
+    for (int k = 0; k < N; k++) s += f[k];
+    return s;
+}
+
+/* Σ|ρ − s·key|/Σ s·key with s = Σρ_ref/Σkey: the error against key scaled
+ * to the mass ref_mass. */
+static double error_against(const float *rho, const float *key, double ref_mass)
+{
+    double s = ref_mass / sum(key), e = 0.0, t = 0.0;
+    for (int k = 0; k < N; k++) {
+        e += fabs((double)rho[k] - s * key[k]);
+        t += s * key[k];
+    }
+    return e / t;
+}
+
+static bool same(const float *a, const float *b)
+{
+    return memcmp(a, b, N * sizeof(float)) == 0;
+}
+
+/* The schedule: key k is the goal of steps (k-1)N+1..kN, the last after. */
+static void test_schedule(void)
+{
+    Morph *m = make(disc, square);
+    if (!m) return;
+    CHECK(morph_key_count(m) == 1 && morph_key(m) == 1 && morph_key_every(m) == 0,
+          "no sequence: 1 key, key 1, every 0");
+    CHECK(morph_key_at(m, 100000) == 1, "one key is the goal of every step");
+    const float *keys[3] = {square, ring, disc};
+    CHECK(morph_set_keys(m, keys, 3, EVERY) == 0, "morph_set_keys");
+    CHECK(morph_key_count(m) == 3 && morph_key_every(m) == EVERY, "3 keys every %d", EVERY);
+    static const struct { long step; int key; } at[] = {
+        {0, 1}, {1, 1}, {5, 1}, {6, 2}, {10, 2}, {11, 3}, {15, 3}, {16, 3}, {1000, 3}};
+    for (size_t k = 0; k < sizeof at / sizeof at[0]; k++)
+        CHECK(morph_key_at(m, at[k].step) == at[k].key, "step %ld: key %d, expected %d", at[k].step,
+              morph_key_at(m, at[k].step), at[k].key);
+    /* the active key follows the steps taken: key k at step kN still */
+    for (long s = 1; s <= 3 * EVERY + 2; s++) {
+        CHECK(morph_step(m) == 0, "step %ld", s);
+        int want = s <= EVERY ? 1 : s <= 2 * EVERY ? 2 : 3;
+        CHECK(morph_key(m) == want, "after step %ld: key %d, expected %d", s, morph_key(m), want);
+    }
+    CHECK(morph_reset(m) == 0 && morph_key(m) == 1 && morph_step_count(m) == 0,
+          "reset: back to key 1 at step 0");
+    /* an empty key is refused, and the sequence stays as it was */
+    float empty[N] = {0};
+    const float *bad[2] = {square, empty};
+    CHECK(morph_set_keys(m, bad, 2, EVERY) < 0 && morph_key_count(m) == 3,
+          "an empty key is refused");
+    morph_free(m);
+}
+
+/* At a key only the target changes: a sequence's state after the switch
+ * equals, bit for bit, a morph whose target was set by hand at that step;
+ * its velocity differs from a morph that starts from the same density
+ * with the second key as its target and no velocity. */
+static void test_carry_over(void)
+{
+    Morph *a = make(disc, square), *b = make(disc, square);
+    float *rho = malloc(4 * N * sizeof(float) + 4 * N * sizeof(float));
+    if (!a || !b || !rho) goto done;
+    float *rb = rho + N, *ua = rb + N, *va = ua + N, *ub = va + N, *vb = ub + N, *uc = vb + N,
+          *vc = uc + N;
+    const float *keys[2] = {square, ring};
+    CHECK(morph_set_keys(a, keys, 2, EVERY) == 0, "morph_set_keys");
+    for (int s = 0; s < EVERY; s++) {
+        morph_step(a);
+        morph_step(b);
+    }
+    morph_read_density(a, rho);
+    morph_read_velocity(a, ua, va);
+    double speed = 0.0;
+    for (int k = 0; k < N; k++) speed = fmax(speed, hypot(ua[k], va[k]));
+    CHECK(speed > 1e-4, "the smoke moves before the switch (max |u| %g)", speed);
+
+    /* the smoke as it is at the switch, from rest, driven to the second key */
+    Morph *c = make(rho, ring);
+    CHECK(morph_set_target(b, ring) == 0, "morph_set_target");
+    morph_step(a);
+    morph_step(b);
+    CHECK(morph_key(a) == 2 && morph_step_count(a) == EVERY + 1, "key 2 at step %d", EVERY + 1);
+    morph_read_density(a, rho);
+    morph_read_density(b, rb);
+    morph_read_velocity(a, ua, va);
+    morph_read_velocity(b, ub, vb);
+    CHECK(same(rho, rb) && same(ua, ub) && same(va, vb),
+          "the switch is the target alone: the state equals morph_set_target at step %d", EVERY);
+    if (c) {
+        morph_step(c);
+        morph_read_velocity(c, uc, vc);
+        double d = 0.0;
+        for (int k = 0; k < N; k++) d = fmax(d, hypot(ua[k] - uc[k], va[k] - vc[k]));
+        CHECK(d > 0.1 * speed, "velocity carried over: max |u - u_from_rest| %g (max |u| %g)", d,
+              speed);
+        morph_free(c);
+    }
+done:
+    free(rho);
+    morph_free(a);
+    morph_free(b);
+}
+
+/* The error is against the active key, scaled to the mass at its switch;
+ * the mass stays. */
+static void test_error_active_key(void)
+{
+    Morph *m = make(disc, square);
+    float *rho = malloc(N * sizeof(float));
+    if (!m || !rho) goto done;
+    const float *keys[3] = {square, ring, disc};
+    CHECK(morph_set_keys(m, keys, 3, EVERY) == 0, "morph_set_keys");
+    double mass0 = sum(disc), switch_mass = mass0;
+    for (long s = 0; s <= 3 * EVERY + 1; s++) {
+        if (s > 0) {
+            if (s > 1 && s % EVERY == 1 && s <= 2 * EVERY + 1) { /* the mass a new key is scaled to */
+                morph_read_density(m, rho);
+                switch_mass = sum(rho);
+            }
+            morph_step(m);
+        }
+        double mass, error;
+        morph_observe(m, rho, &mass, &error, NULL);
+        const float *key = keys[morph_key_at(m, s) - 1];
+        double want = error_against(rho, key, switch_mass);
+        CHECK(fabs(error - want) <= 1e-5 * want, "step %ld: error %.8g, against key %d %.8g", s,
+              error, morph_key_at(m, s), want);
+        CHECK(fabs(mass - mass0) <= 1e-5 * mass0, "step %ld: mass %.8g, start %.8g", s, mass, mass0);
+    }
+done:
+    free(rho);
+    morph_free(m);
+}
+
+int main(void)
+{
+    make_shapes();
+    RUN(test_schedule);
+    RUN(test_carry_over);
+    RUN(test_error_active_key);
+    return check_done();
+}
