@@ -194,7 +194,9 @@ static void test_every_option(void)
     unsetenv("POSIXLY_CORRECT");
     CHECK(parse(&c, "a.png", "--", "b.png", NULL) == 0 && strcmp(c.target_path, "b.png") == 0,
           "one image before '--', one after");
-    BAD("too many", "a.png", "b.png", "--", "c.png");
+    CHECK(parse(&c, "a.png", "b.png", "--", "c.png", NULL) == 0 && c.nkeys == 2 &&
+              strcmp(c.key_paths[1], "c.png") == 0,
+          "a key after '--': %s", errbuf);
     CHECK(parse(&c, "--cpu", "--", "-a.png", "b.png", NULL) == 0 && c.backend == BACKEND_CPU &&
               strcmp(c.current_path, "-a.png") == 0,
           "'--' ends the options: %s", errbuf);
@@ -508,7 +510,7 @@ static void test_bad_usage(void)
               strstr(errbuf, "one.png"),
           "one positional: '%s'", errbuf);
     BAD("one.png", "--grid", "64", "one.png");
-    BAD("too many", "a.png", "b.png", "c.png");
+    BAD("empty", "a.png", "b.png", "", "c.png");
     BAD("empty", "a.png", "");
     CHECK(parse(&c, "a.png", "b.png", NULL) == 0 && strcmp(c.current_path, "a.png") == 0 &&
               strcmp(c.target_path, "b.png") == 0,
@@ -530,8 +532,51 @@ static void test_bad_usage(void)
     CHECK(config_parse(&c, 3, argv2, NULL, 0) == -1, "NULL err buffer");
 }
 
+/* Keyframe sequences (issue 9): CURRENT TARGET1 TARGET2 ... --key-every N. */
+static void test_sequences(void)
+{
+    Config c;
+    CHECK(parse(&c, NULL) == 0 && c.nkeys == 0 && c.key_every == CONFIG_KEY_EVERY_DEFAULT &&
+              !c.key_every_set,
+          "no images: no keys, --key-every %ld", (long)CONFIG_KEY_EVERY_DEFAULT);
+    CHECK(parse(&c, "a.png", "b.png", NULL) == 0 && c.nkeys == 1 &&
+              strcmp(c.key_paths[0], "b.png") == 0 && c.target_path == c.key_paths[0],
+          "two images: one key, the target");
+    CHECK(parse(&c, "s.png", "k1.png", "--grid", "64", "k2.png", "--key-every", "50", "k3.png",
+                NULL) == 0 &&
+              c.nkeys == 3 && strcmp(c.current_path, "s.png") == 0 &&
+              strcmp(c.target_path, "k1.png") == 0 && strcmp(c.key_paths[1], "k2.png") == 0 &&
+              strcmp(c.key_paths[2], "k3.png") == 0 && c.key_every == 50 && c.key_every_set &&
+              c.grid_w == 64 && c.steps == 0,
+          "three keys among options: %s", errbuf);
+    CHECK(parse(&c, "--key-every", "1", "a.png", "b.png", "a.png", NULL) == 0 && c.key_every == 1,
+          "--key-every 1");
+    CHECK(parse(&c, "--key-every", "100000000", "a.png", "b.png", NULL) == 0 &&
+              c.key_every == CONFIG_STEPS_MAX,
+          "--key-every at most --steps' maximum, one key: %s", errbuf);
+    BAD("--key-every", "--key-every", "0", "a.png", "b.png", "c.png");
+    BAD("--key-every", "--key-every", "-5", "a.png", "b.png", "c.png");
+    BAD("--key-every", "--key-every", "ten", "a.png", "b.png", "c.png");
+    BAD("--key-every", "--key-every", "100000000", "a.png", "b.png", "c.png"); /* 2e8 steps */
+    CHECK(parse(&c, "--key-every", "100000000", "--steps", "10", "a.png", "b.png", "c.png", NULL) ==
+              0,
+          "a long sequence with --steps: %s", errbuf);
+    BAD("needs a value", "a.png", "b.png", "--key-every");
+    CHECK(parse(&c, "--keys", "v", NULL) == 0 && c.keys && strcmp(c.keys, "v") == 0,
+          "--keys is still --keys beside --key-every");
+    /* CONFIG_KEYS_MAX keys, and one more */
+    static char *argv[CONFIG_KEYS_MAX + 4];
+    int argc = 0;
+    argv[argc++] = "smokemorph";
+    for (int k = 0; k <= CONFIG_KEYS_MAX; k++) argv[argc++] = k % 2 ? "a.png" : "b.png";
+    CHECK(config_parse(&c, argc, argv, errbuf, sizeof errbuf) == 0 && c.nkeys == CONFIG_KEYS_MAX,
+          "%d keys: %s", CONFIG_KEYS_MAX, errbuf);
+    argv[argc++] = "extra.png";
+    expect_bad(__LINE__, config_parse(&c, argc, argv, errbuf, sizeof errbuf), "extra.png");
+}
+
 static const char *all_options[] = {
-    "--cpu", "--headless", "--gl-info", "--shader-dir", "--grid", "--dt", "--vf", "--vd", "--vg",
+    "--key-every", "--cpu", "--headless", "--gl-info", "--shader-dir", "--grid", "--dt", "--vf", "--vd", "--vg",
     "--sigma", "--jacobi", "--gather-iters", "--umax", "--no-gather", "--force", "--vb", "--drift", "--drift-balance", "--drift-max", "--ease-force", "--ease-gather", "--steps", "--frames",
     "--every", "--metrics", "--raw", "--channel", "--invert", "--no-mass-match", "--color",
     "--size", "--steps-per-frame", "-q", "--quiet", "-v", "--verbose", "--no-progress", "-h",
@@ -542,7 +587,7 @@ static const char *all_options[] = {
 
 static void check_usage_text(const char *text)
 {
-    CHECK(strstr(text, "usage: smokemorph [options] [CURRENT TARGET]") != NULL, "usage line");
+    CHECK(strstr(text, "usage: smokemorph [options] [CURRENT TARGET [TARGET ...]]") != NULL, "usage line");
     for (size_t i = 0; i < sizeof all_options / sizeof all_options[0]; i++)
         CHECK(strstr(text, all_options[i]) != NULL, "usage lists %s", all_options[i]);
     /* defaults are printed from the actual defaults */
@@ -656,6 +701,7 @@ int main(void)
     RUN(test_raw);
     RUN(test_bad_numbers);
     RUN(test_bad_usage);
+    RUN(test_sequences);
     RUN(test_usage);
     RUN(test_help_version);
     RUN(test_readme_options);
