@@ -427,9 +427,73 @@ static void test_bad_options(void)
     run("--cpu", SMALL, FM, disc, NULL);
     expect_fail(__LINE__, "one positional", 2, "one image", "disc.png", "TARGET", NULL);
 
+    /* a sequence's keys load and fail like the target (issue 9) */
     reset_work();
-    run("--cpu", SMALL, FM, disc, square, disc, NULL);
-    expect_fail(__LINE__, "three positionals", 2, "too many", NULL);
+    run("--cpu", SMALL, FM, disc, square, missing, NULL);
+    expect_fail(__LINE__, "missing key", 1, "missing.png", "no such file", NULL);
+    reset_work();
+    run("--cpu", SMALL, FM, disc, square, notpng, disc, NULL);
+    expect_fail(__LINE__, "key not a PNG", 1, "notes.txt", "not a PNG", NULL);
+    reset_work();
+    run("--cpu", SMALL, FM, disc, square, zero, NULL);
+    expect_fail(__LINE__, "empty key", 1, "zero.png", "empty", "nothing to morph", NULL);
+    reset_work();
+    run("--cpu", SMALL, FM, "--key-every", "0", disc, square, disc, NULL);
+    expect_fail(__LINE__, "--key-every 0", 2, "--key-every", "'0'", NULL);
+}
+
+/* Keyframe sequences (issue 9, point 1), headless on the CPU: with no
+ * --steps the run covers every key (3 keys of 5 steps: 15 steps), frames
+ * are numbered on through the keys, the metrics' key column switches at
+ * steps 6 and 11, and the first key's rows equal a two-image run's. */
+static void test_sequence(void)
+{
+    char f[700], m[700], m2[700];
+    reset_work();
+    run("--cpu", "--grid", "32", "--key-every", "5", "--every", "1", "--frames", "F", "--metrics",
+        "M.csv", disc, square, disc, square, NULL);
+    expect_ok(__LINE__, "3-key sequence");
+    CHECK(has(R.err, "15 steps") && has(R.err, "3 keys"), "start lines: %s", R.err);
+    path_in(f, sizeof f, work, "F");
+    path_in(m, sizeof m, work, "M.csv");
+    check_frames(__LINE__, f, 16, 32, 32); /* steps 0..15, frames 1..16 */
+    static char seq[16384], two[16384];
+    testlib_read_text(m, seq, sizeof seq);
+    CHECK(strncmp(seq, "step,time,error,mass,max_div,key\n", 33) == 0, "header: %.40s", seq);
+    int rows = 0;
+    double mass0 = 0.0;
+    for (char *p = strchr(seq, '\n'); p && p[1]; p = strchr(p + 1, '\n'), rows++) {
+        long step;
+        double t, e, ms, dv;
+        int key;
+        if (sscanf(p + 1, "%ld,%lf,%lf,%lf,%lf,%d", &step, &t, &e, &ms, &dv, &key) != 6) break;
+        int want = step == 0 ? 1 : (int)((step - 1) / 5 + 1);
+        CHECK(step == rows && key == want, "row %d: step %ld key %d, expected step %d key %d", rows,
+              step, key, rows, want);
+        if (rows == 0) mass0 = ms;
+        CHECK(isfinite(e) && fabs(ms - mass0) <= 1e-5 * mass0, "row %d: error %g mass %g", rows, e,
+              ms);
+    }
+    CHECK(rows == 16, "%d metrics rows, expected 16", rows);
+
+    /* two images run as before: the sequence's first key is that run */
+    reset_work();
+    run("--cpu", "--grid", "32", "--steps", "5", "--every", "1", "--metrics", "M.csv", disc,
+        square, NULL);
+    expect_ok(__LINE__, "two images");
+    path_in(m2, sizeof m2, work, "M.csv");
+    testlib_read_text(m2, two, sizeof two);
+    size_t n = strlen(two);
+    CHECK(n > 40 && strncmp(seq, two, n) == 0, "the first key's rows differ from a two-image run:\n"
+          "%s\nvs\n%.*s", two, (int)n, seq);
+    char *last = strrchr(two, ',');
+    CHECK(last && strcmp(last, ",1\n") == 0, "two images: key column 1 ('%s')", last ? last : "");
+
+    /* --key-every with one target: that many steps */
+    reset_work();
+    run("--cpu", "--grid", "32", "--key-every", "3", "--metrics", "M.csv", disc, square, NULL);
+    expect_ok(__LINE__, "one key, --key-every");
+    CHECK(has(R.err, "3 steps"), "one key of 3 steps: %s", R.err);
 }
 
 static void test_bad_outputs(void)
@@ -1442,6 +1506,7 @@ int main(void)
     RUN(test_bad_outputs);
     RUN(test_help_version);
     RUN(test_cpu_run);
+    RUN(test_sequence);
     RUN(test_size_color);
     RUN(test_raw_ok);
     RUN(test_default_targets);
