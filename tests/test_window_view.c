@@ -556,6 +556,47 @@ static void test_title_bar(void)
     }
 }
 
+/* A sequence (issue 9) in the window: 3 keys of 2 steps, "sss" steps three
+ * times and pauses, so the title at step 3 shows key 2 of 3, 1 step to the
+ * next, and the error a headless run of the same sequence reports at step 3
+ * (against key 2): the keys switch at the same steps. */
+static void test_title_sequence(void)
+{
+    const char *seq = "--key-every 2 targets/blob.png targets/star.png targets/ring.png "
+                      "targets/blob.png";
+    char args[1024], script[1024], title[512];
+    snprintf(args, sizeof args, "--grid 64 --window 64x64 --keys sssvvvv %s", seq);
+    snprintf(script, sizeof script,
+             "title 'target]  paused'\n"
+             "xdotool getwindowname $w >%s/title.txt\n"
+             "xdotool key --window $w q",
+             g_tmp);
+    int rc = xrun(args, script);
+    CHECK(rc == 0, "sequence title run exited %d", rc);
+    slurp("title.txt", title, sizeof title);
+    printf("  sequence, paused: %s", title);
+    long step = -1;
+    double err = -1.0;
+    int n = sscanf(title, "smokemorph step %ld key 2/3 (1 to next) %*f steps/s error %lf", &step, &err);
+    CHECK(n == 2 && step == 3, "the title at step 3 is not at key 2/3, 1 to next: '%s'", title);
+
+    char csv[4096], *row;
+    snprintf(args, sizeof args, "--headless --grid 64 --steps 3 --every 1 --metrics %s/m.csv %s", g_tmp,
+             seq);
+    rc = run(args);
+    CHECK(rc == 0, "headless sequence with --metrics exited %d", rc);
+    slurp("m.csv", csv, sizeof csv);
+    double want = -1.0;
+    int key = 0;
+    if ((row = strstr(csv, "\n3,")) && sscanf(row, "\n3,%*[^,],%lf,%*[^,],%*[^,],%d", &want, &key) == 2) {
+        printf("  error at step 3: title %.3f, headless %.6f (key %d)\n", err, want, key);
+        CHECK(key == 2 && fabs(err - want) <= 0.0005 + 1e-9, "the title's error %.3f is not the "
+              "headless error %.6f against key %d", err, want, key);
+    } else {
+        CHECK(0, "no step 3 in the metrics: %s", csv);
+    }
+}
+
 int main(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/smokemorph-win-XXXXXX");
@@ -568,6 +609,7 @@ int main(void)
     RUN(test_keys_quit_and_help);
     RUN(test_keys_run_through);
     RUN(test_fig2_layout);
+    RUN(test_title_sequence);
     RUN(test_key_gather);
     RUN(test_keys_driving_force);
     RUN(test_keys_swap_then_reset);
