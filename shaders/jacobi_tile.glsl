@@ -4,7 +4,9 @@
 // in shared memory and iterates there: after k iterations the texels k from
 // the region's edge are exact, so the tile (SM_JACOBI_TILE in) is. The maths
 // is packed_jacobi (packed.glsl), as on the fragment path; u_zero starts
-// from p = 0 as jacobi.glsl does.
+// from p = 0 as jacobi.glsl does, and u_prolong first adds the coarse
+// level's correction as mg_prolong does (packed_prolong): a V-cycle's
+// prolongation and post-smoothing in one dispatch.
 #define SM_OWN_MAIN 1
 #include "packed.glsl"
 
@@ -12,6 +14,8 @@ uniform sampler2D u_p;
 uniform sampler2D u_div;
 uniform int u_zero;
 uniform int u_iters;  // 1 .. SM_JACOBI_TILE
+uniform int u_prolong;
+uniform sampler2D u_coarse;
 
 layout(local_size_x = SM_LOCAL_X, local_size_y = SM_LOCAL_Y) in;
 layout(binding = 0) writeonly uniform image2D u_out;
@@ -31,7 +35,9 @@ void main()
     for (int q = lid; q < RX * RY; q += n) {
         int a = q % RX, b = q / RX;
         ivec2 T = clamp(o + ivec2(a, b), ivec2(0), tsize - 1);
-        s_p[0][b][a] = u_zero != 0 ? vec4(0.0) : texelFetch(u_p, T, 0);
+        vec4 x = u_zero != 0 ? vec4(0.0) : texelFetch(u_p, T, 0);
+        if (u_prolong != 0) x = packed_sel(packed_valid(T), x + packed_prolong(u_coarse, T));
+        s_p[0][b][a] = x;
         s_b[b][a] = texelFetch(u_div, T, 0);
     }
     barrier();

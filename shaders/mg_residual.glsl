@@ -7,12 +7,4 @@
 uniform sampler2D u_p;
 uniform sampler2D u_div;
 
-vec4 stage()
-{
-    ivec2 T = cell();
-    vec4 xc = texelFetch(u_p, T, 0);
-    PackedNb nb = packed_neighbours(u_p, T, xc);
-    vec4 lap = packed_sel(nb.hl, nb.l - xc) + packed_sel(nb.hr, nb.r - xc) +
-               packed_sel(nb.hd, nb.d - xc) + packed_sel(nb.hu, nb.u - xc);
-    return packed_sel(packed_valid(T), u_h * u_h * texelFetch(u_div, T, 0) - lap);
-}
+vec4 stage() { return packed_residual(u_p, u_div, cell(), u_h); }

@@ -76,3 +76,30 @@ vec4 packed_jacobi(ivec2 T, vec4 pc, PackedNb nb, vec4 b, float h)
     vec4 jac = (sum - h * h * b) / max(n, vec4(1.0));
     return packed_sel(packed_valid(T), pc + SM_JACOBI_OMEGA * (jac - pc));
 }
+
+// The residual h²·b − Σ(x_n − x_c) of texel T's four cells (mg_residual).
+vec4 packed_residual(sampler2D x, sampler2D b, ivec2 T, float h)
+{
+    vec4 xc = texelFetch(x, T, 0);
+    PackedNb nb = packed_neighbours(x, T, xc);
+    vec4 lap = packed_sel(nb.hl, nb.l - xc) + packed_sel(nb.hr, nb.r - xc) +
+               packed_sel(nb.hd, nb.d - xc) + packed_sel(nb.hu, nb.u - xc);
+    return packed_sel(packed_valid(T), h * h * texelFetch(b, T, 0) - lap);
+}
+
+// The coarse correction of fine texel T's four cells (mg_prolong), from the
+// coarse level's packed field; u_size is the fine level's size.
+vec4 packed_prolong(sampler2D coarse, ivec2 T)
+{
+    ivec2 cs = (u_size + 1) / 2;
+    int xl = T.x > 0 ? T.x - 1 : T.x, xr = T.x < cs.x - 1 ? T.x + 1 : T.x;
+    int yd = T.y > 0 ? T.y - 1 : T.y, yu = T.y < cs.y - 1 ? T.y + 1 : T.y;
+    float c = packed_at(coarse, ivec2(T.x, T.y));
+    float cl = packed_at(coarse, ivec2(xl, T.y)), cr = packed_at(coarse, ivec2(xr, T.y));
+    float cd = packed_at(coarse, ivec2(T.x, yd)), cu = packed_at(coarse, ivec2(T.x, yu));
+    float dld = packed_at(coarse, ivec2(xl, yd)), drd = packed_at(coarse, ivec2(xr, yd));
+    float dlu = packed_at(coarse, ivec2(xl, yu)), dru = packed_at(coarse, ivec2(xr, yu));
+    const float s = 1.0 / 16.0;
+    return vec4((9.0 * c + 3.0 * (cl + cd) + dld) * s, (9.0 * c + 3.0 * (cr + cd) + drd) * s,
+                (9.0 * c + 3.0 * (cl + cu) + dlu) * s, (9.0 * c + 3.0 * (cr + cu) + dru) * s);
+}

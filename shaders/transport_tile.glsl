@@ -11,7 +11,8 @@
 //
 // In: u_rho .r = ρ (the density field on the first substep, the R32F
 // substep field after), u_vel face speeds (.r left face, .g bottom face).
-// u_last: the last substep writes the density field, ρ*, ρ̃* from u_dens.
+// u_last: the last substep writes the density field, ρ*, ρ̃* from u_dens
+// (before it, u_dens is u_rho: nothing more to read).
 #define SM_OWN_MAIN 1
 #include "sim.glsl"
 #include "transport.glsl"
@@ -26,8 +27,10 @@ uniform float u_umax;
 layout(local_size_x = SM_LOCAL_X, local_size_y = SM_LOCAL_Y) in;
 layout(binding = 0) writeonly uniform image2D u_out;
 
-#define TX SM_LOCAL_X
-#define TY SM_LOCAL_Y
+// a work group writes TX x TY cells, SM_TRANSPORT_CELLS x SM_TRANSPORT_CELLS
+// an invocation (from C: solver.c), so the halo costs less a cell
+#define TX (SM_LOCAL_X * SM_TRANSPORT_CELLS)
+#define TY (SM_LOCAL_Y * SM_TRANSPORT_CELLS)
 // ρ of cells x0-3 .. x0+TX+2 by y0-3 .. y0+TY+2
 shared float s_rho[TY + 6][TX + 6];
 // x fluxes: the left faces of cells x0-1 .. x0+TX+1, rows y0-1 .. y0+TY
@@ -41,7 +44,7 @@ void main()
 {
     ivec2 o = ivec2(gl_WorkGroupID.xy) * ivec2(TX, TY);
     int lid = int(gl_LocalInvocationIndex);
-    const int n = TX * TY;
+    const int n = SM_LOCAL_X * SM_LOCAL_Y;  // invocations
     for (int q = lid; q < (TX + 6) * (TY + 6); q += n) {
         int a = q % (TX + 6), b = q / (TX + 6);
         ivec2 c = clamp(o + ivec2(a - 3, b - 3), ivec2(0), u_size - 1);
@@ -73,17 +76,19 @@ void main()
                                         s_fy[b + 1][a]);
     }
     barrier();
-    ivec2 l = ivec2(gl_LocalInvocationID.xy);
-    ivec2 c = o + l;
-    if (any(greaterThanEqual(c, u_size))) return;
-    int a = l.x + 1, b = l.y + 1;
-    float r = transport_apply(s_rho[b + 2][a + 2], s_fx[b][a], s_fx[b][a + 1], s_fy[b][a],
-                              s_fy[b + 1][a], s_ratio[b][a], s_ratio[b][a - 1], s_ratio[b][a + 1],
-                              s_ratio[b - 1][a], s_ratio[b + 1][a]);
-    vec4 v = vec4(r, 0.0, 0.0, 0.0);
-    if (u_last != 0) {
-        vec4 d = texelFetch(u_dens, c, 0);
-        v = vec4(r, d.g, d.b, 0.0);
+    for (int q = lid; q < TX * TY; q += n) {
+        ivec2 l = ivec2(q % TX, q / TX);
+        ivec2 c = o + l;
+        if (any(greaterThanEqual(c, u_size))) continue;
+        int a = l.x + 1, b = l.y + 1;
+        float r = transport_apply(s_rho[b + 2][a + 2], s_fx[b][a], s_fx[b][a + 1], s_fy[b][a],
+                                  s_fy[b + 1][a], s_ratio[b][a], s_ratio[b][a - 1], s_ratio[b][a + 1],
+                                  s_ratio[b - 1][a], s_ratio[b + 1][a]);
+        vec4 v = vec4(r, 0.0, 0.0, 0.0);
+        if (u_last != 0) {
+            vec4 d = texelFetch(u_dens, c, 0);
+            v = vec4(r, d.g, d.b, 0.0);
+        }
+        imageStore(u_out, c, v);
     }
-    imageStore(u_out, c, v);
 }

@@ -426,13 +426,14 @@ void field_flag_error(void) { g_flagged = true; }
                            GL_PIXEL_BUFFER_BARRIER_BIT)
 #endif
 
-void pass_dispatch(Field *target)
+void pass_dispatch(Field *target) { pass_dispatch_tiles(target, PASS_LOCAL_X, PASS_LOCAL_Y); }
+
+void pass_dispatch_tiles(Field *target, int tile_w, int tile_h)
 {
     draws++;
     if (g_count_bytes) g_bytes += pass_traffic(target);
     glBindImageTexture(0, target->tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, internal_format(target->channels));
-    glDispatchCompute((GLuint)((target->w + PASS_LOCAL_X - 1) / PASS_LOCAL_X),
-                      (GLuint)((target->h + PASS_LOCAL_Y - 1) / PASS_LOCAL_Y), 1);
+    glDispatchCompute((GLuint)((target->w + tile_w - 1) / tile_w), (GLuint)((target->h + tile_h - 1) / tile_h), 1);
     /* the next pass samples what this one wrote; read-backs go through the FBO */
     glMemoryBarrier(PASS_BARRIER_BITS);
     if (field_debug()) debug_after(target, "a dispatch");

@@ -71,6 +71,9 @@ void pass_draw(Field *target);
  * SHADER_COMPUTE): binds target as image unit 0, dispatches one invocation
  * per texel, then a memory barrier so later passes and read-backs see it. */
 void pass_dispatch(Field *target);
+/* The same for a pass whose work group writes a tile_w x tile_h tile of the
+ * target (several cells an invocation): one group a tile. */
+void pass_dispatch_tiles(Field *target, int tile_w, int tile_h);
 /* The compute passes' work-group size (shader.c writes it into the source). */
 #ifndef PASS_LOCAL_X /* -D at build time, for bench sweeps */
 #define PASS_LOCAL_X 16

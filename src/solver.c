@@ -22,7 +22,7 @@ enum {
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
     SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
     SH_GATHER_RHS,
-    SH_TRANSPORT_TILE, SH_JACOBI_TILE, /* compute only */
+    SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, /* compute only */
     SH_COUNT
 };
 /* The fields of the two Jacobi solves (divergence, pressure, every multigrid
@@ -33,7 +33,7 @@ static const char *const shader_files[SH_COUNT] = {
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
-    "drift_vel.glsl", "gather_rhs.glsl", "transport_tile.glsl", "jacobi_tile.glsl",
+    "drift_vel.glsl", "gather_rhs.glsl", "transport_tile.glsl", "jacobi_tile.glsl", "mg_restrict_residual.glsl",
 };
 
 /* Steps the CPU may queue ahead of the GPU. On the lent H100 (driver 580,
@@ -51,6 +51,12 @@ static const char *const shader_files[SH_COUNT] = {
  * ms instead of 1.88; at 1024² 1.12 instead of 1.55). */
 #define SOLVER_JACOBI_TILE 4
 #define SOLVER_JACOBI_TILE_TEXELS (512 * 512)
+
+/* Compute backend: transport_tile's cells an invocation along each axis. 1:
+ * on the H100 2 (a 16x8 group writing a 32x16 tile, its 3-cell halo staged
+ * 1.6 times a cell instead of 2.4) made the substeps slower, 3.87 ms a step
+ * at 2048² instead of 2.46: the pass is bound by latency, not bytes. */
+#define SOLVER_TRANSPORT_CELLS 1
 
 /* timestamp marks within one step, for solver_times() */
 enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_ADVECT_DENS,
@@ -212,24 +218,41 @@ static bool jacobi_tiled(const Solver *s, int l)
 /* n damped Jacobi iterations on level l (zero: the first from p = 0): n
  * passes, or on a small level of the compute backend SOLVER_JACOBI_TILE a
  * dispatch (jacobi_tile). */
-static void jacobi_iters(Solver *s, int l, int n, bool zero, FieldPair *x0, Field *b0)
+static void jacobi_iters_from(Solver *s, int l, int n, bool zero, bool prolong, FieldPair *x0, Field *b0)
 {
+    FieldPair *x = l == 0 ? x0 : &s->mgx[l];
     if (!jacobi_tiled(s, l)) {
+        if (prolong) {
+            Shader *sh = use(s, SH_MG_PROLONG);
+            shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+            shader_set_texture(sh, "u_p", 0, field_texture(x->read));
+            shader_set_texture(sh, "u_coarse", 1, field_texture(s->mgx[l + 1].read));
+            run(s, x->write);
+            field_pair_swap(x);
+        }
         for (int k = 0; k < n; k++) pass_jacobi_level(s, l, zero && k == 0, x0, b0);
         return;
     }
-    FieldPair *x = l == 0 ? x0 : &s->mgx[l];
     for (int k = 0; k < n; k += SOLVER_JACOBI_TILE) {
         Shader *sh = use(s, SH_JACOBI_TILE);
         shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
         shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
         shader_set_texture(sh, "u_p", 0, field_texture(x->read));
         shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
+        bool pro = prolong && k == 0;
+        /* without the correction u_coarse is not read: any field will do */
+        shader_set_texture(sh, "u_coarse", 2, field_texture(pro ? s->mgx[l + 1].read : x->read));
+        shader_set_int(sh, "u_prolong", pro ? 1 : 0);
         shader_set_int(sh, "u_zero", zero && k == 0 ? 1 : 0);
         shader_set_int(sh, "u_iters", n - k < SOLVER_JACOBI_TILE ? n - k : SOLVER_JACOBI_TILE);
         run(s, x->write);
         field_pair_swap(x);
     }
+}
+
+static void jacobi_iters(Solver *s, int l, int n, bool zero, FieldPair *x0, Field *b0)
+{
+    jacobi_iters_from(s, l, n, zero, false, x0, b0);
 }
 
 /* One multigrid V-cycle from level l; see vcycle() in refsolver.c. A coarse
@@ -251,24 +274,30 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
     }
     jacobi_iters(s, l, last ? METHOD_MG_COARSE_ITERS : METHOD_MG_SMOOTH, l > 0, x0, b0);
     if (last) return;
-    Shader *sh = use(s, SH_MG_RESIDUAL);
-    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
-    shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
-    shader_set_texture(sh, "u_p", 0, field_texture(x->read));
-    shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
-    run(s, s->mgr[l]);
-    sh = use(s, SH_MG_RESTRICT);
-    shader_set_ivec2(sh, "u_size", s->lw[l + 1], s->lh[l + 1]);
-    shader_set_texture(sh, "u_r", 0, field_texture(s->mgr[l]));
-    run(s, s->mgb[l + 1]);
+    Shader *sh;
+    if (s->kind == SOLVER_COMPUTE) { /* the residual and its restriction in one pass */
+        sh = use(s, SH_MG_RESTRICT_RESIDUAL);
+        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+        shader_set_ivec2(sh, "u_csize", s->lw[l + 1], s->lh[l + 1]);
+        shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
+        shader_set_texture(sh, "u_p", 0, field_texture(x->read));
+        shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
+        run(s, s->mgb[l + 1]);
+    } else {
+        sh = use(s, SH_MG_RESIDUAL);
+        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+        shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
+        shader_set_texture(sh, "u_p", 0, field_texture(x->read));
+        shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
+        run(s, s->mgr[l]);
+        sh = use(s, SH_MG_RESTRICT);
+        shader_set_ivec2(sh, "u_size", s->lw[l + 1], s->lh[l + 1]);
+        shader_set_texture(sh, "u_r", 0, field_texture(s->mgr[l]));
+        run(s, s->mgb[l + 1]);
+    }
     vcycle(s, l + 1, x0, b0);
-    sh = use(s, SH_MG_PROLONG);
-    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
-    shader_set_texture(sh, "u_p", 0, field_texture(x->read));
-    shader_set_texture(sh, "u_coarse", 1, field_texture(s->mgx[l + 1].read));
-    run(s, x->write);
-    field_pair_swap(x);
-    jacobi_iters(s, l, METHOD_MG_SMOOTH, false, x0, b0);
+    /* the coarse correction, then the post-smoothing (one dispatch on a tiled level) */
+    jacobi_iters_from(s, l, METHOD_MG_SMOOTH, false, true, x0, b0);
 }
 
 static void pass_subtract_grad(Solver *s, const Field *vel, const Field *p, Field *out)
@@ -292,11 +321,11 @@ static void pass_transport(Solver *s, const Field *vel, const Field *dens, const
         sh = use(s, SH_TRANSPORT_TILE);
         shader_set_texture(sh, "u_rho", 0, field_texture(in));
         shader_set_texture(sh, "u_vel", 1, field_texture(vel));
-        shader_set_texture(sh, "u_dens", 2, field_texture(dens));
+        shader_set_texture(sh, "u_dens", 2, field_texture(last ? dens : in));
         shader_set_int(sh, "u_last", last ? 1 : 0);
         shader_set_float(sh, "u_k", dt_sub / s->cell);
         shader_set_float(sh, "u_umax", umax);
-        run(s, out);
+        pass_dispatch_tiles(out, PASS_LOCAL_X * SOLVER_TRANSPORT_CELLS, PASS_LOCAL_Y * SOLVER_TRANSPORT_CELLS);
         return;
     }
     sh = use(s, SH_ADVECT_RATIO);
@@ -588,9 +617,10 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     char defines[512]; /* the method's constants, for every pass (never typed in GLSL) */
     method_glsl_defines(defines, sizeof defines);
     size_t dl = strlen(defines);
-    snprintf(defines + dl, sizeof defines - dl, "#define SM_JACOBI_TILE %d\n", SOLVER_JACOBI_TILE);
+    snprintf(defines + dl, sizeof defines - dl, "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_CELLS %d\n",
+             SOLVER_JACOBI_TILE, SOLVER_TRANSPORT_CELLS);
     for (int k = 0; k < SH_COUNT; k++)
-        if ((kind == SOLVER_COMPUTE || (k != SH_TRANSPORT_TILE && k != SH_JACOBI_TILE)) &&
+        if ((kind == SOLVER_COMPUTE || k < SH_TRANSPORT_TILE) &&
             !(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],
                                           kind == SOLVER_COMPUTE ? SHADER_COMPUTE : SHADER_FRAGMENT,
                                           defines, err, errlen)))
