@@ -83,6 +83,11 @@ enum {
     OPT_FRAME_RANGE,
     OPT_VIDEO,
     OPT_BACKGROUND,
+    OPT_CHECKPOINT_EVERY,
+    OPT_CHECKPOINT_DIR,
+    OPT_RESUME,
+    OPT_SIDECAR,
+    OPT_PROGRESS_FORMAT,
 };
 
 static const struct option long_options[] = {
@@ -141,6 +146,11 @@ static const struct option long_options[] = {
     {"frame-range", required_argument, NULL, OPT_FRAME_RANGE},
     {"video", required_argument, NULL, OPT_VIDEO},
     {"background", required_argument, NULL, OPT_BACKGROUND},
+    {"checkpoint-every", required_argument, NULL, OPT_CHECKPOINT_EVERY},
+    {"checkpoint-dir", required_argument, NULL, OPT_CHECKPOINT_DIR},
+    {"resume", required_argument, NULL, OPT_RESUME},
+    {"sidecar", required_argument, NULL, OPT_SIDECAR},
+    {"progress-format", required_argument, NULL, OPT_PROGRESS_FORMAT},
     {NULL, 0, NULL, 0},
 };
 
@@ -478,21 +488,49 @@ void config_usage(FILE *out, const char *prog)
 
     fprintf(out,
         "\n"
+        "Render farms:\n"
+        "  --checkpoint-every N  headless: every N steps, write the whole state to\n"
+        "                        checkpoint_NNNNNN.smc (NNNNNN the step), 1..%ld\n"
+        "                        (default: none)\n"
+        "  --checkpoint-dir DIR  write checkpoints into DIR (default: the frames\n"
+        "                        directory, else the current one)\n"
+        "  --resume FILE         go on from a checkpoint: its grid, images, state and\n"
+        "                        parameters (a simulation option given overrides\n"
+        "                        its value, and is named); --steps and --every\n"
+        "                        default to its run's; frames from its step on\n"
+        "  --sidecar FILE        the run's JSON record: version, backend, renderer,\n"
+        "                        parameters, per-frame metrics (default: run.json\n"
+        "                        in the frames directory)\n",
+        CONFIG_STEPS_MAX);
+
+    fprintf(out,
+        "\n"
         "Messages:\n"
         "  -q, --quiet           errors only, no progress line\n"
         "  -v, --verbose         more detail\n"
         "  --no-progress         no progress line on stderr (default: %s)\n"
+        "  --progress-format F   auto (a bar on a terminal, else plain lines) or json:\n"
+        "                        one object a line on stderr with step, total,\n"
+        "                        frames, elapsed, eta and error, shown even with\n"
+        "                        --quiet (default %s)\n"
         "  -h, --help            print this help and exit\n"
         "  --version             print the version and exit\n",
-        d.progress ? "shown" : "hidden");
+        d.progress ? "shown" : "hidden",
+        d.progress_format == CONFIG_PROGRESS_JSON ? "json" : "auto");
 
     fprintf(out,
         "\n"
         "Examples:\n"
         "  %s                                  bundled shapes, in a window\n"
         "  %s --grid 512 circle.png star.png\n"
-        "  %s --headless --steps 600 --frames out --every 5 --color '#ffa040' a.png b.png\n",
-        pn, pn, pn);
+        "  %s --headless --steps 600 --frames out --every 5 --color '#ffa040' a.png b.png\n"
+        "  %s --headless --steps 600 --frames out --checkpoint-every 100 a.png b.png\n"
+        "  %s --headless --steps 600 --frames out --resume out/checkpoint_000300.smc\n"
+        "\n"
+        "Exit status: 0 done; 1 an error (a bad file, no GL, a full disk, ...); 2 bad\n"
+        "usage (an unknown option, a value out of range); 128+N stopped by signal N\n"
+        "(130 Ctrl-C, 143 SIGTERM).\n",
+        pn, pn, pn, pn, pn);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -602,6 +640,16 @@ static int path_opt(const char *name, const char *arg, const char **dst, char *e
     }
     *dst = arg;
     return 0;
+}
+
+bool config_given(const Config *c, const char *name)
+{
+    for (const struct option *o = long_options; o->name; o++)
+        if (strcmp(o->name, name) == 0) {
+            int k = o->val - 256;
+            return k >= 0 && (size_t)k < 8 * sizeof c->given && (c->given[k / 8] >> (k % 8) & 1u);
+        }
+    return false;
 }
 
 const char *config_backend_name(Backend b)
@@ -994,6 +1042,21 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_VIDEO:
     case OPT_BACKGROUND:
         return output_option(c, opt, arg, err, errlen);
+    case OPT_CHECKPOINT_EVERY:
+        if (int_opt("checkpoint-every", arg, 1, CONFIG_STEPS_MAX, &v, err, errlen) < 0) return -1;
+        c->checkpoint_every = v;
+        return 0;
+    case OPT_CHECKPOINT_DIR: return path_opt("checkpoint-dir", arg, &c->checkpoint_dir, err, errlen);
+    case OPT_RESUME: return path_opt("resume", arg, &c->resume_path, err, errlen);
+    case OPT_SIDECAR: return path_opt("sidecar", arg, &c->sidecar_path, err, errlen);
+    case OPT_PROGRESS_FORMAT:
+        if (strcmp(arg, "auto") == 0) c->progress_format = CONFIG_PROGRESS_AUTO;
+        else if (strcmp(arg, "json") == 0) c->progress_format = CONFIG_PROGRESS_JSON;
+        else {
+            set_err(err, errlen, "--progress-format: expected auto or json, got '%s'", arg);
+            return -1;
+        }
+        return 0;
     }
     set_err(err, errlen, "internal error: unhandled option %d", opt);
     return -1;
@@ -1041,6 +1104,8 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
             if (apply_option(c, opt, optarg, err, errlen) < 0) return -1;
             break;
         }
+        if (opt >= 256 && (size_t)(opt - 256) < 8 * sizeof c->given) /* config_given */
+            c->given[(opt - 256) / 8] |= (unsigned char)(1u << ((opt - 256) % 8));
     }
 
     c->progress = !no_progress && c->verbosity > 0;

@@ -111,7 +111,21 @@ typedef struct {
                                   --steps-per-frame): an error in a headless run */
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
     bool progress;             /* progress line on stderr (default on; off with --quiet) */
+
+    /* render farms (README "Render farms") */
+    long checkpoint_every;     /* --checkpoint-every N, headless; 0 = none */
+    const char *checkpoint_dir;/* --checkpoint-dir DIR (default: the frames directory) */
+    const char *resume_path;   /* --resume FILE */
+    const char *sidecar_path;  /* --sidecar FILE (default: FRAMES/run.json) */
+    int progress_format;       /* --progress-format: CONFIG_PROGRESS_AUTO or _JSON */
+    unsigned char given[16];   /* one bit per long option given (config_given) */
 } Config;
+
+enum { CONFIG_PROGRESS_AUTO = 0, CONFIG_PROGRESS_JSON = 1 };
+
+/* Whether the long option NAME ("grid", "no-gather") was on the command
+ * line (a resumed run keeps the checkpoint's values of the others). */
+bool config_given(const Config *c, const char *name);
 
 /* Defaults for everything. */
 void config_defaults(Config *c);

@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "exr.h"
 #include "image.h"
 
@@ -927,18 +929,54 @@ void progress_begin(Progress *p, long total, int enabled)
     p->last_print = 0.0;
     p->tty = isatty(STDERR_FILENO);
     p->enabled = enabled && total > 0;
+    p->json = 0;
+    p->first = 0;
+    p->frames = 0;
+}
+
+void progress_set_json(Progress *p, int json, long first)
+{
+    p->json = json;
+    p->first = first;
+}
+
+/* One JSON line, through jansson (never printf'd JSON). */
+static void progress_json(Progress *p, long done, double error, double now)
+{
+    double el = now - p->start;
+    long ran = done - p->first;
+    double eta = ran > 0 ? el * (double)(p->total - done) / (double)ran : 0.0;
+    json_t *o = json_pack("{s:s, s:I, s:I, s:i, s:f, s:f}", "event", "progress", "step",
+                          (json_int_t)done, "total", (json_int_t)p->total, "frames", p->frames,
+                          "elapsed", el, "eta", eta);
+    if (!o) return;
+    json_object_set_new(o, "error", isfinite(error) ? json_real(error) : json_null());
+    char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
+    if (line) {
+        fprintf(stderr, "%s\n", line);
+        fflush(stderr);
+    }
+    free(line);
+    json_decref(o);
 }
 
 void progress_update(Progress *p, long done, double error)
 {
     if (!p->enabled) return;
     double now = export_now();
+    if (p->json) {
+        if (done < p->total && done != p->first + 1 && now - p->last_print < 1.0) return;
+        p->last_print = now;
+        progress_json(p, done, error, now);
+        return;
+    }
     double every = p->tty ? 0.1 : 5.0;
     if (done < p->total && now - p->last_print < every) return;
     p->last_print = now;
     double el = now - p->start;
-    double eta = done > 0 ? el * (double)(p->total - done) / (double)done : 0.0;
-    double rate = el > 0.0 ? (double)done / el : 0.0;
+    long ran = done - p->first; /* a resumed run's steps, for the rate */
+    double eta = ran > 0 ? el * (double)(p->total - done) / (double)ran : 0.0;
+    double rate = el > 0.0 ? (double)ran / el : 0.0;
     if (p->tty) {
         int width = 30, fill = (int)((double)width * (double)done / (double)p->total);
         char bar[64];
@@ -954,5 +992,5 @@ void progress_update(Progress *p, long done, double error)
 
 void progress_end(Progress *p)
 {
-    if (p->enabled && p->tty) fputc('\n', stderr);
+    if (p->enabled && p->tty && !p->json) fputc('\n', stderr);
 }

@@ -149,8 +149,16 @@ typedef struct {
     double start, last_print;
     int tty;
     int enabled;
+    int json;    /* progress_set_json */
+    long first;  /* the step the run started from */
+    int frames;  /* frames written so far: the caller keeps it current */
 } Progress;
 void progress_begin(Progress *p, long total, int enabled);
+/* After progress_begin: with json, one JSON object a line, {"event":
+ * "progress", "step", "total", "frames", "elapsed", "eta", "error"}, at the
+ * run's first step, then at most once a second, and at the last step.
+ * first is the step a resumed run started from (for the rate and the ETA). */
+void progress_set_json(Progress *p, int json, long first);
 void progress_update(Progress *p, long done, double error);
 void progress_end(Progress *p);
 double export_now(void); /* monotonic seconds */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "export.h"
 #include "glctx.h"
@@ -19,6 +20,7 @@
 #include "fidelity.h"
 #include "morph.h"
 #include "shader.h"
+#include "sidecar.h"
 #include "view.h"
 
 
@@ -147,6 +149,7 @@ static void pick_grid(Config *c, int n, const char *const path[], const Image *c
 typedef struct {
     Exporter *frames;
     Metrics *metrics;
+    Sidecar *sidecar;
     float *rho;
     long last_step; /* the last step written, -1 before the first */
     float *vx, *vy; /* --exr-velocity */
@@ -165,10 +168,11 @@ static long frame_number(const Config *c, long k)
 static int write_outputs(Outputs *o, Morph *m, const Config *c, long k, double *err_out)
 {
     char err[512];
-    double mass, error, max_div;
+    double mass, error, max_div = 0.0;
     long number = frame_number(c, k);
     bool frame = o->frames && (c->range_last < 0 || number >= c->range_first);
-    if (morph_observe(m, frame ? o->rho : NULL, &mass, &error, o->metrics ? &max_div : NULL) < 0 ||
+    bool div = o->metrics || o->sidecar;
+    if (morph_observe(m, frame ? o->rho : NULL, &mass, &error, div ? &max_div : NULL) < 0 ||
         (frame && o->vx && morph_read_velocity(m, o->vx, o->vy) < 0)) {
         log_error("export", "cannot read the fields back from the GPU");
         return -1;
@@ -184,8 +188,72 @@ static int write_outputs(Outputs *o, Morph *m, const Config *c, long k, double *
         log_error("export", "%s", metrics_error(o->metrics));
         return -1;
     }
+    if (o->sidecar) {
+        char path[4200] = "";
+        bool named = frame && export_dir(o->frames) &&
+                     export_frame_path(o->frames, number, path, sizeof path) == 0;
+        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+        if (sidecar_row(o->sidecar, morph_step_count(m), morph_time(m), error, mass, max_div,
+                        named ? (int)number : 0, named ? base : NULL) < 0) {
+            log_error("smokemorph", "out of memory");
+            return -1;
+        }
+    }
     (void)c;
     o->last_step = morph_step_count(m);
+    return 0;
+}
+
+/* What a headless run knows beyond the Config: where it resumed from, and
+ * what goes into the sidecar. */
+typedef struct {
+    const Checkpoint *resume; /* NULL: a fresh run */
+    const char *renderer;     /* the GL renderer string, or "cpu" */
+} RunInfo;
+
+/* The checkpoint of step k into dir: the morph's state, the backend and the
+ * run's settle watch. The path written into path. */
+static int write_checkpoint(Morph *m, Checkpoint *ck, const Config *c, const char *dir, long k,
+                            const FidelitySettle *settle, char *path, size_t pathlen)
+{
+    char err[PATH_MAX + 256];
+    snprintf(path, pathlen, "%s/checkpoint_%06ld.smc", dir, k);
+    if (morph_get_state(m, &ck->state) < 0) {
+        log_error("checkpoint", "cannot read the state back from the GPU for %s", path);
+        return -1;
+    }
+    snprintf(ck->backend, sizeof ck->backend, "%s", morph_backend_name(morph_backend(m)));
+    ck->run_steps = c->steps;
+    ck->run_every = c->every;
+    ck->settle_started = settle->started;
+    ck->settle_best = settle->best;
+    ck->settle_best_step = settle->best_step;
+    if (checkpoint_write(path, ck, err, sizeof err) < 0) {
+        log_error("checkpoint", "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* mkdir -p for the checkpoint directory */
+static int make_dir(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char ch = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) < 0 && errno != EEXIST) return -1;
+        *p = ch;
+        if (!ch) break;
+    }
+    struct stat st;
+    if (stat(path, &st) < 0) return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
     return 0;
 }
 
@@ -209,7 +277,8 @@ static void catch_signals(void)
 
 /* One line saying what an interrupted run leaves: which frames and metrics
  * rows, all of this run (earlier runs' frames were removed at its start). */
-static void say_interrupted(const Outputs *o, const Config *c, const char *dir, long done)
+static void say_interrupted(const Outputs *o, const Config *c, const char *dir, long done,
+                            const char *resume_hint)
 {
     char frames[PATH_MAX + 128] = "", rows[PATH_MAX + 128] = "";
     int nf = o->frames ? export_count(o->frames) : 0;
@@ -224,8 +293,8 @@ static void say_interrupted(const Outputs *o, const Config *c, const char *dir, 
                  o->last_step);
     else if (o->metrics)
         snprintf(rows, sizeof rows, "; no metrics file kept");
-    log_error("smokemorph", "interrupted by %s at step %ld%s%s",
-              g_signal == SIGINT ? "SIGINT" : "SIGTERM", done, frames, rows);
+    log_error("smokemorph", "interrupted by %s at step %ld%s%s%s",
+              g_signal == SIGINT ? "SIGINT" : "SIGTERM", done, frames, rows, resume_hint);
 }
 
 /* The exporter's options from the run's. */
@@ -272,11 +341,17 @@ static void frames_name(const Config *c, const char *dir, char *buf, size_t n)
     snprintf(buf, n, "%s/%s%s%s", dir, c->frames_prefix, hashes, c->frames_suffix);
 }
 
-static int run_headless(Morph *m, const Config *c, float density_scale)
+static int run_headless(Morph *m, const Config *c, float density_scale, const RunInfo *info)
 {
     char err[512];
     Outputs o = {.last_step = -1};
     int rc = 1;
+    /* a resumed run starts at the checkpoint's step, its settle watch as it was */
+    const Checkpoint *res = info->resume;
+    long first = res ? res->state.steps : 0;
+    Checkpoint ck = {0};
+    char ckpath[PATH_MAX + 64] = "";
+    long ckstep = -1; /* the step of the last checkpoint written */
     /* no --steps: run until the morph arrives or settles; a --frame-range
      * stops at its last frame */
     bool range = c->range_last >= 0;
@@ -287,11 +362,18 @@ static int run_headless(Morph *m, const Config *c, float density_scale)
                  : until_settled ? CONFIG_HEADLESS_MAX_STEPS
                  : c->steps == 0 ? morph_key_count(m) * morph_key_every(m) : c->steps;
     FidelitySettle settle = {0};
+    if (res) {
+        settle.started = res->settle_started;
+        settle.best = res->settle_best;
+        settle.best_step = res->settle_best_step;
+    }
     int ending = FIDELITY_RUNNING;
     const char *dir = c->frames_dir;
     if (!dir && !c->metrics_path && !c->screenshot && !c->video_path) dir = CONFIG_DEFAULT_OUT_DIR;
+    const char *ckdir = c->checkpoint_dir ? c->checkpoint_dir : dir ? dir : ".";
     size_t cells = (size_t)morph_width(m) * morph_height(m);
-    if (!(o.rho = malloc(cells * sizeof(float))) ||
+    if ((c->checkpoint_every && checkpoint_alloc(&ck, morph_width(m), morph_height(m)) < 0) ||
+        !(o.rho = malloc(cells * sizeof(float))) ||
         (c->exr_velocity && (!(o.vx = malloc(cells * sizeof(float))) ||
                              !(o.vy = malloc(cells * sizeof(float)))))) {
         log_error("smokemorph", "out of memory");
@@ -305,10 +387,42 @@ static int run_headless(Morph *m, const Config *c, float density_scale)
         log_error("export", "%s", err);
         goto done;
     }
+    if (c->sidecar_path && sidecar_probe(c->sidecar_path, err, sizeof err) < 0) {
+        log_error("export", "%s", err);
+        goto done;
+    }
     ExportOptions xo = export_options(c, dir, density_scale, morph_width(m), morph_height(m));
     if ((dir || c->video_path) && !(o.frames = export_create(&xo, err, sizeof err))) {
         log_error("export", "%s", err);
         goto done;
+    }
+    if (c->checkpoint_every && make_dir(ckdir) < 0) {
+        log_error("checkpoint", "cannot write checkpoints to %s: %s", ckdir, strerror(errno));
+        goto done;
+    }
+    char sidecar_path[PATH_MAX + 16];
+    const char *sp = c->sidecar_path;
+    if (!sp && dir && o.frames) {
+        snprintf(sidecar_path, sizeof sidecar_path, "%s/run.json", dir);
+        sp = sidecar_path;
+    }
+    if (sp) {
+        SidecarRun sr = {.version = SMOKEMORPH_VERSION,
+                         .backend = morph_backend_name(morph_backend(m)),
+                         .renderer = info->renderer,
+                         .w = morph_width(m),
+                         .h = morph_height(m),
+                         .steps = c->steps,
+                         .every = c->every,
+                         .mass_match = c->mass_match,
+                         .params = morph_params(m),
+                         .frames_dir = o.frames ? dir : NULL,
+                         .resumed_from = res ? c->resume_path : NULL,
+                         .resumed_step = first};
+        if (!(o.sidecar = sidecar_create(sp, &sr))) {
+            log_error("smokemorph", "out of memory");
+            goto done;
+        }
     }
     /* the start line: the frames in animators' terms (how many, at what
      * rate, how long) and where they go */
@@ -332,6 +446,10 @@ static int run_headless(Morph *m, const Config *c, float density_scale)
         size_t u = strlen(where);
         snprintf(where + u, sizeof where - u, ", video to %s", c->video_path);
     }
+    if (res) {
+        size_t u = strlen(where);
+        snprintf(where + u, sizeof where - u, ", resumed at step %ld from %s", first, c->resume_path);
+    }
     if (until_settled)
         log_info("smokemorph", "%s backend, %dx%d grid, until the morph settles (at most %ld steps%s)%s",
                  morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), steps,
@@ -353,23 +471,41 @@ static int run_headless(Morph *m, const Config *c, float density_scale)
      * killed runs left (temporary files of processes that are gone) */
     if (o.frames) {
         /* a --frame-range is one chunk of a render: the other chunks'
-         * frames stay */
-        int temps = 0, old = export_clean(o.frames, range ? INT_MAX : 0, &temps);
+         * frames stay; a resumed run keeps the frames before its step */
+        int temps = 0, old = export_clean(o.frames, range ? INT_MAX : res ? (int)frame_number(c, first) : 0,
+                                          &temps);
         if (old > 0 || temps > 0)
             log_info("smokemorph", "removed %d frames of an earlier run and %d temporary files "
                      "of a killed run from %s", old > 0 ? old : 0, temps, dir);
     }
 
     Progress prog;
-    progress_begin(&prog, steps, c->progress && c->verbosity > 0);
+    bool json = c->progress_format == CONFIG_PROGRESS_JSON;
+    progress_begin(&prog, steps, json ? !config_given(c, "no-progress") : c->progress && c->verbosity > 0);
+    progress_set_json(&prog, json, first);
     catch_signals();
     double error = 0.0;
-    if (write_outputs(&o, m, c, 0, &error) < 0) goto done;
-    for (long k = 1; k <= steps; k++) {
-        int stepped = g_signal ? 0 : morph_step(m);
+    /* the checkpoint's step is written again when it is an output step (the
+     * same bytes as the earlier run's): a resumed run starts with it */
+    if ((!res || first % c->every == 0 || first == steps) && write_outputs(&o, m, c, first, &error) < 0)
+        goto done;
+    for (long k = first + 1; k <= steps; k++) {
+        prog.frames = o.frames ? export_count(o.frames) : 0;
+        bool before = g_signal != 0;
+        int stepped = before ? 0 : morph_step(m);
         if (g_signal) { /* before the step, or within it: its state is not written */
             progress_end(&prog);
-            say_interrupted(&o, c, dir, k - 1);
+            /* a farm's preemption: a signal between steps leaves the state of
+             * step k - 1, to resume from; one within a step leaves part of a
+             * step, and the last periodic checkpoint is the one to resume from */
+            if (before && c->checkpoint_every && ckstep != k - 1 &&
+                write_checkpoint(m, &ck, c, ckdir, k - 1, &settle, ckpath, sizeof ckpath) == 0) {
+                ckstep = k - 1;
+                if (o.sidecar) sidecar_checkpoint(o.sidecar, ckstep, ckpath);
+            }
+            char hint[PATH_MAX + 64] = "";
+            if (ckstep >= 0) snprintf(hint, sizeof hint, "; resume with --resume %s", ckpath);
+            say_interrupted(&o, c, dir, k - 1, hint);
             rc = 128 + (int)g_signal;
             goto done;
         }
@@ -396,6 +532,17 @@ static int run_headless(Morph *m, const Config *c, float density_scale)
             if (until_settled && ending == FIDELITY_RUNNING)
                 ending = fidelity_settle_update(&settle, k, error);
         }
+        if (c->checkpoint_every && k % c->checkpoint_every == 0 && ending == FIDELITY_RUNNING) {
+            if (write_checkpoint(m, &ck, c, ckdir, k, &settle, ckpath, sizeof ckpath) < 0) goto done;
+            ckstep = k;
+            snprintf(err, sizeof err, "out of memory");
+            if (o.sidecar && (sidecar_checkpoint(o.sidecar, k, ckpath) < 0 ||
+                              sidecar_write(o.sidecar, "running", 0, k, err, sizeof err) < 0)) {
+                log_error("export", "%s", err);
+                goto done;
+            }
+        }
+        prog.frames = o.frames ? export_count(o.frames) : 0;
         progress_update(&prog, k, error);
         if (ending != FIDELITY_RUNNING) {
             steps = k;
@@ -459,6 +606,20 @@ done:
             fprintf(stderr, "smokemorph: metrics in %s\n", c->metrics_path);
         }
     }
+    /* The record of the run, whatever its end, once it has written
+     * something (a run that failed before its first frame or checkpoint
+     * leaves nothing). After a failure, the failure's line is the one error
+     * line: the record's own failure then goes unsaid. */
+    bool wrote = o.last_step >= 0 || ckstep >= 0 || rc == 0;
+    if (o.sidecar && wrote) {
+        const char *status = rc == 0 ? "complete" : rc > 128 ? "interrupted" : "failed";
+        if (sidecar_write(o.sidecar, status, rc, morph_step_count(m), err, sizeof err) < 0 && rc == 0) {
+            log_error("export", "%s", err);
+            rc = 1;
+        }
+    }
+    sidecar_free(o.sidecar);
+    checkpoint_free(&ck);
     export_close(o.frames);
     free(o.rho);
     free(o.vx);
@@ -501,6 +662,132 @@ static int pick_backend(const Config *c, GlCtx *ctx, bool window, MorphBackend *
     return 0;
 }
 
+/* A parameter's value as the options write it. */
+static void param_text(char kind, double v, char *buf, size_t n)
+{
+    if (kind == 'b') snprintf(buf, n, "%s", v != 0.0 ? "on" : "off");
+    else if (kind == 'e') snprintf(buf, n, "%s", v == SOLVER_FORCE_FATTAL ? "fattal" : "balance");
+    else snprintf(buf, n, "%g", v);
+}
+
+/* --resume FILE: read the checkpoint and make the Config agree with it. The
+ * checkpoint decides the grid (a different --grid is an error), the images
+ * and the parameters; a simulation option given on the command line
+ * overrides its parameter, and says so (the frames then differ from an
+ * uninterrupted run's). --steps and --every default to the checkpoint's
+ * run's. 0, or -1 after one line on stderr. */
+static int load_resume(Config *c, Checkpoint *ck)
+{
+    char err[PATH_MAX + 512];
+    if (checkpoint_read(c->resume_path, ck, err, sizeof err) < 0) {
+        log_error("checkpoint", "%s", err);
+        return -1;
+    }
+    if (config_given(c, "grid") && (c->grid_w != ck->w || c->grid_h != ck->h)) {
+        log_error("checkpoint", "cannot resume from %s: its grid is %dx%d, --grid says %dx%d",
+                  c->resume_path, ck->w, ck->h, c->grid_w, c->grid_h);
+        goto fail;
+    }
+    c->grid_w = ck->w;
+    c->grid_h = ck->h;
+    if (!config_given(c, "steps")) c->steps = ck->run_steps;
+    if (!config_given(c, "every")) c->every = ck->run_every;
+    if (c->steps > 0 && c->steps < ck->state.steps) {
+        log_error("checkpoint", "cannot resume from %s: it is at step %ld, after --steps %ld",
+                  c->resume_path, ck->state.steps, c->steps);
+        goto fail;
+    }
+    SolverParams p = ck->state.params;
+    for (int k = 0; k < METHOD_PARAM_COUNT; k++) {
+        const MethodParamInfo *in = &method_param_info[k];
+        /* --force fattal also sets the drift and the easing (config.c) */
+        bool forced = (!strcmp(in->name, "drift") || !strncmp(in->name, "ease_", 5)) &&
+                      config_given(c, "force");
+        if (!in->option || !(config_given(c, in->option) || forced)) continue;
+        double mine = method_param_get(&c->params, k), theirs = method_param_get(&p, k);
+        if (mine == theirs) continue;
+        method_param_set(&p, k, mine);
+        char a[32], b[32];
+        param_text(in->kind, mine, a, sizeof a);
+        param_text(in->kind, theirs, b, sizeof b);
+        if (in->kind == 'b')
+            log_info("smokemorph", "--%s overrides the checkpoint's %s %s: the frames will differ "
+                     "from an uninterrupted run's", in->option, in->name, b);
+        else if (forced && !config_given(c, in->option))
+            log_info("smokemorph", "--force %s sets %s %s, overriding the checkpoint's %s: the "
+                     "frames will differ from an uninterrupted run's",
+                     c->params.force == SOLVER_FORCE_FATTAL ? "fattal" : "balance", in->name, a, b);
+        else
+            log_info("smokemorph", "--%s %s overrides the checkpoint's %s: the frames will differ "
+                     "from an uninterrupted run's", in->option, a, b);
+    }
+    const char *why = method_params_check(&p);
+    if (why) {
+        log_error("config", "%s", why);
+        goto fail;
+    }
+    c->params = p;
+    c->mass_match = ck->state.mass_match;
+    ck->state.params = p;
+    return 0;
+fail:
+    checkpoint_free(ck);
+    return -1;
+}
+
+/* A run from a checkpoint: the morph made from its images, then given its
+ * state; headless (frames from its step on) or in a window. */
+static int run_resumed(Config *c, Checkpoint *ck, GlCtx *ctx, MorphBackend backend, bool window,
+                       const char *renderer, const char *argv0)
+{
+    char err[1024], shader_dir[PATH_MAX];
+    int rc = 1;
+    Morph *m = NULL;
+    if (ctx && shader_find_dir(c->shader_dir, argv0, shader_dir, sizeof shader_dir, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        goto done;
+    }
+    if (strcmp(ck->backend, morph_backend_name(backend)) != 0)
+        log_info("smokemorph", "%s was written by the %s backend, this run uses %s: the frames "
+                 "will not be bit-identical to an uninterrupted run's", c->resume_path, ck->backend,
+                 morph_backend_name(backend));
+    m = morph_create(ck->w, ck->h, &c->params, ck->state.start, ck->state.target,
+                     ck->state.mass_match, backend, ctx ? shader_dir : NULL, err, sizeof err);
+    if (!m) {
+        if (strncmp(err, "shader:", 7) == 0 || strncmp(err, "field:", 6) == 0)
+            fprintf(stderr, "%s\n", err);
+        else log_error(ctx ? "solver" : "refsolver", "%s", err);
+        goto done;
+    }
+    if (morph_set_state(m, &ck->state) < 0) {
+        log_error("checkpoint", "cannot load the state of %s into the %s backend", c->resume_path,
+                  morph_backend_name(backend));
+        goto done;
+    }
+    if (window) {
+        ViewOptions vo = {.steps_per_frame = c->steps_per_frame,
+                          .max_steps = c->steps,
+                          .shader_dir = shader_dir,
+                          .screenshot = c->screenshot,
+                          .keys = c->keys,
+                          .color = {c->color[0], c->color[1], c->color[2]}};
+        rc = view_run(ctx, m, &vo);
+    } else {
+        /* as a fresh run's: --density-scale, else neither end clipped */
+        float scale = c->density_scale > 0.0f
+                          ? c->density_scale
+                          : export_auto_scale(ck->state.start, ck->state.target,
+                                              (size_t)ck->w * ck->h, ck->state.mass_match);
+        RunInfo info = {.resume = ck, .renderer = renderer};
+        rc = run_headless(m, c, scale, &info);
+    }
+done:
+    morph_free(m);
+    checkpoint_free(ck);
+    glctx_destroy(ctx);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     Config c;
@@ -513,12 +800,30 @@ int main(int argc, char **argv)
     if (r > 0) return 0;
     log_set_level(c.verbosity == 0 ? LOG_ERROR : (c.verbosity >= 2 ? LOG_DEBUG : LOG_INFO));
 
+    /* a checkpoint holds one target: key sequences are not checkpointed yet */
+    if ((c.checkpoint_every || c.resume_path) && (c.nkeys > 1 || c.key_every_set)) {
+        fprintf(stderr, "config: %s does not take a key sequence yet (several TARGETs or "
+                "--key-every): a checkpoint holds one target\n",
+                c.resume_path ? "--resume" : "--checkpoint-every");
+        return 2;
+    }
+    /* --resume: the checkpoint decides the grid, the images and the state */
+    Checkpoint resume = {0};
+    if (c.resume_path && load_resume(&c, &resume) < 0) return 1;
+
     /* GL first. A window when a display is there and neither --cpu nor
      * --headless says otherwise; --gl-info reports the path a run with the
      * same options takes, so it decides the same way. */
     bool cpu = c.backend == BACKEND_CPU;
     bool display = !c.headless && glctx_display_available();
     bool window = !cpu && display;
+    if (window && c.checkpoint_every) {
+        fprintf(stderr, "smokemorph: --checkpoint-every writes checkpoints in a headless run: "
+                "add --headless\n");
+        checkpoint_free(&resume);
+        return 2;
+    }
+    char renderer[256] = "cpu";
     if (!window && !c.gl_info && c.window_only) {
         fprintf(stderr, "config: %s needs a window, and this run is headless (%s); leave it out\n",
                 c.window_only, c.headless ? "--headless" : cpu ? "--cpu: the window needs a GPU backend"
@@ -558,11 +863,14 @@ int main(int argc, char **argv)
             glctx_destroy(ctx);
             return 0;
         }
+        if (backend != MORPH_CPU) snprintf(renderer, sizeof renderer, "%s", glctx_renderer(ctx));
         if (backend == MORPH_CPU) { /* auto chose the CPU: no GL needed after all */
             glctx_destroy(ctx);
             ctx = NULL;
         }
     }
+
+    if (c.resume_path) return run_resumed(&c, &resume, ctx, backend, window, renderer, argv[0]);
 
     /* images */
     char data[PATH_MAX], p0[PATH_MAX + 32], p1[PATH_MAX + 32];
@@ -647,7 +955,8 @@ int main(int argc, char **argv)
                           .color = {c.color[0], c.color[1], c.color[2]}};
         rc = view_run(ctx, m, &vo);
     } else {
-        rc = run_headless(m, &c, density_scale);
+        RunInfo info = {.resume = NULL, .renderer = renderer};
+        rc = run_headless(m, &c, density_scale, &info);
     }
     morph_free(m);
     glctx_destroy(ctx);

@@ -205,3 +205,58 @@ const char *method_glsl_defines(char *buf, size_t n)
              (double)METHOD_JACOBI_OMEGA, METHOD_BLUR_TAPS, METHOD_MG_COARSE_MAX);
     return buf;
 }
+
+/* ---- the state and the parameters by name ----------------------------------- */
+
+const char *method_field_name(MethodField f)
+{
+    static const char *const names[METHOD_FIELD_COUNT] = {
+        "density", "target", "target_blur", "velocity_u", "velocity_v",
+        "pressure", "potential", "gather_e"};
+    return (unsigned)f < METHOD_FIELD_COUNT ? names[f] : "?";
+}
+
+const MethodParamInfo method_param_info[METHOD_PARAM_COUNT] = {
+    {"dt", "dt", 'f'},           {"vf", "vf", 'f'},
+    {"vd", "vd", 'f'},           {"vg", "vg", 'f'},
+    {"sigma", "sigma", 'f'},     {"jacobi", "jacobi", 'i'},
+    {"vcycles", "vcycles", 'i'}, {"gather_iters", "gather-iters", 'i'},
+    {"umax", "umax", 'f'},       {"eps", NULL, 'f'},
+    {"gather", "no-gather", 'b'}, {"force", "force", 'e'},
+    {"vb", "vb", 'f'},           {"bcycles", NULL, 'i'},
+    {"drift", "drift", 'f'},     {"drift_max", "drift-max", 'f'},
+    {"drift_balance", "drift-balance", 'f'}, {"ease_gather", "ease-gather", 'f'},
+    {"ease_force", "ease-force", 'f'},
+};
+
+/* The members in method_param_info's order: a float, an int or a bool each. */
+static void *param_ptr(SolverParams *p, int k)
+{
+    void *m[METHOD_PARAM_COUNT] = {&p->dt, &p->vf, &p->vd, &p->vg, &p->sigma, &p->jacobi,
+                                   &p->vcycles, &p->gather_iters, &p->umax, &p->eps, &p->gather,
+                                   &p->force, &p->vb, &p->bcycles, &p->vk, &p->wmax, &p->vw,
+                                   &p->tramp, &p->framp};
+    return (unsigned)k < METHOD_PARAM_COUNT ? m[k] : NULL;
+}
+
+double method_param_get(const SolverParams *p, int k)
+{
+    const void *m = param_ptr((SolverParams *)p, k);
+    if (!m) return 0.0;
+    switch (method_param_info[k].kind) {
+    case 'f': return (double)*(const float *)m;
+    case 'b': return *(const bool *)m ? 1.0 : 0.0;
+    default: return (double)*(const int *)m;
+    }
+}
+
+void method_param_set(SolverParams *p, int k, double v)
+{
+    void *m = param_ptr(p, k);
+    if (!m) return;
+    switch (method_param_info[k].kind) {
+    case 'f': *(float *)m = (float)v; break;
+    case 'b': *(bool *)m = v != 0.0; break;
+    default: *(int *)m = v >= -2147483648.0 && v <= 2147483647.0 ? (int)v : -1; break;
+    }
+}

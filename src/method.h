@@ -187,6 +187,56 @@ int method_run(const MethodStep *st, MethodPassFn pass, void *self);
 #define METHOD_CANCELLED (-99)
 void method_set_cancel_flag(const volatile sig_atomic_t *flag);
 
+/* ---- the state between steps (checkpoints) --------------------------------- */
+
+/* Every field a step reads that the previous step left: the density with the
+ * target and the blurred target as the solver holds them, the velocity, and
+ * the warm starts of the iterative solves (the pressure, the deficit
+ * potential φ and the gathering's e all start from the last step's). W*H
+ * floats each, row 0 at the top, the velocity on its MAC faces as in
+ * refsolver.h. The order is the checkpoint file's (checkpoint.h). */
+typedef enum {
+    METHOD_FIELD_DENSITY,     /* ρ */
+    METHOD_FIELD_TARGET,      /* ρ*, mass-matched as the solver holds it */
+    METHOD_FIELD_TARGET_BLUR, /* ρ̃* */
+    METHOD_FIELD_VEL_U,       /* u on the x faces */
+    METHOD_FIELD_VEL_V,       /* v on the y faces */
+    METHOD_FIELD_PRESSURE,    /* p: the projection's warm start */
+    METHOD_FIELD_POTENTIAL,   /* φ: the balance force's warm start */
+    METHOD_FIELD_GATHER_E,    /* e: the gathering solve's warm start */
+    METHOD_FIELD_COUNT
+} MethodField;
+
+/* "density", "target", ... (the sidecar's and the checkpoint's names) */
+const char *method_field_name(MethodField f);
+
+/* A backend's whole state besides its parameters: with the same parameters,
+ * a solver given this state steps exactly as the one it was taken from. */
+typedef struct {
+    float *field[METHOD_FIELD_COUNT]; /* W*H floats each, owned by the caller */
+    float pot_c;   /* the deficit potential's target scale c (∇²φ = ρ − c·ρ*) */
+    float dscale;  /* the target's density scale Σρ*²/Σρ* */
+    long nstep;    /* steps since the start density was set: the easing's clock */
+} MethodState;
+
+/* ---- the parameters by name ------------------------------------------------- */
+
+/* Each SolverParams member: its name (in checkpoints and the sidecar), the
+ * option that sets it (NULL: none), and its kind: 'f' float, 'i' int,
+ * 'b' bool, 'e' the force (SOLVER_FORCE_*). In the order of SolverParams. */
+typedef struct {
+    const char *name;
+    const char *option;
+    char kind;
+} MethodParamInfo;
+
+#define METHOD_PARAM_COUNT 19
+extern const MethodParamInfo method_param_info[METHOD_PARAM_COUNT];
+/* Member k as a double (exact for every kind), and back (values of an int
+ * or bool member are truncated; check with method_params_check). */
+double method_param_get(const SolverParams *p, int k);
+void method_param_set(SolverParams *p, int k, double v);
+
 /* The constants shaders need, as "#define SM_NAME value" lines, into buf.
  * Returns buf (always NUL-terminated). */
 const char *method_glsl_defines(char *buf, size_t n);

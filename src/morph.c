@@ -21,6 +21,8 @@ typedef struct {
     int (*stir)(void *b, float x, float y, float fx, float fy, float radius);
     unsigned (*density_texture)(const void *b);
     unsigned (*velocity_texture)(const void *b);
+    int (*get_state)(void *b, MethodState *st);
+    int (*set_state)(void *b, const MethodState *st);
 } MorphOps;
 
 struct Morph {
@@ -86,8 +88,20 @@ static unsigned no_texture(const void *b)
     return 0;
 }
 
+static int cpu_get_state(void *b, MethodState *st)
+{
+    ref_get_state(b, st);
+    return 0;
+}
+static int cpu_set_state(void *b, const MethodState *st)
+{
+    ref_set_state(b, st);
+    return 0;
+}
+
 static const MorphOps cpu_ops = {cpu_destroy, cpu_set_density, cpu_set_target, cpu_step, cpu_observe,
-                                 cpu_read_velocity, cpu_params, cpu_set_params, cpu_stir, no_texture, no_texture};
+                                 cpu_read_velocity, cpu_params, cpu_set_params, cpu_stir, no_texture, no_texture,
+                                 cpu_get_state, cpu_set_state};
 
 /* ---- the GPU solver (fragment or compute passes) -------------------------- */
 
@@ -109,9 +123,12 @@ static int gpu_stir(void *b, float x, float y, float fx, float fy, float radius)
 static unsigned gpu_density_texture(const void *b) { return solver_density_texture(b); }
 static unsigned gpu_velocity_texture(const void *b) { return solver_velocity_texture(b); }
 
+static int gpu_get_state(void *b, MethodState *st) { return solver_get_state(b, st); }
+static int gpu_set_state(void *b, const MethodState *st) { return solver_set_state(b, st); }
+
 static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, gpu_step, gpu_observe,
                                  gpu_read_velocity, gpu_params, gpu_set_params, gpu_stir, gpu_density_texture,
-                                 gpu_velocity_texture};
+                                 gpu_velocity_texture, gpu_get_state, gpu_set_state};
 
 /* ---- the morph -------------------------------------------------------------- */
 
@@ -309,3 +326,28 @@ int morph_stir(Morph *m, float x, float y, float fx, float fy, float radius)
 
 unsigned morph_density_texture(const Morph *m) { return m->ops->density_texture(m->b); }
 unsigned morph_velocity_texture(const Morph *m) { return m->ops->velocity_texture(m->b); }
+
+int morph_get_state(Morph *m, MorphState *st)
+{
+    size_t n = (size_t)m->w * m->h;
+    if (m->ops->get_state(m->b, &st->solver) < 0) return -1;
+    st->params = *morph_params(m);
+    st->mass_match = m->mass_match;
+    st->steps = m->steps;
+    memcpy(st->start, m->start, n * sizeof(float));
+    memcpy(st->target, m->target, n * sizeof(float));
+    return 0;
+}
+
+int morph_set_state(Morph *m, const MorphState *st)
+{
+    size_t n = (size_t)m->w * m->h;
+    if (method_params_check(&st->params)) return -1;
+    if (m->ops->set_params(m->b, &st->params) < 0 || m->ops->set_state(m->b, &st->solver) < 0)
+        return -1;
+    m->mass_match = st->mass_match;
+    m->steps = st->steps;
+    memcpy(m->start, st->start, n * sizeof(float));
+    memcpy(m->target, st->target, n * sizeof(float));
+    return 0;
+}

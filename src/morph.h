@@ -82,6 +82,23 @@ const float *morph_start(const Morph *m);
 const SolverParams *morph_params(const Morph *m);
 int morph_set_params(Morph *m, const SolverParams *p);
 
+/* The whole morph, for checkpoints: the backend's state (method.h), the
+ * parameters, the step count and the images reset and swap go back to.
+ * Every array is W*H floats, allocated by the caller. A morph given a
+ * state (on the same backend and machine) steps exactly as the one it was
+ * taken from. */
+typedef struct {
+    SolverParams params;
+    bool mass_match;
+    long steps;               /* morph_step_count */
+    MethodState solver;       /* the backend's fields and clock */
+    float *start, *target;    /* morph_start's image and the target as given */
+} MorphState;
+int morph_get_state(Morph *m, MorphState *st);
+/* Sets the parameters first, then the fields: -1 on a GL error or when the
+ * parameters are refused. */
+int morph_set_state(Morph *m, const MorphState *st);
+
 /* Stir: add a velocity (fx, fy) (domain units/time) in a Gaussian of the
  * given radius (cells) around (x, y) (cell units, row 0 at the top).
  * -1 where the backend cannot (the CPU reference). */

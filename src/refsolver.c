@@ -855,6 +855,35 @@ void ref_step(RefSolver *s)
 }
 
 
+/* The persistent fields in MethodField's order. */
+static void state_fields(const RefSolver *s, float *f[METHOD_FIELD_COUNT])
+{
+    float *all[METHOD_FIELD_COUNT] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr, s->phi, s->eg};
+    memcpy(f, all, sizeof all);
+}
+
+void ref_get_state(const RefSolver *s, MethodState *st)
+{
+    float *f[METHOD_FIELD_COUNT];
+    state_fields(s, f);
+    size_t n = (size_t)s->w * s->h;
+    for (int k = 0; k < METHOD_FIELD_COUNT; k++) memcpy(st->field[k], f[k], n * sizeof(float));
+    st->pot_c = s->pot_c;
+    st->dscale = s->dscale;
+    st->nstep = s->nstep;
+}
+
+void ref_set_state(RefSolver *s, const MethodState *st)
+{
+    float *f[METHOD_FIELD_COUNT];
+    state_fields(s, f);
+    size_t n = (size_t)s->w * s->h;
+    for (int k = 0; k < METHOD_FIELD_COUNT; k++) memcpy(f[k], st->field[k], n * sizeof(float));
+    s->pot_c = st->pot_c;
+    s->dscale = st->dscale;
+    s->nstep = st->nstep;
+}
+
 const float *ref_density(const RefSolver *s) { return s->rho; }
 const float *ref_target(const RefSolver *s) { return s->tgt; }
 const float *ref_target_blur(const RefSolver *s) { return s->tgt_blur; }

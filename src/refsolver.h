@@ -45,6 +45,12 @@ int ref_set_target(RefSolver *s, const float *target, bool mass_match);
 void ref_step(RefSolver *s);
 
 
+/* The whole state a step depends on besides the parameters (method.h):
+ * copied out into, or in from, the caller's W*H arrays. A solver given a
+ * state steps exactly as the one it was taken from (checkpoints). */
+void ref_get_state(const RefSolver *s, MethodState *st);
+void ref_set_state(RefSolver *s, const MethodState *st);
+
 /* Read-only views of the fields (W*H floats each). */
 const float *ref_density(const RefSolver *s);
 const float *ref_target(const RefSolver *s);

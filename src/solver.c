@@ -986,6 +986,62 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
     return gl_check("solver", "a single pass");
 }
 
+/* ---- the state for checkpoints ------------------------------------------------ */
+
+/* Through the fields' own read-back and upload (read_channels and
+ * upload_channels by each field's channel count; solver_debug_* for the
+ * packed ones), so a change of layout on the GPU changes nothing here. The
+ * density's and the velocity's unused channels are 0, as every pass writes
+ * them. */
+int solver_get_state(Solver *s, MethodState *st)
+{
+    float **f = st->field;
+    if (read_channels(s, s->dens.read, f[METHOD_FIELD_DENSITY], f[METHOD_FIELD_TARGET],
+                      f[METHOD_FIELD_TARGET_BLUR]) < 0 ||
+        read_channels(s, s->vel.read, f[METHOD_FIELD_VEL_U], f[METHOD_FIELD_VEL_V], NULL) < 0 ||
+        solver_debug_read(s, SOLVER_FIELD_PRESSURE, f[METHOD_FIELD_PRESSURE]) < 0 ||
+        solver_debug_read(s, SOLVER_FIELD_POTENTIAL, f[METHOD_FIELD_POTENTIAL]) < 0 ||
+        solver_debug_read(s, SOLVER_FIELD_GATHER_E, f[METHOD_FIELD_GATHER_E]) < 0)
+        return -1;
+    st->pot_c = s->pot_c;
+    st->dscale = s->dscale;
+    st->nstep = s->nstep;
+    return gl_check("solver", "reading the state back");
+}
+
+/* Upload three W*H channels into an RGBA, RG or R field (NULL or a channel
+ * the field lacks: left out; the rest 0), as read_channels reads them. */
+static int upload_channels(Solver *s, Field *f, const float *c0, const float *c1, const float *c2)
+{
+    size_t n = (size_t)s->w * s->h;
+    int nc = field_channels(f);
+    float *buf = calloc((size_t)nc * n, sizeof(float));
+    if (!buf) return -1;
+    const float *src[3] = {c0, c1, c2};
+    for (int c = 0; c < 3 && c < nc; c++)
+        if (src[c])
+            for (size_t k = 0; k < n; k++) buf[(size_t)nc * k + (size_t)c] = src[c][k];
+    int rc = field_upload(f, buf);
+    free(buf);
+    return rc;
+}
+
+int solver_set_state(Solver *s, const MethodState *st)
+{
+    float *const *f = st->field;
+    if (upload_channels(s, s->dens.read, f[METHOD_FIELD_DENSITY], f[METHOD_FIELD_TARGET],
+                        f[METHOD_FIELD_TARGET_BLUR]) < 0 ||
+        upload_channels(s, s->vel.read, f[METHOD_FIELD_VEL_U], f[METHOD_FIELD_VEL_V], NULL) < 0 ||
+        solver_debug_upload(s, SOLVER_FIELD_PRESSURE, f[METHOD_FIELD_PRESSURE]) < 0 ||
+        solver_debug_upload(s, SOLVER_FIELD_POTENTIAL, f[METHOD_FIELD_POTENTIAL]) < 0 ||
+        solver_debug_upload(s, SOLVER_FIELD_GATHER_E, f[METHOD_FIELD_GATHER_E]) < 0)
+        return -1;
+    s->pot_c = st->pot_c;
+    s->dscale = st->dscale;
+    s->nstep = st->nstep;
+    return gl_check("solver", "uploading the state");
+}
+
 /* ---- timing ------------------------------------------------------------------ */
 
 void solver_enable_timing(Solver *s, bool on)

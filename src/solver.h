@@ -56,6 +56,13 @@ int solver_read_density(Solver *s, float *rho);
 int solver_read_fields(Solver *s, float *rho, float *tgt, float *tgt_blur);
 int solver_read_velocity(Solver *s, float *u, float *v);
 
+/* The whole state a step depends on besides the parameters (method.h),
+ * read back into or uploaded from the caller's W*H arrays, whatever the
+ * fields' layout on the GPU. A solver given a state steps exactly as the
+ * one it was taken from (checkpoints). */
+int solver_get_state(Solver *s, MethodState *st);
+int solver_set_state(Solver *s, const MethodState *st);
+
 /* What export needs, from one read-back: ρ (rho may be NULL), Σρ,
  * Σ|ρ−ρ*|/Σρ*, and max|∇·u| when max_div is non-NULL (then a pass first
  * gathers ρ, ρ* and |∇·u| into one texture). */

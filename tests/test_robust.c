@@ -476,8 +476,10 @@ static void test_rerun_cleans(void)
     CHECK(R.code == 0, "exit %d:\n%s", R.code, R.err);
     CHECK(has(R.err, "removed 9 frames of an earlier run and 1 temporary files"), "stderr:\n%s",
           R.err);
-    CHECK(testlib_count_entries(f, NULL, NULL) == 3, "%d files in F, expected frames 1-3",
-          testlib_count_entries(f, NULL, NULL));
+    int nf = 0;
+    testlib_count_entries(f, "frame_", &nf); /* and the run's run.json (test_farm) */
+    CHECK(nf == 3 && testlib_count_entries(f, NULL, NULL) == 4, "%d frames in F, expected frames 1-3",
+          nf);
     CHECK(testlib_count_entries(work, NULL, NULL) == 2, "%d entries in the work directory, "
           "expected F and m.csv", testlib_count_entries(work, NULL, NULL));
 }
@@ -513,8 +515,10 @@ static void test_signal_inside_a_step(void)
                   has(R.err, "at step 0") && has(R.err, "F holds this run's frames 1..1 (steps 0..0)") &&
                   has(R.err, "m.csv holds 1 metrics rows"),
               "signal %d: stderr:\n%s", sigs[k], R.err);
-        CHECK(testlib_count_entries(f, NULL, NULL) == 1, "signal %d: %d files in F", sigs[k],
-              testlib_count_entries(f, NULL, NULL));
+        int nf = 0;
+        testlib_count_entries(f, "frame_", &nf); /* and the run's run.json (test_farm) */
+        CHECK(nf == 1 && testlib_count_entries(f, NULL, NULL) == 2, "signal %d: %d frames in F",
+              sigs[k], nf);
         char buf[256];
         testlib_read_text(m, buf, sizeof buf);
         CHECK(strncmp(buf, "step,time,error,mass,max_div,key\n0,0,", 37) == 0 && count_lines(buf) == 2,

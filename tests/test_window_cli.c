@@ -154,13 +154,25 @@ static void test_cpu_with_display(void)
           "--cpu with a display does not say it runs headless:\n%s", R.err);
     char f[700];
     snprintf(f, sizeof f, "%s/F", work);
-    CHECK(count_entries(f) == 2, "--cpu with a display: %d frames, expected steps 0 and 2", count_entries(f));
+    int nf = 0;
+    testlib_count_entries(f, "frame_", &nf); /* besides run.json */
+    CHECK(nf == 2, "--cpu with a display: %d frames, expected steps 0 and 2", nf);
     testlib_rm_rf(f);
     run(NULL, NULL, "--cpu", "--keys", "v", "--grid", "32", "--steps", "2", NULL);
     CHECK(R.code == 2 && count_lines(R.err) == 1 && strstr(R.err, "--keys needs a window") &&
               strstr(R.err, "--cpu"),
           "--cpu --keys with a display: exit %d:\n%s", R.code, R.err);
     CHECK(count_entries(work) == 0, "--cpu --keys: files written");
+}
+
+/* --checkpoint-every is for headless runs: in a window it is a usage error
+ * (exit 2, one line naming --headless), before any window opens. */
+static void test_checkpoint_in_window(void)
+{
+    run(NULL, NULL, "--checkpoint-every", "10", NULL);
+    CHECK(R.signal == 0 && R.code == 2 && count_lines(R.err) == 1 && strstr(R.err, "--headless"),
+          "--checkpoint-every in a window: exit %d:\n%s", R.code, R.err);
+    CHECK(count_entries(work) == 0, "--checkpoint-every in a window wrote files");
 }
 
 int main(void)
@@ -190,6 +202,7 @@ int main(void)
     RUN(test_gl_info_path);
     RUN(test_old_gl_window);
     RUN(test_cpu_with_display);
+    RUN(test_checkpoint_in_window);
     testlib_rm_rf(tmp);
     testlib_result_free(&R);
     return check_done();
