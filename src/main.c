@@ -403,7 +403,12 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
     char sidecar_path[PATH_MAX + 16];
     const char *sp = c->sidecar_path;
     if (!sp && dir && o.frames) {
-        snprintf(sidecar_path, sizeof sidecar_path, "%s/run.json", dir);
+        /* chunks of one render (--frame-range) share the folder: one record each */
+        if (range)
+            snprintf(sidecar_path, sizeof sidecar_path, "%s/run_%ld-%ld.json", dir, c->range_first,
+                     c->range_last);
+        else
+            snprintf(sidecar_path, sizeof sidecar_path, "%s/run.json", dir);
         sp = sidecar_path;
     }
     if (sp) {

@@ -442,6 +442,18 @@ static void test_sidecar(void)
               !json_object_get(json_array_get(json_object_get(j, "frames"), 0), "frame"),
           "--sidecar with metrics only");
     json_decref(j);
+    /* chunks of one render (--frame-range) keep a record each */
+    run("--cpu", "--grid", "16", "--every", "2", "--frame-range", "2-3", "--frames", "P", disc, square,
+        NULL);
+    expect_ok(__LINE__);
+    CHECK(exists_in_work("P/run_2-3.json") && !exists_in_work("P/run.json"), "a chunk's record");
+    /* a chunk from a checkpoint: its frames are the full run's */
+    run("--cpu", RUN48, "--frames", "Q", "--frame-range", "6-8", "--resume",
+        "ck/sub/checkpoint_000020.smc", NULL);
+    expect_ok(__LINE__);
+    CHECK(diff_frames("A", "Q", 6, 8) == 0 && !exists_in_work("Q/frame_00005.png") &&
+              !exists_in_work("Q/frame_00009.png"),
+          "--frame-range from a checkpoint");
     /* a sidecar that cannot be written fails the run with one line */
     run("--cpu", "--grid", "16", "--steps", "4", "--frames", "F", "--sidecar", "no/dir/rec.json",
         disc, square, NULL);
@@ -466,6 +478,9 @@ static void test_exit_codes(void)
     expect_fail(__LINE__, 2, "--no-such-option", NULL);
     run("--cpu", "missing1.png", "missing2.png", NULL);
     expect_fail(__LINE__, 1, "missing1.png", NULL);
+    /* a key sequence is not checkpointed yet: refused before anything runs */
+    run("--cpu", "--checkpoint-every", "10", disc, square, disc, NULL);
+    expect_fail(__LINE__, 2, "--checkpoint-every", "key sequence", NULL);
 }
 
 static void test_progress_json(void)
