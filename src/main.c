@@ -508,7 +508,7 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
                 ckstep = k - 1;
                 if (o.sidecar) sidecar_checkpoint(o.sidecar, ckstep, ckpath);
             }
-            char hint[PATH_MAX + 64] = "";
+            char hint[sizeof ckpath + 32] = "";
             if (ckstep >= 0) snprintf(hint, sizeof hint, "; resume with --resume %s", ckpath);
             say_interrupted(&o, c, dir, k - 1, hint);
             rc = 128 + (int)g_signal;
