@@ -639,12 +639,6 @@ done:
  *   - compute where the context has OpenGL 4.3 (on a data-centre GPU
  *     fragment passes run many times slower than compute);
  *   - fragment otherwise (a 3.3 context). */
-static bool software_renderer(const char *r)
-{
-    return r && (strstr(r, "llvmpipe") || strstr(r, "softpipe") || strstr(r, "swrast") ||
-                 strstr(r, "SwiftShader"));
-}
-
 static int pick_backend(const Config *c, GlCtx *ctx, bool window, MorphBackend *out, char *err,
                         size_t errlen)
 {
@@ -662,7 +656,7 @@ static int pick_backend(const Config *c, GlCtx *ctx, bool window, MorphBackend *
         return 0;
     case BACKEND_AUTO: break;
     }
-    if (!window && software_renderer(glctx_renderer(ctx))) *out = MORPH_CPU;
+    if (!window && shader_software_renderer()) *out = MORPH_CPU;
     else *out = compute ? MORPH_COMPUTE : MORPH_FRAGMENT;
     return 0;
 }

@@ -575,6 +575,13 @@ bool shader_compute_available(void)
     return major > 4 || (major == 4 && minor >= 3);
 }
 
+bool shader_software_renderer(void)
+{
+    const char *r = (const char *)glGetString(GL_RENDERER);
+    return r && (strstr(r, "llvmpipe") || strstr(r, "softpipe") || strstr(r, "swrast") ||
+                 strstr(r, "SwiftShader"));
+}
+
 bool shader_is_compute(const Shader *s) { return s->compute; }
 
 void shader_free(Shader *s)

@@ -51,6 +51,9 @@ Shader *shader_load_pass(const char *dir, const char *name, ShaderStage stage, c
                          char *err, size_t errlen);
 /* The current context runs compute shaders (OpenGL 4.3 or later). */
 bool shader_compute_available(void);
+/* Whether the current context renders in software (llvmpipe, softpipe,
+ * swrast, SwiftShader). */
+bool shader_software_renderer(void);
 bool shader_is_compute(const Shader *s);
 void shader_free(Shader *s);
 

@@ -64,6 +64,7 @@ enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_AD
 
 struct Solver {
     SolverKind kind;
+    bool tiled;                 /* compute: the tiled passes (solver_tiles_wanted) */
     int w, h;
     float cell;                 /* h: cell size in domain units */
     SolverParams p;
@@ -211,7 +212,7 @@ static void pass_jacobi_level(Solver *s, int l, bool zero, FieldPair *x0, Field 
 
 static bool jacobi_tiled(const Solver *s, int l)
 {
-    return s->kind == SOLVER_COMPUTE &&
+    return s->tiled &&
            (long)packed(s->lw[l]) * packed(s->lh[l]) <= SOLVER_JACOBI_TILE_TEXELS;
 }
 
@@ -275,7 +276,7 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
     jacobi_iters(s, l, last ? METHOD_MG_COARSE_ITERS : METHOD_MG_SMOOTH, l > 0, x0, b0);
     if (last) return;
     Shader *sh;
-    if (s->kind == SOLVER_COMPUTE) { /* the residual and its restriction in one pass */
+    if (s->tiled) { /* the residual and its restriction in one pass */
         sh = use(s, SH_MG_RESTRICT_RESIDUAL);
         shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
         shader_set_ivec2(sh, "u_csize", s->lw[l + 1], s->lh[l + 1]);
@@ -317,7 +318,7 @@ static void pass_transport(Solver *s, const Field *vel, const Field *dens, const
                            Field *ratio, Field *out, float umax, float dt_sub, bool last)
 {
     Shader *sh;
-    if (s->kind == SOLVER_COMPUTE) {
+    if (s->tiled) {
         sh = use(s, SH_TRANSPORT_TILE);
         shader_set_texture(sh, "u_rho", 0, field_texture(in));
         shader_set_texture(sh, "u_vel", 1, field_texture(vel));
@@ -345,7 +346,7 @@ static void pass_transport(Solver *s, const Field *vel, const Field *dens, const
  * ρ field; all but the last write the R32F field, the last the density. */
 static void transport_substep(Solver *s, const Field *vel, float umax, float dt_sub, int k, bool last)
 {
-    if (s->kind != SOLVER_COMPUTE) {
+    if (!s->tiled) {
         pass_transport(s, vel, s->dens.read, s->dens.read, s->ratio, s->dens.write, umax, dt_sub, true);
         field_pair_swap(&s->dens);
         return;
@@ -566,6 +567,14 @@ int solver_step(Solver *s)
 
 /* ---- create / free ---------------------------------------------------------- */
 
+bool solver_tiles_wanted(void)
+{
+    const char *e = getenv("SMOKEMORPH_COMPUTE_TILES");
+    if (e && strcmp(e, "1") == 0) return true;
+    if (e && strcmp(e, "0") == 0) return false;
+    return !shader_software_renderer();
+}
+
 static int create_fields(Solver *s, char *err, size_t errlen)
 {
     if (field_pair_create(&s->vel, s->w, s->h, 2, err, errlen) < 0) return -1; /* u, v */
@@ -579,7 +588,7 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
     if (!(s->drift = field_create(s->w, s->h, 2, err, errlen))) return -1; /* wu, wv */
-    if (s->kind == SOLVER_COMPUTE && field_pair_create(&s->rho, s->w, s->h, 1, err, errlen) < 0)
+    if (s->tiled && field_pair_create(&s->rho, s->w, s->h, 1, err, errlen) < 0)
         return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
     s->nlev = method_mg_levels(s->w, s->h, s->lw, s->lh);
@@ -607,6 +616,7 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
         return NULL;
     }
     s->kind = kind;
+    s->tiled = kind == SOLVER_COMPUTE && solver_tiles_wanted();
     s->w = w;
     s->h = h;
     s->cell = cell_size(w, h);
@@ -620,7 +630,7 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     snprintf(defines + dl, sizeof defines - dl, "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_CELLS %d\n",
              SOLVER_JACOBI_TILE, SOLVER_TRANSPORT_CELLS);
     for (int k = 0; k < SH_COUNT; k++)
-        if ((kind == SOLVER_COMPUTE || k < SH_TRANSPORT_TILE) &&
+        if ((s->tiled || k < SH_TRANSPORT_TILE) &&
             !(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],
                                           kind == SOLVER_COMPUTE ? SHADER_COMPUTE : SHADER_FRAGMENT,
                                           defines, err, errlen)))

@@ -89,4 +89,13 @@ int solver_times(Solver *s, SolverTimes *out);
  * cost of submitting it. */
 double solver_wait_seconds(const Solver *s);
 
+/* Whether a compute solver made now in this context runs the tiled passes
+ * (transport_tile, jacobi_tile, mg_restrict_residual: shared memory and
+ * barriers): yes on a GPU, no on a software renderer, where llvmpipe runs
+ * them slower than one pass a stage (2 cores, 256²: 6.6 steps/s tiled, 12.5
+ * not, the fragment backend 8.7-11; docs/PERFORMANCE.md).
+ * SMOKEMORPH_COMPUTE_TILES=1 or 0 decides instead (the pass tests set 1, so
+ * CI checks the tiled passes on llvmpipe). */
+bool solver_tiles_wanted(void);
+
 #endif

@@ -651,6 +651,9 @@ int main(int argc, char **argv)
 {
     (void)argc;
     char err[1024];
+    /* the compute backend's tiled passes (what it runs on a GPU), which a
+     * software renderer would otherwise leave out (solver_tiles_wanted) */
+    setenv("SMOKEMORPH_COMPUTE_TILES", "1", 0);
     GlCtx *ctx = glctx_create_headless(err, sizeof err);
     CHECK(ctx != NULL, "no headless GL context: %s", err);
     if (!ctx) return check_done();
