@@ -594,7 +594,9 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     s->nlev = method_mg_levels(s->w, s->h, s->lw, s->lh);
     for (int l = 0; l < s->nlev; l++) {
         int pw = packed(s->lw[l]), ph = packed(s->lh[l]);
-        if (l < s->nlev - 1 && !(s->mgr[l] = field_create(pw, ph, 4, err, errlen))) return -1;
+        /* the residual field: the untiled passes only (mg_restrict_residual needs none) */
+        if (!s->tiled && l < s->nlev - 1 && !(s->mgr[l] = field_create(pw, ph, 4, err, errlen)))
+            return -1;
         if (l == 0) continue;
         if (field_pair_create(&s->mgx[l], pw, ph, 4, err, errlen) < 0) return -1;
         if (!(s->mgb[l] = field_create(pw, ph, 4, err, errlen))) return -1;
