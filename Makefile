@@ -6,7 +6,7 @@ PREFIX  ?= /usr/local
 DESTDIR ?=
 BUILD   ?= build
 CC      ?= cc
-PKGS    := glew glut libpng egl gl zlib jansson
+PKGS    := glew glut libpng egl gl zlib jansson freetype2
 VERSION := 0.1.0
 
 # OpenEXR: only its C library, OpenEXRCore (the .pc file lists the C++ ones
@@ -108,10 +108,11 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 -g \
-                -fno-omit-frame-pointer $(FUZZ_SAN) $(shell pkg-config --cflags libpng 2>/dev/null) \
+                -fno-omit-frame-pointer $(FUZZ_SAN) $(shell pkg-config --cflags libpng jansson 2>/dev/null) \
                 $(EXR_CFLAGS)
 FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_BUILD)/src/%.o,src/image.c src/config.c src/method.c src/log.c \
-                src/checkpoint.c src/exr.c)
+                src/checkpoint.c src/exr.c src/scene.c src/compare_spec.c src/viewfield.c \
+                src/refsolver.c)
 FUZZ_BIN     := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_BIN)
@@ -122,7 +123,7 @@ $(FUZZ_BUILD)/src/%.o: src/%.c $(wildcard src/*.h)
 
 $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_LIB_OBJ)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FUZZ_LIB_OBJ) \
-		$(shell pkg-config --libs libpng zlib 2>/dev/null) $(EXR_LIBS) -lm
+		$(shell pkg-config --libs libpng zlib jansson 2>/dev/null) $(EXR_LIBS) -lm
 
 fuzz-run: fuzz
 	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)

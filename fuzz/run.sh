@@ -1,7 +1,8 @@
 #!/bin/sh
 # Run every libFuzzer harness of BUILD (default build-fuzz, made by
 # `make fuzz`) for SECONDS each (default 60), two at a time (CI has 2 cores),
-# from the committed seed corpus fuzz/corpus/NAME/. New inputs go to
+# from the committed seed corpus fuzz/corpus/NAME/ (with the dictionary
+# fuzz/NAME.dict where there is one). New inputs go to
 # BUILD/corpus/NAME/ (the committed corpus is never written); a crash is
 # saved as BUILD/artifacts/NAME-crash-..., and its log's tail is printed.
 # Exit status 1 when any harness found something.
@@ -19,8 +20,10 @@ mkdir -p "$B/artifacts"
 run_one() {
     name=$1
     mkdir -p "$B/corpus/$name"
+    dict=""
+    [ -f "fuzz/$name.dict" ] && dict="-dict=fuzz/$name.dict"
     # stdout closed: fuzz_config's --help would print on every run
-    "$B/fuzz_$name" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 \
+    "$B/fuzz_$name" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 $dict \
         -artifact_prefix="$B/artifacts/$name-" "$B/corpus/$name" "fuzz/corpus/$name" \
         >"$B/$name.log" 2>&1
 }

@@ -50,3 +50,11 @@ float transport_apply(float r, float fl, float fr, float fb, float ft, float rc,
     if (ft != 0.0) r -= ft * (ft > 0.0 ? rc : rt);
     return max(r, 0.0);
 }
+
+// A cell's transport speed from its left, right, bottom and top face speeds,
+// each axis clamped to cap: |c_x| + |c_y| over k. The substeps of a stage
+// follow the largest (method_cell_speed in src/method.h).
+float transport_cell_speed(float ul, float ur, float vb, float vt, float cap)
+{
+    return min(max(abs(ul), abs(ur)), cap) + min(max(abs(vb), abs(vt)), cap);
+}

@@ -13,6 +13,10 @@
 // substep field after), u_vel face speeds (.r left face, .g bottom face).
 // u_last: the last substep writes the density field, ρ*, ρ̃* from u_dens
 // (before it, u_dens is u_rho: nothing more to read).
+// u_dynamic: the stage's substep count is the GPU's (substep_plan, an
+// indirect dispatch): k and the count come from the plan buffer, this is
+// substep u_index, and the last one writes u_out_dens (ρ*, ρ̃* from u_dens,
+// the density field) instead of u_out.
 #define SM_OWN_MAIN 1
 #include "sim.glsl"
 #include "transport.glsl"
@@ -23,9 +27,19 @@ uniform sampler2D u_dens;
 uniform int u_last;
 uniform float u_k;
 uniform float u_umax;
+uniform int u_dynamic;
+uniform int u_index;
 
 layout(local_size_x = SM_LOCAL_X, local_size_y = SM_LOCAL_Y) in;
 layout(binding = 0) writeonly uniform image2D u_out;
+layout(binding = 1) writeonly uniform image2D u_out_dens;
+layout(std430, binding = 1) readonly buffer Plan {
+    uint p_n;
+    float p_k;
+    uint p_pad0;
+    uint p_pad1;
+    uint p_args[];
+};
 
 // a work group writes TX x TY cells, SM_TRANSPORT_CELLS x SM_TRANSPORT_CELLS
 // an invocation (from C: solver.c), so the halo costs less a cell
@@ -43,6 +57,8 @@ shared float s_ratio[TY + 2][TX + 2];
 void main()
 {
     ivec2 o = ivec2(gl_WorkGroupID.xy) * ivec2(TX, TY);
+    float k = u_dynamic != 0 ? p_k : u_k;
+    bool last = u_dynamic != 0 ? u_index == int(p_n) - 1 : u_last != 0;
     int lid = int(gl_LocalInvocationIndex);
     const int n = SM_LOCAL_X * SM_LOCAL_Y;  // invocations
     for (int q = lid; q < (TX + 6) * (TY + 6); q += n) {
@@ -56,7 +72,7 @@ void main()
         int i = o.x - 1 + a, j = o.y - 1 + b;  // face (i-1 | i) of row j
         float f = 0.0;
         if (j >= 0 && j < u_size.y)
-            f = transport_flux(u_k, u_umax, Uf(u_vel, i, j), s_rho[b + 2][a], s_rho[b + 2][a + 1],
+            f = transport_flux(k, u_umax, Uf(u_vel, i, j), s_rho[b + 2][a], s_rho[b + 2][a + 1],
                                s_rho[b + 2][a + 2], s_rho[b + 2][a + 3]);
         s_fx[b][a] = f;
     }
@@ -65,7 +81,7 @@ void main()
         int i = o.x - 1 + a, j = o.y - 1 + b;  // face (j-1 | j) of column i
         float f = 0.0;
         if (i >= 0 && i < u_size.x)
-            f = transport_flux(u_k, u_umax, Vf(u_vel, i, j), s_rho[b][a + 2], s_rho[b + 1][a + 2],
+            f = transport_flux(k, u_umax, Vf(u_vel, i, j), s_rho[b][a + 2], s_rho[b + 1][a + 2],
                                s_rho[b + 2][a + 2], s_rho[b + 3][a + 2]);
         s_fy[b][a] = f;
     }
@@ -85,10 +101,11 @@ void main()
                                   s_fy[b + 1][a], s_ratio[b][a], s_ratio[b][a - 1], s_ratio[b][a + 1],
                                   s_ratio[b - 1][a], s_ratio[b + 1][a]);
         vec4 v = vec4(r, 0.0, 0.0, 0.0);
-        if (u_last != 0) {
+        if (last) {
             vec4 d = texelFetch(u_dens, c, 0);
             v = vec4(r, d.g, d.b, 0.0);
         }
-        imageStore(u_out, c, v);
+        if (last && u_dynamic != 0) imageStore(u_out_dens, c, v);
+        else imageStore(u_out, c, v);
     }
 }

@@ -17,9 +17,22 @@
 #include <zlib.h>
 
 #define HEADER_FIXED 120
-#define HEADER_SIZE (HEADER_FIXED + 8 * METHOD_PARAM_COUNT)
+#define HEADER_SIZE_V1 (HEADER_FIXED + 8 * METHOD_PARAM_COUNT)
+#define SCHEDULE_SIZE 64 /* version 2: the schedule's block after the parameters */
+#define HEADER_SIZE (HEADER_SIZE_V1 + SCHEDULE_SIZE)
+/* version 3: each further smoke field's block after the schedule */
+#define FIELD_BLOCK (32 + 8 * METHOD_PARAM_COUNT + SCHEDULE_SIZE)
+#define MAX_KEYS 1000000
 #define FLAG_MASS_MATCH 1u
 #define FLAG_SETTLE_STARTED 2u
+#define FLAG_SCENE 4u /* version 3 */
+
+static uint32_t header_size(int version, int nfields)
+{
+    if (version == 1) return HEADER_SIZE_V1;
+    if (version == 2) return HEADER_SIZE;
+    return HEADER_SIZE + (uint32_t)(nfields - 1) * FIELD_BLOCK;
+}
 
 /* ---- the arrays ----------------------------------------------------------- */
 
@@ -30,29 +43,47 @@ static float **field_slot(MorphState *s, int k)
     return k == METHOD_FIELD_COUNT ? &s->start : &s->target;
 }
 
-int checkpoint_alloc(Checkpoint *c, int w, int h)
+MorphState *checkpoint_field(Checkpoint *c, int i)
+{
+    return i == 0 ? &c->state : &c->more[i - 1];
+}
+
+static const MorphState *field_const(const Checkpoint *c, int i)
+{
+    return i == 0 ? &c->state : &c->more[i - 1];
+}
+
+int checkpoint_alloc_fields(Checkpoint *c, int w, int h, int nfields)
 {
     memset(c, 0, sizeof *c);
-    if (w < 1 || h < 1 || (long)w * h > CHECKPOINT_MAX_CELLS) return -1;
+    c->nfields = 1;
+    if (w < 1 || h < 1 || (long)w * h > CHECKPOINT_MAX_CELLS || nfields < 1 ||
+        nfields > CHECKPOINT_MAX_FIELDS)
+        return -1;
     c->w = w;
     c->h = h;
+    c->nfields = nfields;
     size_t n = (size_t)w * h;
-    for (int k = 0; k < CHECKPOINT_NFIELDS; k++)
-        if (!(*field_slot(&c->state, k) = malloc(n * sizeof(float)))) {
-            checkpoint_free(c);
-            return -1;
-        }
+    for (int i = 0; i < nfields; i++)
+        for (int k = 0; k < CHECKPOINT_NFIELDS; k++)
+            if (!(*field_slot(checkpoint_field(c, i), k) = malloc(n * sizeof(float)))) {
+                checkpoint_free(c);
+                return -1;
+            }
     return 0;
 }
+
+int checkpoint_alloc(Checkpoint *c, int w, int h) { return checkpoint_alloc_fields(c, w, h, 1); }
 
 void checkpoint_free(Checkpoint *c)
 {
     if (!c) return;
-    for (int k = 0; k < CHECKPOINT_NFIELDS; k++) {
-        float **f = field_slot(&c->state, k);
-        free(*f);
-        *f = NULL;
-    }
+    for (int i = 0; i < CHECKPOINT_MAX_FIELDS; i++)
+        for (int k = 0; k < CHECKPOINT_NFIELDS; k++) {
+            float **f = field_slot(checkpoint_field(c, i), k);
+            free(*f);
+            *f = NULL;
+        }
 }
 
 /* ---- little-endian numbers ---------------------------------------------------- */
@@ -130,20 +161,45 @@ static uLong crc_add(uLong crc, const unsigned char *p, size_t n)
     return crc;
 }
 
-static uint64_t file_size(int w, int h)
+static uint64_t file_size(uint32_t header, int w, int h, int nfields)
 {
-    return (uint64_t)HEADER_SIZE + (uint64_t)CHECKPOINT_NFIELDS * (uint64_t)w * (uint64_t)h * 4u + 4u;
+    return (uint64_t)header +
+           (uint64_t)nfields * CHECKPOINT_NFIELDS * (uint64_t)w * (uint64_t)h * 4u + 4u;
 }
 
 /* ---- writing ------------------------------------------------------------------- */
 
-static void make_header(const Checkpoint *c, unsigned char *b)
+/* A state's parameters (8 * nparams bytes) and schedule (SCHEDULE_SIZE
+ * bytes, all 0 without one). */
+static void put_params(unsigned char *p, const MorphState *s)
 {
-    memset(b, 0, HEADER_SIZE);
+    for (int k = 0; k < METHOD_PARAM_COUNT; k++) put_f64(p + 8 * k, method_param_get(&s->params, k));
+}
+
+static void put_schedule(unsigned char *q, const MorphState *s)
+{
+    memset(q, 0, SCHEDULE_SIZE);
+    if (s->nkeys > 0) {
+        put_u32(q, (uint32_t)s->nkeys);
+        put_u32(q + 4, (uint32_t)s->key);
+        put_u64(q + 8, (uint64_t)s->key_every);
+        put_u64(q + 16, (uint64_t)s->last_key_step);
+        put_u64(q + 24, (uint64_t)s->schedule_sum);
+        put_f64(q + 32, s->mass_now);
+        put_f64(q + 40, s->key_mass);
+        put_f64(q + 48, s->tmass);
+    }
+}
+
+/* The header: field 0's state in it, each further field's block after it. */
+static void make_header(const Checkpoint *c, unsigned char *b, uint32_t hsize)
+{
+    int nf = c->nfields < 1 ? 1 : c->nfields;
+    memset(b, 0, hsize);
     memcpy(b, CHECKPOINT_MAGIC, 8);
     put_u32(b + 8, CHECKPOINT_VERSION);
-    put_u32(b + 12, HEADER_SIZE);
-    put_u64(b + 16, file_size(c->w, c->h));
+    put_u32(b + 12, hsize);
+    put_u64(b + 16, file_size(hsize, c->w, c->h, nf));
     put_u32(b + 24, (uint32_t)c->w);
     put_u32(b + 28, (uint32_t)c->h);
     put_u32(b + 32, 1);
@@ -155,14 +211,26 @@ static void make_header(const Checkpoint *c, unsigned char *b)
     put_f32(b + 72, s->solver.pot_c);
     put_f32(b + 76, s->solver.dscale);
     put_u32(b + 80, (s->mass_match ? FLAG_MASS_MATCH : 0u) |
-                        (c->settle_started ? FLAG_SETTLE_STARTED : 0u));
+                        (c->settle_started ? FLAG_SETTLE_STARTED : 0u) | (c->scene ? FLAG_SCENE : 0u));
     put_u32(b + 84, (uint32_t)c->run_every);
     put_u64(b + 88, (uint64_t)c->run_steps);
     put_f64(b + 96, c->settle_best);
     put_u64(b + 104, (uint64_t)c->settle_best_step);
     put_u32(b + 112, METHOD_PARAM_COUNT);
-    for (int k = 0; k < METHOD_PARAM_COUNT; k++)
-        put_f64(b + HEADER_FIXED + 8 * k, method_param_get(&s->params, k));
+    put_u32(b + 116, (uint32_t)nf);
+    put_params(b + HEADER_FIXED, s);
+    put_schedule(b + HEADER_SIZE_V1, s);
+    for (int i = 1; i < nf; i++) {
+        unsigned char *q = b + HEADER_SIZE + (size_t)(i - 1) * FIELD_BLOCK;
+        const MorphState *f = field_const(c, i);
+        put_u64(q, (uint64_t)f->steps);
+        put_u64(q + 8, (uint64_t)f->solver.nstep);
+        put_f32(q + 16, f->solver.pot_c);
+        put_f32(q + 20, f->solver.dscale);
+        put_u32(q + 24, f->mass_match ? FLAG_MASS_MATCH : 0u);
+        put_params(q + 32, f);
+        put_schedule(q + 32 + 8 * METHOD_PARAM_COUNT, f);
+    }
 }
 
 /* Writes all n bytes; -1 with errno on error. */
@@ -186,15 +254,17 @@ static int write_body(int fd, const Checkpoint *c, uLong crc)
     enum { CHUNK = 16384 };
     static unsigned char buf[4 * CHUNK];
     size_t n = (size_t)c->w * c->h;
-    for (int k = 0; k < CHECKPOINT_NFIELDS; k++) {
-        const float *f = *field_slot((MorphState *)&c->state, k);
-        for (size_t i = 0; i < n; i += CHUNK) {
-            size_t m = n - i < CHUNK ? n - i : CHUNK;
-            for (size_t j = 0; j < m; j++) put_f32(buf + 4 * j, f[i + j]);
-            crc = crc_add(crc, buf, 4 * m);
-            if (write_all(fd, buf, 4 * m) < 0) return -1;
+    int nf = c->nfields < 1 ? 1 : c->nfields;
+    for (int fi = 0; fi < nf; fi++)
+        for (int k = 0; k < CHECKPOINT_NFIELDS; k++) {
+            const float *f = *field_slot((MorphState *)field_const(c, fi), k);
+            for (size_t i = 0; i < n; i += CHUNK) {
+                size_t m = n - i < CHUNK ? n - i : CHUNK;
+                for (size_t j = 0; j < m; j++) put_f32(buf + 4 * j, f[i + j]);
+                crc = crc_add(crc, buf, 4 * m);
+                if (write_all(fd, buf, 4 * m) < 0) return -1;
+            }
         }
-    }
     unsigned char t[4];
     put_u32(t, (uint32_t)crc);
     return write_all(fd, t, 4);
@@ -217,6 +287,11 @@ static void sync_dir(const char *path)
 int checkpoint_write(const char *path, const Checkpoint *c, char *err, size_t errlen)
 {
     static unsigned counter;
+    if (c->nfields > CHECKPOINT_MAX_FIELDS) {
+        snprintf(err, errlen, "cannot write %s: %d smoke fields, at most %d", path, c->nfields,
+                 CHECKPOINT_MAX_FIELDS);
+        return -1;
+    }
     size_t tlen = strlen(path) + 64;
     char *tmp = malloc(tlen);
     if (!tmp) {
@@ -234,10 +309,12 @@ int checkpoint_write(const char *path, const Checkpoint *c, char *err, size_t er
         free(tmp);
         return -1;
     }
-    unsigned char head[HEADER_SIZE];
-    make_header(c, head);
-    uLong crc = crc_add(crc32(0L, Z_NULL, 0), head, HEADER_SIZE);
-    int rc = write_all(fd, head, HEADER_SIZE);
+    unsigned char head[HEADER_SIZE + (CHECKPOINT_MAX_FIELDS - 1) * FIELD_BLOCK];
+    int nf = c->nfields < 1 ? 1 : c->nfields;
+    uint32_t hsize = header_size(CHECKPOINT_VERSION, nf);
+    make_header(c, head, hsize);
+    uLong crc = crc_add(crc32(0L, Z_NULL, 0), head, hsize);
+    int rc = write_all(fd, head, hsize);
     if (rc == 0) rc = write_body(fd, c, crc);
     if (rc == 0) rc = fsync(fd);
     int e = errno;
@@ -286,20 +363,71 @@ static bool param_fits(int k, double v)
 /* a count that fits a long, and is not negative */
 static bool fits_long(int64_t v) { return v >= 0 && (uint64_t)v <= (uint64_t)LONG_MAX; }
 
+/* A state's parameters as stored (8 * nparams bytes at p): each fits its
+ * kind, and together they pass method_params_check. 0, or -1 with err. */
+static int parse_params(const unsigned char *p, SolverParams *out, char *err, size_t errlen)
+{
+    method_params_default(out);
+    for (int k = 0; k < METHOD_PARAM_COUNT; k++) {
+        double v = get_f64(p + 8 * k);
+        if (!param_fits(k, v))
+            return fail(err, errlen, "corrupt header: parameter %s", method_param_info[k].name);
+        method_param_set(out, k, v);
+    }
+    const char *why = method_params_check(out);
+    if (why) return fail(err, errlen, "parameters out of range: %s", why);
+    return 0;
+}
+
+/* A schedule's block (SCHEDULE_SIZE bytes at q) into s: all 0, or a key
+ * count, the active key among them, steps that fit (keys at steps 1.. in
+ * order: the last at nkeys or later; evenly spaced: nkeys * every), and
+ * finite masses. 0, or -1 with err. */
+static int parse_schedule(const unsigned char *q, uint32_t version, MorphState *s, char *err,
+                          size_t errlen)
+{
+    uint32_t nkeys = get_u32(q), key = get_u32(q + 4);
+    int64_t key_every = get_i64(q + 8), last_key = get_i64(q + 16);
+    uint64_t sum = get_u64(q + 24);
+    double mass_now = get_f64(q + 32), key_mass = get_f64(q + 40), tmass = get_f64(q + 48);
+    for (int k = 56; k < SCHEDULE_SIZE; k++)
+        if (q[k] != 0) return fail(err, errlen, "corrupt header: unexpected layout for version %u", version);
+    if (nkeys == 0 && (key || key_every || last_key || sum || mass_now != 0.0 || key_mass != 0.0 ||
+                       tmass != 0.0 || signbit(mass_now) || signbit(key_mass) || signbit(tmass)))
+        return fail(err, errlen, "corrupt header: a schedule of 0 keys");
+    if (nkeys > 0 &&
+        (nkeys > MAX_KEYS || key < 1 || key > nkeys || !fits_long(key_every) || !fits_long(last_key) ||
+         last_key < (int64_t)nkeys ||
+         (key_every > 0 && (last_key % key_every != 0 || last_key / key_every != (int64_t)nkeys)) ||
+         !isfinite(mass_now) || !isfinite(key_mass) || !isfinite(tmass)))
+        return fail(err, errlen, "corrupt header: the schedule's keys, steps or masses out of range");
+    s->nkeys = (int)nkeys;
+    s->key = (int)key;
+    s->key_every = (long)key_every;
+    s->last_key_step = (long)last_key;
+    s->schedule_sum = sum;
+    s->mass_now = mass_now;
+    s->key_mass = key_mass;
+    s->tmass = tmass;
+    return 0;
+}
+
 int checkpoint_parse(const void *data, size_t len, Checkpoint *c, char *err, size_t errlen)
 {
     const unsigned char *b = data;
     memset(c, 0, sizeof *c);
+    c->nfields = 1;
     if (len == 0) return fail(err, errlen, "empty file, not a smokemorph checkpoint");
     size_t m = len < 8 ? len : 8;
     if (memcmp(b, CHECKPOINT_MAGIC, m) != 0)
         return fail(err, errlen, "not a smokemorph checkpoint (bad magic)");
     if (len < 12) return fail(err, errlen, "truncated: %zu bytes, not even a header", len);
     uint32_t version = get_u32(b + 8);
-    if (version != CHECKPOINT_VERSION)
-        return fail(err, errlen, "checkpoint version %u; this smokemorph reads version %d", version,
+    if (version < 1 || version > CHECKPOINT_VERSION)
+        return fail(err, errlen, "checkpoint version %u; this smokemorph reads versions 1 to %d", version,
                     CHECKPOINT_VERSION);
-    if (len < HEADER_SIZE) return fail(err, errlen, "truncated: %zu bytes, not even a header", len);
+    uint32_t hsize = header_size((int)version, 1); /* version 3: at least one field's */
+    if (len < hsize) return fail(err, errlen, "truncated: %zu bytes, not even a header", len);
     uint64_t size = get_u64(b + 16);
     if (size > len)
         return fail(err, errlen, "truncated: %zu of %llu bytes", len, (unsigned long long)size);
@@ -311,14 +439,21 @@ int checkpoint_parse(const void *data, size_t len, Checkpoint *c, char *err, siz
         return fail(err, errlen, "checksum mismatch: the file is damaged");
 
     /* intact; now every number must make sense (a crafted file gets here) */
+    uint32_t nfields = version >= 3 ? get_u32(b + 116) : 1;
+    if (version >= 3 && (nfields < 1 || nfields > CHECKPOINT_MAX_FIELDS))
+        return fail(err, errlen, "corrupt header: %u smoke fields (1 to %d)", nfields,
+                    CHECKPOINT_MAX_FIELDS);
+    hsize = header_size((int)version, (int)nfields);
     int32_t w = get_i32(b + 24), h = get_i32(b + 28), d = get_i32(b + 32);
-    if (get_u32(b + 12) != HEADER_SIZE || get_u32(b + 36) != CHECKPOINT_NFIELDS ||
-        get_u32(b + 112) != METHOD_PARAM_COUNT || get_u32(b + 116) != 0)
-        return fail(err, errlen, "corrupt header: unexpected layout for version %d", CHECKPOINT_VERSION);
+    if (get_u32(b + 12) != hsize || get_u32(b + 36) != CHECKPOINT_NFIELDS ||
+        get_u32(b + 112) != METHOD_PARAM_COUNT || (version < 3 && get_u32(b + 116) != 0))
+        return fail(err, errlen, "corrupt header: unexpected layout for version %u", version);
+    if (len < hsize) /* the size said so, and the checksum agreed: the header is whole */
+        return fail(err, errlen, "corrupt header: %zu bytes for %u smoke fields", len, nfields);
     if (w < 1 || h < 1 || w > CHECKPOINT_MAX_SIDE || h > CHECKPOINT_MAX_SIDE || d != 1 ||
         (long)w * h > CHECKPOINT_MAX_CELLS)
         return fail(err, errlen, "corrupt header: grid %dx%dx%d", w, h, d);
-    if (size != file_size(w, h))
+    if (size != file_size(hsize, w, h, (int)nfields))
         return fail(err, errlen, "corrupt header: %llu bytes for a %dx%d grid",
                     (unsigned long long)size, w, h);
     char backend[16];
@@ -330,43 +465,71 @@ int checkpoint_parse(const void *data, size_t len, Checkpoint *c, char *err, siz
             best_step = get_i64(b + 104);
     int32_t every = get_i32(b + 84);
     uint32_t flags = get_u32(b + 80);
+    uint32_t known = FLAG_MASS_MATCH | FLAG_SETTLE_STARTED | (version >= 3 ? FLAG_SCENE : 0u);
     float pot_c = get_f32(b + 72), dscale = get_f32(b + 76);
     double best = get_f64(b + 96);
     if (!fits_long(steps) || !fits_long(nstep) || !fits_long(run_steps) || every < 1 ||
-        !fits_long(best_step) ||
-        (flags & ~(FLAG_MASS_MATCH | FLAG_SETTLE_STARTED)) || !isfinite(pot_c) ||
-        !isfinite(dscale) || isnan(best))
+        !fits_long(best_step) || (flags & ~known) || !isfinite(pot_c) || !isfinite(dscale) ||
+        isnan(best))
         return fail(err, errlen, "corrupt header: a step count, flag or scale out of range");
-    SolverParams p;
-    method_params_default(&p);
-    for (int k = 0; k < METHOD_PARAM_COUNT; k++) {
-        double v = get_f64(b + HEADER_FIXED + 8 * k);
-        if (!param_fits(k, v))
-            return fail(err, errlen, "corrupt header: parameter %s", method_param_info[k].name);
-        method_param_set(&p, k, v);
+    /* every field's numbers, before anything is allocated */
+    MorphState st[CHECKPOINT_MAX_FIELDS];
+    memset(st, 0, sizeof st);
+    for (uint32_t i = 0; i < nfields; i++) {
+        MorphState *s = &st[i];
+        const unsigned char *p, *q;
+        uint32_t fl;
+        if (i == 0) {
+            s->steps = (long)steps;
+            s->solver.nstep = (long)nstep;
+            s->solver.pot_c = pot_c;
+            s->solver.dscale = dscale;
+            fl = flags;
+            p = b + HEADER_FIXED;
+            q = b + HEADER_SIZE_V1;
+        } else {
+            const unsigned char *f = b + HEADER_SIZE + (size_t)(i - 1) * FIELD_BLOCK;
+            int64_t fsteps = get_i64(f), fnstep = get_i64(f + 8);
+            float fpot = get_f32(f + 16), fds = get_f32(f + 20);
+            fl = get_u32(f + 24);
+            if (fsteps != steps || !fits_long(fnstep) || (fl & ~FLAG_MASS_MATCH) || get_u32(f + 28) != 0 ||
+                !isfinite(fpot) || !isfinite(fds))
+                return fail(err, errlen, "corrupt header: smoke field %u: a step count, flag or scale "
+                            "out of range", i + 1);
+            s->steps = (long)fsteps;
+            s->solver.nstep = (long)fnstep;
+            s->solver.pot_c = fpot;
+            s->solver.dscale = fds;
+            p = f + 32;
+            q = f + 32 + 8 * METHOD_PARAM_COUNT;
+        }
+        s->mass_match = fl & FLAG_MASS_MATCH;
+        if (parse_params(p, &s->params, err, errlen) < 0) return -1;
+        if (version >= 2 && parse_schedule(q, version, s, err, errlen) < 0) return -1;
     }
-    const char *why = method_params_check(&p);
-    if (why) return fail(err, errlen, "parameters out of range: %s", why);
 
-    if (checkpoint_alloc(c, w, h) < 0)
-        return fail(err, errlen, "out of memory for a %dx%d state", w, h);
+    if (checkpoint_alloc_fields(c, w, h, (int)nfields) < 0) {
+        memset(c, 0, sizeof *c);
+        return fail(err, errlen, "out of memory for a %dx%d state of %u smoke fields", w, h, nfields);
+    }
     memcpy(c->backend, backend, sizeof backend);
-    c->state.params = p;
-    c->state.mass_match = flags & FLAG_MASS_MATCH;
-    c->state.steps = (long)steps;
-    c->state.solver.nstep = (long)nstep;
-    c->state.solver.pot_c = pot_c;
-    c->state.solver.dscale = dscale;
     c->run_steps = (long)run_steps;
     c->run_every = every;
     c->settle_started = flags & FLAG_SETTLE_STARTED;
+    c->scene = flags & FLAG_SCENE;
     c->settle_best = best;
     c->settle_best_step = (long)best_step;
+    c->version = (int)version;
     size_t n = (size_t)w * h;
-    const unsigned char *q = b + HEADER_SIZE;
-    for (int k = 0; k < CHECKPOINT_NFIELDS; k++) {
-        float *f = *field_slot(&c->state, k);
-        for (size_t i = 0; i < n; i++, q += 4) f[i] = get_f32(q);
+    const unsigned char *q = b + hsize;
+    for (uint32_t i = 0; i < nfields; i++) {
+        MorphState *s = checkpoint_field(c, (int)i);
+        for (int k = 0; k < CHECKPOINT_NFIELDS; k++) { /* the arrays, then the numbers */
+            float **f = field_slot(s, k);
+            *field_slot(&st[i], k) = *f;
+            for (size_t j = 0; j < n; j++, q += 4) (*f)[j] = get_f32(q);
+        }
+        *s = st[i];
     }
     return 0;
 }

@@ -2,6 +2,8 @@
  * Never touches GL. Every number is parsed strictly (whole string, finite,
  * in range); every error is one line "config: ..." naming the option. */
 #include "config.h"
+#include "viewfield.h"
+#include "compare_spec.h"
 #include "exr.h"
 
 #include <ctype.h>
@@ -70,6 +72,8 @@ enum {
     OPT_VCYCLES,
     OPT_WINDOW,
     OPT_KEYS,
+    OPT_VIEW,
+    OPT_NO_HUD,
     OPT_VERSION,
     OPT_MAX_IMAGE_MB, /* issue 10: input safety */
     OPT_FORMAT,
@@ -88,6 +92,10 @@ enum {
     OPT_RESUME,
     OPT_SIDECAR,
     OPT_PROGRESS_FORMAT,
+    OPT_SCENE, /* issue 9: scene files */
+    OPT_DUMP_SCENE,
+    OPT_COMPARE, /* issue 11: two settings side by side */
+    OPT_COMPARE_PRESET,
 };
 
 static const struct option long_options[] = {
@@ -109,6 +117,8 @@ static const struct option long_options[] = {
     {"screenshot", required_argument, NULL, OPT_SCREENSHOT},
     {"window", required_argument, NULL, OPT_WINDOW},
     {"keys", required_argument, NULL, OPT_KEYS},
+    {"view", required_argument, NULL, OPT_VIEW},
+    {"no-hud", no_argument, NULL, OPT_NO_HUD},
     {"no-gather", no_argument, NULL, OPT_NO_GATHER},
     {"force", required_argument, NULL, OPT_FORCE},
     {"vb", required_argument, NULL, OPT_VB},
@@ -151,6 +161,10 @@ static const struct option long_options[] = {
     {"resume", required_argument, NULL, OPT_RESUME},
     {"sidecar", required_argument, NULL, OPT_SIDECAR},
     {"progress-format", required_argument, NULL, OPT_PROGRESS_FORMAT},
+    {"scene", required_argument, NULL, OPT_SCENE},
+    {"dump-scene", no_argument, NULL, OPT_DUMP_SCENE},
+    {"compare", required_argument, NULL, OPT_COMPARE},
+    {"compare-preset", required_argument, NULL, OPT_COMPARE_PRESET},
     {NULL, 0, NULL, 0},
 };
 
@@ -380,9 +394,22 @@ void config_usage(FILE *out, const char *prog)
         "  --steps-per-frame N   simulation steps per displayed frame, 1..%d (default %d)\n"
         "  --keys STR            window: press these keys, one per frame, at the start\n"
         "                        (e.g. 'v' to start in the target view; default none)\n"
+        "  --view NAME           window: the first view, one of density, target, blurred,\n"
+        "                        velocity, speed, vorticity, pressure, divergence, force,\n"
+        "                        gathering, fig2 ('v' cycles them; default density)\n"
+        "  --no-hud              window: start with the HUD hidden ('i' shows it)\n"
         "  --screenshot FILE     after --steps steps, save the window as PNG and quit\n"
         "                        (headless: the last frame, as --frames writes it)\n"
-        "  --window WxH          initial window size, sides 16..8192 (default %dx%d)\n",
+        "  --window WxH          initial window size, sides 16..8192 (default %dx%d)\n"
+        "  --compare SETTINGS    two runs side by side from the same start: A with the\n"
+        "                        options given, B with SETTINGS changed: NAME=VALUE,\n"
+        "                        comma-separated (e.g. 'gather=0', 'vcycles=0,jacobi=40',\n"
+        "                        'force=fattal'); a window splits in two, A left; headless,\n"
+        "                        --metrics gets both runs' columns and --frames both side\n"
+        "                        by side (default: one run)\n"
+        "  --compare-preset P    the same with a preset: gather (on | off), jacobi\n"
+        "                        (multigrid | Jacobi only, 40 iterations) or force\n"
+        "                        (balance | Fattal's)\n",
         SPF_MAX, d.steps_per_frame, d.win_w, d.win_h);
 
     fprintf(out,
@@ -442,7 +469,14 @@ void config_usage(FILE *out, const char *prog)
         "  --invert              density = 1 - value (default %s)\n"
         "  --no-mass-match       do not scale the target to the current mass (default: %s)\n"
         "  --max-image-mb N      memory one image's decode may take, in MiB; a larger\n"
-        "                        image is refused before it is read, 1..%d (default %d)\n",
+        "                        image is refused before it is read, 1..%d (default %d)\n"
+        "  --scene FILE          a scene (JSON): the settings, the start image, the\n"
+        "                        keys with their own steps and parameters, moving\n"
+        "                        targets and sources; options given here override\n"
+        "                        the scene's (default: none; README \"Scenes\")\n"
+        "  --dump-scene          print this run's scene (the scene with the options\n"
+        "                        given, or the images and options given) as JSON\n"
+        "                        on stdout and exit\n",
         channel_name(d.load.channel), d.load.invert ? "on" : "off",
         d.mass_match ? "matched" : "not matched", MAX_IMAGE_MB_MAX, IMAGE_DEFAULT_MAX_MB);
 
@@ -497,7 +531,11 @@ void config_usage(FILE *out, const char *prog)
         "  --resume FILE         go on from a checkpoint: its grid, images, state and\n"
         "                        parameters (a simulation option given overrides\n"
         "                        its value, and is named); --steps and --every\n"
-        "                        default to its run's; frames from its step on\n"
+        "                        default to its run's; frames from its step on;\n"
+        "                        a sequence's checkpoint needs its CURRENT and\n"
+        "                        TARGETs again (--key-every defaults to its run's),\n"
+        "                        a scene's its --scene FILE (each field's parameters\n"
+        "                        as they were)\n"
         "  --sidecar FILE        the run's JSON record: version, backend, renderer,\n"
         "                        parameters, per-frame metrics (default: run.json\n"
         "                        in the frames directory)\n",
@@ -1030,6 +1068,17 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         c->keys = arg;
         if (!c->window_only) c->window_only = "--keys";
         return 0;
+    case OPT_VIEW:
+        if ((c->view = viewfield_parse(arg)) < 0) {
+            set_err(err, errlen, "--view: unknown view '%s' (one of %s)", arg, viewfield_names());
+            return -1;
+        }
+        if (!c->window_only) c->window_only = "--view";
+        return 0;
+    case OPT_NO_HUD:
+        c->no_hud = true;
+        if (!c->window_only) c->window_only = "--no-hud";
+        return 0;
     case OPT_FORMAT:
     case OPT_ALPHA:
     case OPT_DENSITY_SCALE:
@@ -1049,6 +1098,10 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_CHECKPOINT_DIR: return path_opt("checkpoint-dir", arg, &c->checkpoint_dir, err, errlen);
     case OPT_RESUME: return path_opt("resume", arg, &c->resume_path, err, errlen);
     case OPT_SIDECAR: return path_opt("sidecar", arg, &c->sidecar_path, err, errlen);
+    case OPT_SCENE: return path_opt("scene", arg, &c->scene_path, err, errlen);
+    case OPT_DUMP_SCENE: c->dump_scene = true; return 0;
+    case OPT_COMPARE: c->compare = arg; return 0;       /* checked once the parameters are known */
+    case OPT_COMPARE_PRESET: c->compare_preset = arg; return 0;
     case OPT_PROGRESS_FORMAT:
         if (strcmp(arg, "auto") == 0) c->progress_format = CONFIG_PROGRESS_AUTO;
         else if (strcmp(arg, "json") == 0) c->progress_format = CONFIG_PROGRESS_JSON;
@@ -1123,6 +1176,19 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         return -1;
     }
     if (output_check(c, err, errlen) < 0) return -1;
+    if (c->compare || c->compare_preset) { /* B against the run's own parameters */
+        CompareSpec cs;
+        if (c->compare && c->compare_preset) {
+            set_err(err, errlen, "--compare and --compare-preset: give one of them");
+            return -1;
+        }
+        char why[256];
+        if ((c->compare ? compare_parse(c->compare, &c->params, &cs, why, sizeof why)
+                        : compare_preset(c->compare_preset, &c->params, &cs, why, sizeof why)) < 0) {
+            set_err(err, errlen, "%s %s", c->compare ? "--compare:" : "--compare-preset:", why + strlen("compare: "));
+            return -1;
+        }
+    }
 
     for (int i = optind; i < argc; i++) { /* after "--" */
         if (npos < CONFIG_KEYS_MAX + 2) pos[npos] = argv[i];
@@ -1155,4 +1221,59 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         }
     }
     return 0;
+}
+
+/* ---- scene files (issue 9): options by name --------------------------- */
+
+int config_option(Config *c, const char *name, const char *arg, char *err, size_t errlen)
+{
+    if (err && errlen) err[0] = '\0';
+    for (const struct option *o = long_options; o->name; o++) {
+        if (strcmp(o->name, name) != 0) continue;
+        if (o->val < 256 || o->val == OPT_VERSION || o->val == OPT_NO_PROGRESS) break;
+        if ((o->has_arg == required_argument) != (arg != NULL)) {
+            set_err(err, errlen, "--%s %s", name, arg ? "takes no value" : "needs a value");
+            return -1;
+        }
+        if (apply_option(c, o->val, arg, err, errlen) < 0) return -1;
+        int k = o->val - 256;
+        if ((size_t)k < 8 * sizeof c->given) c->given[k / 8] |= (unsigned char)(1u << (k % 8));
+        return 0;
+    }
+    set_err(err, errlen, "internal error: no option --%s", name);
+    return -1;
+}
+
+int config_each_option(int argc, char **argv, void (*fn)(void *ctx, const char *name, const char *arg),
+                       void *ctx)
+{
+    if (argc < 1 || !argv) return 0;
+    reset_getopt();
+    int opt, n = 0;
+    while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+        const char *name = NULL;
+        if (opt == 'q') name = "quiet";
+        else if (opt == 'v') name = "verbose";
+        else if (opt == 'h') name = "help";
+        else if (opt >= 256)
+            for (const struct option *o = long_options; o->name; o++)
+                if (o->val == opt) name = o->name;
+        if (!name) continue; /* an image, or what config_parse refuses */
+        fn(ctx, name, optarg);
+        n++;
+    }
+    return n;
+}
+
+/* The last --scene's value: the walk of config_each_option. */
+static void last_scene(void *ctx, const char *name, const char *arg)
+{
+    if (strcmp(name, "scene") == 0) *(const char **)ctx = arg;
+}
+
+const char *config_find_scene(int argc, char **argv)
+{
+    const char *path = NULL;
+    config_each_option(argc, argv, last_scene, &path);
+    return path;
 }

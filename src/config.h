@@ -107,6 +107,8 @@ typedef struct {
     int win_w, win_h;          /* --window WxH, default 768x768 */
     const char *screenshot;    /* --screenshot FILE (window: save after --steps, quit) */
     const char *keys;          /* --keys STR (window: keys pressed at start) */
+    int view;                  /* --view NAME (window: viewfield.h's ViewKind; 0 density) */
+    bool no_hud;               /* --no-hud (window: the HUD starts hidden) */
     const char *window_only;   /* the first window-only option given (--keys, --window,
                                   --steps-per-frame): an error in a headless run */
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
@@ -119,6 +121,17 @@ typedef struct {
     const char *sidecar_path;  /* --sidecar FILE (default: FRAMES/run.json) */
     int progress_format;       /* --progress-format: CONFIG_PROGRESS_AUTO or _JSON */
     unsigned char given[16];   /* one bit per long option given (config_given) */
+
+    /* scene files (issue 9): --scene FILE, --dump-scene; the scene's field name
+     * (EXR's density.NAME; NULL: "smoke"), set by scene_apply */
+    const char *scene_path;
+    bool dump_scene;
+    const char *field_name;
+
+    /* the classroom's compare (issue 11): --compare SETTINGS or
+     * --compare-preset NAME (compare.h), checked against params */
+    const char *compare;
+    const char *compare_preset;
 } Config;
 
 enum { CONFIG_PROGRESS_AUTO = 0, CONFIG_PROGRESS_JSON = 1 };
@@ -148,5 +161,21 @@ int config_every(double fps, float dt);
  * split into dir, prefix, digits and suffix (which must end .png or .exr),
  * 1 is returned; a plain DIR returns 0; a bad pattern -1 with err. */
 int config_parse_frames(const char *s, Config *c, char *err, size_t errlen);
+
+/* Scene files (scene.h) give their settings as options, through the same
+ * parsing and ranges as the command line:
+ * config_option applies the long option NAME ("dt", "no-gather") with its
+ * value (NULL for a flag) to c, and marks it given; its range is checked as
+ * config_parse checks it (solver parameters: method_params_check after).
+ * 0, or -1 with one line in err ("config: --NAME: ..."). */
+int config_option(Config *c, const char *name, const char *arg, char *err, size_t errlen);
+/* Calls fn(ctx, NAME, value) for each option of argv in order, by its long
+ * name (-q: "quiet", -v: "verbose"), skipping images and what config_parse
+ * refuses; returns how many. */
+int config_each_option(int argc, char **argv, void (*fn)(void *ctx, const char *name, const char *arg),
+                       void *ctx);
+/* The value of argv's last --scene, or NULL: what main reads before it
+ * parses the scene's options and argv's together. */
+const char *config_find_scene(int argc, char **argv);
 
 #endif

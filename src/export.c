@@ -28,6 +28,10 @@ extern char **environ;
 struct Exporter {
     ExportOptions o;
     char *dir, *prefix, *suffix, *field; /* owned copies */
+    /* the fields: one (o.field, o.rgb) or o.fields[0..nf-1]; names owned */
+    int nf;
+    char *names[EXPORT_FIELDS_MAX];
+    float rgb[EXPORT_FIELDS_MAX][3], lin[EXPORT_FIELDS_MAX][3]; /* sRGB, and decoded */
     int count;
     long first, last;
     /* the video: ffmpeg's pid, the pipe to its stdin, its stderr in a file */
@@ -227,8 +231,10 @@ static unsigned short word_of(float v)
     return v <= 0.0f ? 0 : (v >= 65535.0f ? 65535 : (unsigned short)v);
 }
 
-/* One frame of alpha (ow x oh) down the pipe. */
-static int video_frame(Exporter *x, const float *al, int ow, int oh, char *err, size_t errlen)
+/* One frame (ow x oh: alpha, and the straight sRGB colour, 3 planes) down
+ * the pipe. */
+static int video_frame(Exporter *x, const float *al, const float *col, int ow, int oh, char *err,
+                       size_t errlen)
 {
     if (!x->pipe && video_start(x, ow, oh, err, errlen) < 0) return -1;
     if (ow != x->vw || oh != x->vh) {
@@ -243,14 +249,15 @@ static int video_frame(Exporter *x, const float *al, int ow, int oh, char *err, 
         if (mov) {
             unsigned char *p = x->vbuf + 8 * k;
             for (int c = 0; c < 4; c++) {
-                unsigned short s = word_of(c == 3 ? a : (pre ? x->o.rgb[c] * a : x->o.rgb[c]));
+                float v = c == 3 ? a : col[c * n + k];
+                unsigned short s = word_of(c == 3 ? a : (pre ? v * a : v));
                 p[2 * c] = (unsigned char)(s & 0xff);
                 p[2 * c + 1] = (unsigned char)(s >> 8);
             }
         } else {
             unsigned char *p = x->vbuf + 3 * k;
             for (int c = 0; c < 3; c++)
-                p[c] = byte_of(x->o.rgb[c] * a + x->o.background[c] * (1.0f - a));
+                p[c] = byte_of(col[c * n + k] * a + x->o.background[c] * (1.0f - a));
         }
     }
     size_t bytes = n * (mov ? 8 : 3);
@@ -298,11 +305,14 @@ static void exporter_free(Exporter *x)
     free(x->prefix);
     free(x->suffix);
     free(x->field);
+    for (int i = 0; i < EXPORT_FIELDS_MAX; i++) free(x->names[i]);
     free(x->video);
     free(x->video_tmp);
     free(x->vbuf);
     free(x);
 }
+
+static float srgb_to_linear(float c);
 
 static char *dup_or(const char *s, const char *fallback)
 {
@@ -337,6 +347,27 @@ Exporter *export_create(const ExportOptions *o, char *err, size_t errlen)
     x->o.prefix = x->prefix;
     x->o.suffix = x->suffix;
     x->o.field = x->field;
+    /* the fields: names unique (each is an EXR channel) */
+    x->nf = o->nfields > 1 ? o->nfields : 1;
+    if (x->nf > EXPORT_FIELDS_MAX) {
+        snprintf(err, errlen, "internal error: %d fields, at most %d", x->nf, EXPORT_FIELDS_MAX);
+        goto fail;
+    }
+    for (int i = 0; i < x->nf; i++) {
+        const char *name = o->nfields > 1 ? o->fields[i].name : x->field;
+        const float *rgb = o->nfields > 1 ? o->fields[i].rgb : o->rgb;
+        if (!(x->names[i] = dup_or(name, i == 0 ? d.field : ""))) goto oom;
+        for (int j = 0; j < i; j++)
+            if (!strcmp(x->names[i], x->names[j]) || !x->names[i][0]) {
+                snprintf(err, errlen, "internal error: the fields' names ('%s') must be unique and "
+                         "not empty", x->names[i]);
+                goto fail;
+            }
+        for (int c = 0; c < 3; c++) {
+            x->rgb[i][c] = rgb[c];
+            x->lin[i][c] = srgb_to_linear(rgb[c]);
+        }
+    }
     x->first = x->last = -1;
     if (o->video) {
         size_t n = strlen(o->video) + 32;
@@ -401,8 +432,55 @@ static float srgb_to_linear(float c)
     return c <= 0.04045f ? c / 12.92f : powf((c + 0.055f) / 1.055f, 2.4f);
 }
 
-static int write_png(Exporter *x, const char *path, const float *al, int ow, int oh, char *err,
-                     size_t errlen)
+/* linear light -> sRGB-encoded value */
+static float linear_to_srgb(float c)
+{
+    return c <= 0.0031308f ? c * 12.92f : 1.055f * powf(c, 1.0f / 2.4f) - 0.055f;
+}
+
+/* The frame's alpha and colour from the fields' densities (export.h, "What
+ * a frame holds"): al[n], and the straight colour as sRGB (srgb, 3 planes)
+ * and in linear light (lin, 3 planes). A pixel where at most one field has
+ * smoke takes that field's alpha and colour exactly (one field: the frame
+ * of a one-field run, bit for bit); else A = 1 - prod(1 - a_i) and the
+ * colour the alpha-weighted mean of the fields' colours in linear light. */
+static void composite(const Exporter *x, const float *const *rho, size_t n, float *al, float *srgb,
+                      float *lin)
+{
+    float s = x->o.density_scale;
+    for (size_t k = 0; k < n; k++) {
+        float a[EXPORT_FIELDS_MAX], wsum = 0.0f, acc[3] = {0.0f, 0.0f, 0.0f};
+        int count = 0, only = 0;
+        double t = 1.0;
+        for (int i = 0; i < x->nf; i++) {
+            float v = rho[i][k] * s;
+            a[i] = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; /* NaN -> 0 */
+            if (!(a[i] > 0.0f)) continue;
+            t *= 1.0 - (double)a[i];
+            wsum += a[i];
+            for (int c = 0; c < 3; c++) acc[c] += a[i] * x->lin[i][c];
+            count++;
+            only = i;
+        }
+        if (count <= 1) {
+            al[k] = a[only];
+            for (int c = 0; c < 3; c++) {
+                srgb[c * n + k] = x->rgb[only][c];
+                lin[c * n + k] = x->lin[only][c];
+            }
+            continue;
+        }
+        al[k] = (float)(1.0 - t);
+        for (int c = 0; c < 3; c++) {
+            float l = acc[c] / wsum;
+            lin[c * n + k] = l;
+            srgb[c * n + k] = linear_to_srgb(l);
+        }
+    }
+}
+
+static int write_png(Exporter *x, const char *path, const float *al, const float *col, int ow, int oh,
+                     char *err, size_t errlen)
 {
     Image *out = image_create(ow, oh, 4);
     if (!out) {
@@ -413,7 +491,7 @@ static int write_png(Exporter *x, const char *path, const float *al, int ow, int
     size_t n = (size_t)ow * oh;
     for (size_t k = 0; k < n; k++) {
         float a = al[k];
-        for (int c = 0; c < 3; c++) out->px[4 * k + c] = pre ? x->o.rgb[c] * a : x->o.rgb[c];
+        for (int c = 0; c < 3; c++) out->px[4 * k + c] = pre ? col[c * n + k] * a : col[c * n + k];
         out->px[4 * k + 3] = a;
     }
     int rc = image_save_png(path, out, x->o.format == IMAGE_FORMAT_PNG16 ? 16 : 8, err, errlen);
@@ -421,9 +499,10 @@ static int write_png(Exporter *x, const char *path, const float *al, int ow, int
     return rc;
 }
 
-/* The EXR: premultiplied linear RGBA, the raw density, the velocity. */
-static int write_exr(Exporter *x, const char *path, const float *al, const float *rho,
-                     const float *vx, const float *vy, int ow, int oh, char *err, size_t errlen)
+/* The EXR: premultiplied linear RGBA, each field's raw density, the velocity. */
+static int write_exr(Exporter *x, const char *path, const float *al, const float *lin,
+                     const float *const *rho, const float *vx, const float *vy, int ow, int oh,
+                     char *err, size_t errlen)
 {
     size_t n = (size_t)ow * oh;
     float *planes = malloc(3 * n * sizeof(float));
@@ -431,15 +510,15 @@ static int write_exr(Exporter *x, const char *path, const float *al, const float
         snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
         return -1;
     }
-    float lin[3];
-    for (int c = 0; c < 3; c++) lin[c] = srgb_to_linear(x->o.rgb[c]);
     /* the data window: where there is smoke (one pixel when there is none) */
     int x0 = ow, y0 = oh, x1 = -1, y1 = -1;
     for (int j = 0; j < oh; j++)
         for (int i = 0; i < ow; i++) {
             size_t k = (size_t)j * ow + i;
-            for (int c = 0; c < 3; c++) planes[c * n + k] = lin[c] * al[k];
-            if (rho[k] > EXPORT_EXR_CROP_BELOW) {
+            for (int c = 0; c < 3; c++) planes[c * n + k] = lin[c * n + k] * al[k];
+            bool smoke = false;
+            for (int f = 0; f < x->nf; f++) smoke = smoke || rho[f][k] > EXPORT_EXR_CROP_BELOW;
+            if (smoke) {
                 if (i < x0) x0 = i;
                 if (i > x1) x1 = i;
                 if (j < y0) y0 = j;
@@ -447,11 +526,14 @@ static int write_exr(Exporter *x, const char *path, const float *al, const float
             }
         }
     if (x1 < 0) x0 = y0 = x1 = y1 = 0;
-    char dname[96];
-    snprintf(dname, sizeof dname, "density.%s", x->field);
-    ExrChannel ch[7] = {{"R", planes}, {"G", planes + n}, {"B", planes + 2 * n}, {"A", al},
-                        {dname, rho}};
-    int nch = 5;
+    char dname[EXPORT_FIELDS_MAX][96];
+    ExrChannel ch[6 + EXPORT_FIELDS_MAX] = {{"R", planes}, {"G", planes + n}, {"B", planes + 2 * n},
+                                            {"A", al}};
+    int nch = 4;
+    for (int f = 0; f < x->nf; f++) {
+        snprintf(dname[f], sizeof dname[f], "density.%s", x->names[f]);
+        ch[nch++] = (ExrChannel){dname[f], rho[f]};
+    }
     if (x->o.velocity && vx && vy) {
         ch[nch++] = (ExrChannel){"velocity.x", vx};
         ch[nch++] = (ExrChannel){"velocity.y", vy};
@@ -477,29 +559,40 @@ static const float *resampled(const float *src, int w, int h, int ow, int oh, bo
 int export_write(Exporter *x, long number, const float *rho, const float *vx, const float *vy, int w,
                  int h, char *err, size_t errlen)
 {
+    if (x->nf != 1) {
+        snprintf(err, errlen, "internal error: export_write of one field to an exporter of %d", x->nf);
+        return -1;
+    }
+    const float *one[1] = {rho};
+    return export_write_fields(x, number, one, vx, vy, w, h, err, errlen);
+}
+
+int export_write_fields(Exporter *x, long number, const float *const *rho, const float *vx,
+                        const float *vy, int w, int h, char *err, size_t errlen)
+{
     if (number < 0) number = x->count ? x->last + 1 : x->o.frame_start;
     int ow = x->o.out_w ? x->o.out_w : w, oh = x->o.out_h ? x->o.out_h : h;
     bool exr = x->o.format == IMAGE_FORMAT_EXR;
     bool vel = exr && x->o.velocity && vx && vy && x->dir;
     int rc = -1;
-    Image *ka = NULL, *kx = NULL, *ky = NULL;
-    float *al = NULL, *pv = NULL;
-    const float *a = resampled(rho, w, h, ow, oh, true, &ka);
+    Image *ka[EXPORT_FIELDS_MAX] = {NULL}, *kx = NULL, *ky = NULL;
+    const float *a[EXPORT_FIELDS_MAX];
+    float *al = NULL, *pv = NULL, *col = NULL;
+    bool ok = true;
+    for (int f = 0; f < x->nf; f++) ok = (a[f] = resampled(rho[f], w, h, ow, oh, true, &ka[f])) && ok;
     const float *rx = vel ? resampled(vx, w, h, ow, oh, false, &kx) : NULL;
     const float *ry = vel ? resampled(vy, w, h, ow, oh, false, &ky) : NULL;
     size_t n = (size_t)ow * oh;
-    if (!a || (vel && (!rx || !ry))) {
+    if (!ok || (vel && (!rx || !ry))) {
         snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
         goto done;
     }
-    if (!(al = malloc(n * sizeof(float))) || (vel && !(pv = malloc(2 * n * sizeof(float))))) {
+    if (!(al = malloc(n * sizeof(float))) || !(col = malloc(6 * n * sizeof(float))) ||
+        (vel && !(pv = malloc(2 * n * sizeof(float))))) {
         snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
         goto done;
     }
-    for (size_t k = 0; k < n; k++) {
-        float v = a[k] * x->o.density_scale;
-        al[k] = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; /* NaN -> 0 */
-    }
+    composite(x, a, n, al, col, col + 3 * n);
     if (vel) {
         /* domain units per unit time -> output pixels per frame: the domain's
          * shorter side is 1, so a grid cell is 1 / min(w, h) of it */
@@ -517,11 +610,12 @@ int export_write(Exporter *x, long number, const float *rho, const float *vx, co
             snprintf(err, errlen, "cannot write frame %ld into %s: path too long", number, x->dir);
             goto done;
         }
-        if (exr ? write_exr(x, path, al, a, vel ? pv : NULL, vel ? pv + n : NULL, ow, oh, err, errlen)
-                : write_png(x, path, al, ow, oh, err, errlen))
+        if (exr ? write_exr(x, path, al, col + 3 * n, a, vel ? pv : NULL, vel ? pv + n : NULL, ow, oh,
+                            err, errlen)
+                : write_png(x, path, al, col, ow, oh, err, errlen))
             goto done;
     }
-    if (x->video && video_frame(x, al, ow, oh, err, errlen) < 0) goto done;
+    if (x->video && video_frame(x, al, col, ow, oh, err, errlen) < 0) goto done;
     if (!x->count) x->first = number;
     x->last = number;
     x->fw = ow;
@@ -530,8 +624,9 @@ int export_write(Exporter *x, long number, const float *rho, const float *vx, co
     rc = 0;
 done:
     free(al);
+    free(col);
     free(pv);
-    image_free(ka);
+    for (int f = 0; f < x->nf; f++) image_free(ka[f]);
     image_free(kx);
     image_free(ky);
     return rc;
@@ -545,34 +640,44 @@ int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t 
 int export_png(const char *path, const float *rho, int w, int h, int out_w, int out_h,
                const float rgb[3], char *err, size_t errlen)
 {
-    int ow = out_w ? out_w : w, oh = out_h ? out_h : h;
-    Image src = {w, h, 1, (float *)rho};
-    Image *scaled = NULL;
-    const Image *a = &src;
-    if (ow != w || oh != h) {
-        if (!(scaled = image_resample(&src, ow, oh))) {
-            snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
-            return -1;
+    ExportField f = {.name = "smoke", .rgb = {rgb[0], rgb[1], rgb[2]}};
+    return export_png_fields(path, &rho, &f, 1, w, h, out_w, out_h, err, errlen);
+}
+
+int export_png_fields(const char *path, const float *const *rho, const ExportField *fields, int nf,
+                      int w, int h, int out_w, int out_h, char *err, size_t errlen)
+{
+    Exporter x;
+    memset(&x, 0, sizeof x);
+    x.o = export_defaults();
+    x.nf = nf < 1 ? 1 : nf > EXPORT_FIELDS_MAX ? EXPORT_FIELDS_MAX : nf;
+    for (int i = 0; i < x.nf; i++)
+        for (int c = 0; c < 3; c++) {
+            x.rgb[i][c] = fields[i].rgb[c];
+            x.lin[i][c] = srgb_to_linear(fields[i].rgb[c]);
         }
-        a = scaled;
-    }
-    Image *out = image_create(ow, oh, 4);
-    if (!out) {
-        image_free(scaled);
-        snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
-        return -1;
-    }
+    int ow = out_w ? out_w : w, oh = out_h ? out_h : h;
     size_t n = (size_t)ow * oh;
-    for (size_t k = 0; k < n; k++) {
-        float al = a->px[k];
-        out->px[4 * k + 0] = rgb[0];
-        out->px[4 * k + 1] = rgb[1];
-        out->px[4 * k + 2] = rgb[2];
-        out->px[4 * k + 3] = al < 0.0f ? 0.0f : (al > 1.0f ? 1.0f : al);
+    Image *ka[EXPORT_FIELDS_MAX] = {NULL};
+    const float *a[EXPORT_FIELDS_MAX];
+    float *al = NULL, *col = NULL;
+    int rc = -1;
+    bool ok = true;
+    for (int f = 0; f < x.nf; f++) ok = (a[f] = resampled(rho[f], w, h, ow, oh, true, &ka[f])) && ok;
+    if (!ok) {
+        snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
+        goto done;
     }
-    int rc = image_save_png(path, out, 8, err, errlen);
-    image_free(out);
-    image_free(scaled);
+    if (!(al = malloc(n * sizeof(float))) || !(col = malloc(6 * n * sizeof(float)))) {
+        snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
+        goto done;
+    }
+    composite(&x, a, n, al, col, col + 3 * n);
+    rc = write_png(&x, path, al, col, ow, oh, err, errlen);
+done:
+    free(al);
+    free(col);
+    for (int f = 0; f < x.nf; f++) image_free(ka[f]);
     return rc;
 }
 

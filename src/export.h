@@ -21,6 +21,17 @@
  *   output pixels per frame (velocity.x to the right, velocity.y down). The
  *   data window is cropped to where the density is above
  *   EXPORT_EXR_CROP_BELOW; the display window is the whole frame.
+ * Several fields (export_write_fields), each with its colour c_i:
+ *   a_i = clamp(ρ_i × density_scale, 0, 1), field i's alpha;
+ *   A = 1 − Π(1 − a_i), the frame's alpha: the union of the fields'
+ *   coverages, whatever their order (two half-covering smokes: 0.75);
+ *   C = Σ a_i lin(c_i) / Σ a_i, the straight colour in linear light, the
+ *   mean of the fields' colours weighted by their alphas (lin: sRGB
+ *   decoded); PNG and video: C encoded to sRGB; EXR: C × A.
+ *   Where at most one field has smoke, A and C are that field's a_i and
+ *   c_i exactly (where none has, field 0's colour): one field gives the
+ *   one-field frame, bit for bit. The EXR holds each field's raw density
+ *   as density.NAME; its data window covers every field's smoke.
  * Each file is written under a temporary name and renamed, so a half frame
  * never exists; a video goes to FILE.tmp.<pid> and is renamed on success.
  */
@@ -37,6 +48,14 @@
  * (far below anything a 16-bit alpha can show). */
 #define EXPORT_EXR_CROP_BELOW 1e-7f
 
+#define EXPORT_FIELDS_MAX 4
+
+/* A smoke field as the frames show it. */
+typedef struct {
+    const char *name;              /* the EXR channel density.NAME */
+    float rgb[3];                  /* its colour, sRGB */
+} ExportField;
+
 typedef struct {
     /* frames: DIR/PREFIX<number, at least DIGITS wide>SUFFIX; dir NULL: none */
     const char *dir;
@@ -52,6 +71,10 @@ typedef struct {
     ImageExrPixel exr_pixel;       /* half (default) or float */
     ImageExrCompression exr_compression; /* zip (default) */
     const char *field;             /* the density channel: density.FIELD, default "smoke" */
+    /* several fields (2..EXPORT_FIELDS_MAX; 0 or 1: the one of field and
+     * rgb): each one's name (density.NAME, unique) and colour (sRGB) */
+    int nfields;
+    ExportField fields[EXPORT_FIELDS_MAX];
     bool velocity;                 /* EXR: velocity.x, velocity.y */
     double fps;                    /* frames per second, default 24 */
     double frame_time;             /* simulated time between frames, default 1 */
@@ -79,12 +102,19 @@ Exporter *export_open(const char *dir, int out_w, int out_h, const float rgb[3],
  * gives; NULL: zero). Also pipes it to the video. 0 or -1. */
 int export_write(Exporter *x, long number, const float *rho, const float *vx, const float *vy, int w,
                  int h, char *err, size_t errlen);
+/* export_write of several fields (ExportOptions' nfields: rho[0..nfields-1],
+ * W*H each), composited as the header says; export_write is this with one. */
+int export_write_fields(Exporter *x, long number, const float *const *rho, const float *vx,
+                        const float *vy, int w, int h, char *err, size_t errlen);
 /* export_write of the next frame, density only. */
 int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen);
 /* One 8-bit frame as export_open's frames are written, to PATH (a headless
  * --screenshot). */
 int export_png(const char *path, const float *rho, int w, int h, int out_w, int out_h,
                const float rgb[3], char *err, size_t errlen);
+/* The same of NF fields (alpha clamp(ρ_i), composited as the frames are). */
+int export_png_fields(const char *path, const float *const *rho, const ExportField *fields, int nf,
+                      int w, int h, int out_w, int out_h, char *err, size_t errlen);
 
 int export_count(const Exporter *x);      /* frames written */
 long export_first(const Exporter *x);     /* numbers of the first and last written */

@@ -70,6 +70,27 @@ static exr_compression_t compression(ImageExrCompression c)
     return EXR_COMPRESSION_ZIP;
 }
 
+/* OpenEXRCore's own compressor for the chunks of this file (one writer at a
+ * time, as g_msg). */
+static exr_result_t (*g_compress)(exr_encode_pipeline_t *enc);
+
+/* A chunk whose compressed size is not smaller than its raw size must be
+ * stored raw: a reader takes a chunk of exactly the raw size as raw. The
+ * library (3.1) keeps a compressed chunk that came out exactly as large
+ * (found by fuzz_roundtrip: a 4x4 float chunk that zlib made 64 bytes of 64
+ * was read back as its zlib stream), so the raw bytes go in its place. */
+static exr_result_t compress_or_raw(exr_encode_pipeline_t *enc)
+{
+    exr_result_t rc = g_compress(enc);
+    if (rc != EXR_ERR_SUCCESS || enc->compressed_bytes < enc->packed_bytes ||
+        enc->compressed_buffer == enc->packed_buffer)
+        return rc;
+    if (enc->compressed_alloc_size < enc->packed_bytes) return EXR_ERR_OUT_OF_MEMORY;
+    memcpy(enc->compressed_buffer, enc->packed_buffer, enc->packed_bytes);
+    enc->compressed_bytes = enc->packed_bytes;
+    return EXR_ERR_SUCCESS;
+}
+
 /* The plane of the channel called name, or NULL. */
 static const float *plane(const ExrWrite *d, const char *name)
 {
@@ -132,6 +153,10 @@ static exr_result_t write_body(exr_context_t ctx, const ExrWrite *d)
         }
         if (!started) {
             if ((rc = exr_encoding_choose_default_routines(ctx, part, &enc)) != EXR_ERR_SUCCESS) break;
+            if (enc.compress_fn) {
+                g_compress = enc.compress_fn;
+                enc.compress_fn = compress_or_raw;
+            }
             started = true;
         }
         if ((rc = exr_encoding_run(ctx, part, &enc)) != EXR_ERR_SUCCESS) break;

@@ -310,6 +310,7 @@ static bool g_count_bytes;
 static unsigned long long g_bytes;
 
 void pass_count_bytes(bool on) { g_count_bytes = on; }
+bool pass_counting_bytes(void) { return g_count_bytes; }
 unsigned long long pass_bytes(void) { return g_bytes; }
 
 static unsigned long long texel_bytes(GLint internal)
@@ -437,6 +438,22 @@ void pass_dispatch_tiles(Field *target, int tile_w, int tile_h)
     /* the next pass samples what this one wrote; read-backs go through the FBO */
     glMemoryBarrier(PASS_BARRIER_BITS);
     if (field_debug()) debug_after(target, "a dispatch");
+}
+
+void pass_dispatch_indirect(Field *target, GLuint buf, GLintptr offset)
+{
+    draws++; /* its bytes: the caller's, who may know how many groups ran (pass_add_bytes) */
+    glBindImageTexture(0, target->tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, internal_format(target->channels));
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, buf);
+    glDispatchComputeIndirect(offset);
+    glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
+    glMemoryBarrier(PASS_BARRIER_BITS);
+    if (field_debug()) debug_after(target, "an indirect dispatch");
+}
+
+void field_bind_image(Field *f, int unit)
+{
+    glBindImageTexture((GLuint)unit, f->tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, internal_format(f->channels));
 }
 
 void pass_release(void)

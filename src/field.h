@@ -74,6 +74,12 @@ void pass_dispatch(Field *target);
 /* The same for a pass whose work group writes a tile_w x tile_h tile of the
  * target (several cells an invocation): one group a tile. */
 void pass_dispatch_tiles(Field *target, int tile_w, int tile_h);
+/* The same with the work-group counts read by the GPU from buf at offset
+ * (glDispatchComputeIndirect: three GLuints, 0 groups making it empty).
+ * Its bytes are not counted: the CPU does not know whether it ran. */
+void pass_dispatch_indirect(Field *target, GLuint buf, GLintptr offset);
+/* Bind f as a write-only image on unit (a compute pass's second output). */
+void field_bind_image(Field *f, int unit);
 /* The compute passes' work-group size (shader.c writes it into the source). */
 #ifndef PASS_LOCAL_X /* -D at build time, for bench sweeps */
 #define PASS_LOCAL_X 16
@@ -86,6 +92,7 @@ void pass_dispatch_tiles(Field *target, int tile_w, int tile_h);
  * moves at least (each texture it samples read once, its target written
  * once) to a running total. Off by default: it queries GL on every pass. */
 void pass_count_bytes(bool on);
+bool pass_counting_bytes(void); /* pass_dispatch_indirect counts none */
 unsigned long long pass_bytes(void);
 
 /* A debug check outside this module failed (and logged why): the next

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "fidelity.h"
 #include "morph.h"
+#include "scene.h"
 #include "shader.h"
 #include "sidecar.h"
 #include "view.h"
@@ -60,11 +61,12 @@ static int find_data_dir(const char *argv0, const char *sub, const char *probe, 
 #define DEFAULT_START "blob.png"
 #define DEFAULT_TARGET "star.png"
 
-/* Load one density image at its own size. */
-static Image *load_image(const char *path, const Config *c, ImageInfo *info)
+/* Load one density image at its own size (lo: its field's channel,
+ * invert, and the run's --raw and --max-image-mb). */
+static Image *load_image(const char *path, const ImageLoadOpts *lo, ImageInfo *info)
 {
     char err[1024];
-    Image *im = image_load_info(path, &c->load, info, err, sizeof err);
+    Image *im = image_load_info(path, lo, info, err, sizeof err);
     if (!im) die("image", "%s", err);
     return im;
 }
@@ -81,12 +83,12 @@ static Image *to_grid(Image *im, const char *path, const Config *c)
 /* Input hints (issue 10): one line each, naming the option that fixes what
  * looks like a mistake. The density is the image as loaded (after --channel
  * and --invert). */
-static void hint_image(const char *path, const Image *im, const ImageInfo *info, const Config *c)
+static void hint_image(const char *path, const Image *im, const ImageInfo *info, const ImageLoadOpts *lo)
 {
-    if (info->transparent && c->load.channel != IMAGE_CHANNEL_A)
+    if (info->transparent && lo->channel != IMAGE_CHANNEL_A)
         log_info("image", "%s has transparency, which the density (--channel %s) ignores; "
                  "--channel a takes the smoke from the alpha", path,
-                 c->load.channel == IMAGE_CHANNEL_LUMA ? "luma" : "r|g|b");
+                 lo->channel == IMAGE_CHANNEL_LUMA ? "luma" : "r|g|b");
     /* mostly bright, with a bright border and a dark shape: the usual
      * black-on-white export, whose background would become the smoke */
     size_t n = (size_t)im->w * im->h, bright = 0, dark = 0, nb = 0;
@@ -103,7 +105,7 @@ static void hint_image(const char *path, const Image *im, const ImageInfo *info,
         }
     if (nb > 0 && border / (double)nb >= 0.75 && bright * 2 > n && dark * 200 >= n)
         log_info("image", "%s is mostly bright with a dark shape, so the bright background becomes "
-                 "the smoke; %s", path, c->load.invert ? "without --invert the shape is the smoke"
+                 "the smoke; %s", path, lo->invert ? "without --invert the shape is the smoke"
                                                        : "--invert makes the dark shape the smoke");
 }
 
@@ -146,11 +148,21 @@ static void pick_grid(Config *c, int n, const char *const path[], const Image *c
     }
 }
 
+/* The run's smoke fields: one, or a scene's several sharing one velocity
+ * (stepped together by morph_step_fields; field 0 holds the velocity, its
+ * key is the metrics' key), and how the frames show each. */
+typedef struct {
+    int n;
+    Morph *m[MORPH_MAX_FIELDS];
+    ExportField show[MORPH_MAX_FIELDS]; /* name (density.NAME) and colour */
+    char name[MORPH_MAX_FIELDS][40];
+} Fields;
+
 typedef struct {
     Exporter *frames;
     Metrics *metrics;
     Sidecar *sidecar;
-    float *rho;
+    float *rho[MORPH_MAX_FIELDS]; /* each field's density */
     long last_step; /* the last step written, -1 before the first */
     float *vx, *vy; /* --exr-velocity */
 } Outputs;
@@ -163,23 +175,26 @@ static long frame_number(const Config *c, long k)
 }
 
 /* Write what is due at step k: a frame (unless --frame-range leaves it out)
- * and a metrics row, from one read-back (the frame, the error, the mass
- * and, for metrics, max|∇·u|). */
-static int write_outputs(Outputs *o, Morph *m, const Config *c, long k, double *err_out)
+ * and a metrics row, from one read-back a field (the frame, the error, the
+ * mass and, for metrics, max|∇·u|). With several fields, the error and the
+ * mass are of them all (morph_observe_fields), the key field 0's. */
+static int write_outputs(Outputs *o, const Fields *fs, const Config *c, long k, double *err_out)
 {
     char err[512];
-    double mass, error, max_div = 0.0;
+    Morph *m = fs->m[0];
+    double mass, error, max_div = 0.0, each[MORPH_MAX_FIELDS];
     long number = frame_number(c, k);
     bool frame = o->frames && (c->range_last < 0 || number >= c->range_first);
     bool div = o->metrics || o->sidecar;
-    if (morph_observe(m, frame ? o->rho : NULL, &mass, &error, div ? &max_div : NULL) < 0 ||
+    if (morph_observe_fields(fs->m, fs->n, frame ? o->rho : NULL, each, &mass, &error,
+                             div ? &max_div : NULL) < 0 ||
         (frame && o->vx && morph_read_velocity(m, o->vx, o->vy) < 0)) {
         log_error("export", "cannot read the fields back from the GPU");
         return -1;
     }
     *err_out = error;
-    if (frame && export_write(o->frames, number, o->rho, o->vx, o->vy, morph_width(m),
-                              morph_height(m), err, sizeof err) < 0) {
+    if (frame && export_write_fields(o->frames, number, (const float *const *)o->rho, o->vx, o->vy,
+                                     morph_width(m), morph_height(m), err, sizeof err) < 0) {
         log_error("export", "%s", err);
         return -1;
     }
@@ -194,12 +209,12 @@ static int write_outputs(Outputs *o, Morph *m, const Config *c, long k, double *
                      export_frame_path(o->frames, number, path, sizeof path) == 0;
         const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
         if (sidecar_row(o->sidecar, morph_step_count(m), morph_time(m), error, mass, max_div,
-                        named ? (int)number : 0, named ? base : NULL) < 0) {
+                        named ? (int)number : 0, named ? base : NULL) < 0 ||
+            (fs->n > 1 && sidecar_row_fields(o->sidecar, each, fs->n) < 0)) {
             log_error("smokemorph", "out of memory");
             return -1;
         }
     }
-    (void)c;
     o->last_step = morph_step_count(m);
     return 0;
 }
@@ -209,20 +224,22 @@ static int write_outputs(Outputs *o, Morph *m, const Config *c, long k, double *
 typedef struct {
     const Checkpoint *resume; /* NULL: a fresh run */
     const char *renderer;     /* the GL renderer string, or "cpu" */
+    bool scene;               /* a --scene run: its checkpoints say so */
 } RunInfo;
 
-/* The checkpoint of step k into dir: the morph's state, the backend and the
- * run's settle watch. The path written into path. */
-static int write_checkpoint(Morph *m, Checkpoint *ck, const Config *c, const char *dir, long k,
+/* The checkpoint of step k into dir: every field's state (ck holds fs->n),
+ * the backend and the run's settle watch. The path written into path. */
+static int write_checkpoint(const Fields *fs, Checkpoint *ck, const Config *c, const char *dir, long k,
                             const FidelitySettle *settle, char *path, size_t pathlen)
 {
     char err[PATH_MAX + 256];
     snprintf(path, pathlen, "%s/checkpoint_%06ld.smc", dir, k);
-    if (morph_get_state(m, &ck->state) < 0) {
-        log_error("checkpoint", "cannot read the state back from the GPU for %s", path);
-        return -1;
-    }
-    snprintf(ck->backend, sizeof ck->backend, "%s", morph_backend_name(morph_backend(m)));
+    for (int i = 0; i < fs->n; i++)
+        if (morph_get_state(fs->m[i], checkpoint_field(ck, i)) < 0) {
+            log_error("checkpoint", "cannot read the state back from the GPU for %s", path);
+            return -1;
+        }
+    snprintf(ck->backend, sizeof ck->backend, "%s", morph_backend_name(morph_backend(fs->m[0])));
     ck->run_steps = c->steps;
     ck->run_every = c->every;
     ck->settle_started = settle->started;
@@ -298,8 +315,8 @@ static void say_interrupted(const Outputs *o, const Config *c, const char *dir, 
 }
 
 /* The exporter's options from the run's. */
-static ExportOptions export_options(const Config *c, const char *dir, float density_scale,
-                                    int grid_w, int grid_h)
+static ExportOptions export_options(const Config *c, const Fields *fs, const char *dir,
+                                    float density_scale, int grid_w, int grid_h)
 {
     ExportOptions x = export_defaults();
     x.dir = dir;
@@ -323,6 +340,11 @@ static ExportOptions export_options(const Config *c, const char *dir, float dens
     x.fps = c->fps;
     x.frame_time = (double)c->every * (double)c->params.dt;
     x.video = c->video_path;
+    if (c->field_name) x.field = c->field_name; /* a scene's field: density.NAME */
+    if (fs->n > 1) { /* several: each its name and colour, composited */
+        x.nfields = fs->n;
+        memcpy(x.fields, fs->show, (size_t)fs->n * sizeof x.fields[0]);
+    }
     memcpy(x.background, c->background, sizeof x.background);
     return x;
 }
@@ -341,8 +363,26 @@ static void frames_name(const Config *c, const char *dir, char *buf, size_t n)
     snprintf(buf, n, "%s/%s%s%s", dir, c->frames_prefix, hashes, c->frames_suffix);
 }
 
-static int run_headless(Morph *m, const Config *c, float density_scale, const RunInfo *info)
+/* "2 keys, reached at steps 300, 600" of one field, into buf. */
+static void keys_text(Morph *m, char *buf, size_t n)
 {
+    char at[160] = "";
+    int nk = morph_key_count(m);
+    for (int k = 1; k <= nk; k++) {
+        size_t u = strlen(at);
+        if (u > sizeof at - 24) {
+            snprintf(at + u, sizeof at - u, ", ...");
+            break;
+        }
+        snprintf(at + u, sizeof at - u, "%s%ld", k > 1 ? ", " : "", morph_key_step(m, k));
+    }
+    if (!morph_has_schedule(m)) snprintf(buf, n, "1 key, until it settles");
+    else snprintf(buf, n, "%d key%s, reached at step%s %s", nk, nk > 1 ? "s" : "", nk > 1 ? "s" : "", at);
+}
+
+static int run_headless(Fields *fs, const Config *c, float density_scale, const RunInfo *info)
+{
+    Morph *m = fs->m[0];
     char err[512];
     Outputs o = {.last_step = -1};
     int rc = 1;
@@ -355,12 +395,20 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
     /* no --steps: run until the morph arrives or settles; a --frame-range
      * stops at its last frame */
     bool range = c->range_last >= 0;
-    /* a sequence (issue 9) with no --steps runs every key to its end */
-    bool sequence = morph_key_every(m) > 0;
+    /* a sequence (issue 9) with no --steps runs every key to its end: the
+     * last key's step */
+    bool sequence = false;
+    long last_key = 0; /* of several fields, the latest key's step */
+    for (int i = 0; i < fs->n; i++) {
+        if (!morph_has_schedule(fs->m[i])) continue;
+        sequence = true;
+        long st = morph_key_step(fs->m[i], morph_key_count(fs->m[i]));
+        if (st > last_key) last_key = st;
+    }
     bool until_settled = c->steps == 0 && !range && !sequence;
     long steps = range ? (c->range_last - c->frame_start) * (long)c->every
                  : until_settled ? CONFIG_HEADLESS_MAX_STEPS
-                 : c->steps == 0 ? morph_key_count(m) * morph_key_every(m) : c->steps;
+                 : c->steps == 0 ? last_key : c->steps;
     FidelitySettle settle = {0};
     if (res) {
         settle.started = res->settle_started;
@@ -372,13 +420,17 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
     if (!dir && !c->metrics_path && !c->screenshot && !c->video_path) dir = CONFIG_DEFAULT_OUT_DIR;
     const char *ckdir = c->checkpoint_dir ? c->checkpoint_dir : dir ? dir : ".";
     size_t cells = (size_t)morph_width(m) * morph_height(m);
-    if ((c->checkpoint_every && checkpoint_alloc(&ck, morph_width(m), morph_height(m)) < 0) ||
-        !(o.rho = malloc(cells * sizeof(float))) ||
-        (c->exr_velocity && (!(o.vx = malloc(cells * sizeof(float))) ||
-                             !(o.vy = malloc(cells * sizeof(float)))))) {
+    bool nomem = c->checkpoint_every &&
+                 checkpoint_alloc_fields(&ck, morph_width(m), morph_height(m), fs->n) < 0;
+    ck.scene = info->scene;
+    for (int i = 0; i < fs->n; i++) nomem = nomem || !(o.rho[i] = malloc(cells * sizeof(float)));
+    if (nomem || (c->exr_velocity && (!(o.vx = malloc(cells * sizeof(float))) ||
+                                      !(o.vy = malloc(cells * sizeof(float)))))) {
         log_error("smokemorph", "out of memory");
-        free(o.rho);
+        for (int i = 0; i < fs->n; i++) free(o.rho[i]);
         free(o.vx);
+        free(o.vy);
+        checkpoint_free(&ck);
         return 1;
     }
     /* metrics first: it creates nothing under its name until the end, while
@@ -391,7 +443,7 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
         log_error("export", "%s", err);
         goto done;
     }
-    ExportOptions xo = export_options(c, dir, density_scale, morph_width(m), morph_height(m));
+    ExportOptions xo = export_options(c, fs, dir, density_scale, morph_width(m), morph_height(m));
     if ((dir || c->video_path) && !(o.frames = export_create(&xo, err, sizeof err))) {
         log_error("export", "%s", err);
         goto done;
@@ -424,6 +476,15 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
                          .frames_dir = o.frames ? dir : NULL,
                          .resumed_from = res ? c->resume_path : NULL,
                          .resumed_step = first};
+        const char *names[MORPH_MAX_FIELDS];
+        float rgb[MORPH_MAX_FIELDS][3];
+        for (int i = 0; i < fs->n; i++) {
+            names[i] = fs->show[i].name;
+            memcpy(rgb[i], fs->show[i].rgb, sizeof rgb[i]);
+        }
+        sr.nfields = fs->n;
+        sr.field_names = names;
+        sr.field_rgb = (const float (*)[3])rgb;
         if (!(o.sidecar = sidecar_create(sp, &sr))) {
             log_error("smokemorph", "out of memory");
             goto done;
@@ -463,10 +524,24 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
         log_info("smokemorph", "%s backend, %dx%d grid, %ld steps%s%s",
                  morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), steps, timing,
                  where);
-    if (sequence)
+    if (fs->n > 1) { /* each field's keys */
+        char line[1024] = "";
+        for (int i = 0; i < fs->n; i++) {
+            char kt[256];
+            size_t u = strlen(line);
+            keys_text(fs->m[i], kt, sizeof kt);
+            snprintf(line + u, sizeof line - u, "%s%s (%s)", i ? "; " : "", fs->show[i].name, kt);
+        }
+        log_info("smokemorph", "%d smoke fields sharing one velocity: %s", fs->n, line);
+    } else if (sequence && morph_key_every(m) > 0) {
         log_info("smokemorph", "%d keys, %ld steps each: key k is the target of steps "
                  "(k-1)*%ld+1..k*%ld", morph_key_count(m), morph_key_every(m), morph_key_every(m),
                  morph_key_every(m));
+    } else if (sequence) { /* a scene's keys: their steps */
+        char kt[256];
+        keys_text(m, kt, sizeof kt);
+        log_info("smokemorph", "%s", kt);
+    }
     if (o.frames && density_scale < 1.0f)
         log_info("smokemorph", "density up to %.3g: alpha is density x %.3g so none is clipped "
                  "(--density-scale)", 1.0 / density_scale, density_scale);
@@ -492,19 +567,19 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
     double error = 0.0;
     /* the checkpoint's step is written again when it is an output step (the
      * same bytes as the earlier run's): a resumed run starts with it */
-    if ((!res || first % c->every == 0 || first == steps) && write_outputs(&o, m, c, first, &error) < 0)
+    if ((!res || first % c->every == 0 || first == steps) && write_outputs(&o, fs, c, first, &error) < 0)
         goto done;
     for (long k = first + 1; k <= steps; k++) {
         prog.frames = o.frames ? export_count(o.frames) : 0;
         bool before = g_signal != 0;
-        int stepped = before ? 0 : morph_step(m);
+        int stepped = before ? 0 : morph_step_fields(fs->m, fs->n);
         if (g_signal) { /* before the step, or within it: its state is not written */
             progress_end(&prog);
             /* a farm's preemption: a signal between steps leaves the state of
              * step k - 1, to resume from; one within a step leaves part of a
              * step, and the last periodic checkpoint is the one to resume from */
             if (before && c->checkpoint_every && ckstep != k - 1 &&
-                write_checkpoint(m, &ck, c, ckdir, k - 1, &settle, ckpath, sizeof ckpath) == 0) {
+                write_checkpoint(fs, &ck, c, ckdir, k - 1, &settle, ckpath, sizeof ckpath) == 0) {
                 ckstep = k - 1;
                 if (o.sidecar) sidecar_checkpoint(o.sidecar, ckstep, ckpath);
             }
@@ -521,7 +596,7 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
         bool observe = k % c->every == 0 || k == steps;
         if (until_settled && !observe && k % 10 == 0) { /* watch the error, no output */
             double mass;
-            if (morph_observe(m, NULL, &mass, &error, NULL) < 0) {
+            if (morph_observe_fields(fs->m, fs->n, NULL, NULL, &mass, &error, NULL) < 0) {
                 log_error("export", "cannot read the fields back from the GPU");
                 goto done;
             }
@@ -529,7 +604,7 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
             if (ending != FIDELITY_RUNNING) observe = true; /* the last frame */
         }
         if (observe) {
-            if (write_outputs(&o, m, c, k, &error) < 0) goto done;
+            if (write_outputs(&o, fs, c, k, &error) < 0) goto done;
             if (!isfinite(error)) {
                 log_error("solver", "the simulation diverged (NaN) at step %ld; try a smaller --dt", k);
                 goto done;
@@ -538,7 +613,7 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
                 ending = fidelity_settle_update(&settle, k, error);
         }
         if (c->checkpoint_every && k % c->checkpoint_every == 0 && ending == FIDELITY_RUNNING) {
-            if (write_checkpoint(m, &ck, c, ckdir, k, &settle, ckpath, sizeof ckpath) < 0) goto done;
+            if (write_checkpoint(fs, &ck, c, ckdir, k, &settle, ckpath, sizeof ckpath) < 0) goto done;
             ckstep = k;
             snprintf(err, sizeof err, "out of memory");
             if (o.sidecar && (sidecar_checkpoint(o.sidecar, k, ckpath) < 0 ||
@@ -567,12 +642,13 @@ static int run_headless(Morph *m, const Config *c, float density_scale, const Ru
                     "--steps N runs longer\n", steps, 100.0 * error);
     }
     if (c->screenshot) { /* headless: the last frame, as --frames writes it */
-        if (morph_observe(m, o.rho, NULL, NULL, NULL) < 0) {
+        if (morph_observe_fields(fs->m, fs->n, o.rho, NULL, NULL, NULL, NULL) < 0) {
             log_error("export", "cannot read the fields back from the GPU");
             goto done;
         }
-        if (export_png(c->screenshot, o.rho, morph_width(m), morph_height(m), c->out_w, c->out_h,
-                       c->color, err, sizeof err) < 0) {
+        if (export_png_fields(c->screenshot, (const float *const *)o.rho, fs->show, fs->n,
+                              morph_width(m), morph_height(m), c->out_w, c->out_h, err,
+                              sizeof err) < 0) {
             log_error("export", "%s", err);
             goto done;
         }
@@ -626,7 +702,7 @@ done:
     sidecar_free(o.sidecar);
     checkpoint_free(&ck);
     export_close(o.frames);
-    free(o.rho);
+    for (int i = 0; i < fs->n; i++) free(o.rho[i]);
     free(o.vx);
     free(o.vy);
     return rc;
@@ -669,13 +745,154 @@ static void param_text(char kind, double v, char *buf, size_t n)
     else snprintf(buf, n, "%g", v);
 }
 
+/* A checkpoint of a sequence (several TARGETs, --key-every) holds the
+ * active key, not the keys' images: the run resumed from it gives the same
+ * CURRENT and TARGETs, and --key-every defaults to its run's. One without a
+ * schedule takes no sequence. 0, or -1 after one line. */
+static int resume_keys(Config *c, const Checkpoint *ck)
+{
+    const MorphState *s = &ck->state;
+    bool seq = c->nkeys > 1 || c->key_every_set;
+    if (s->nkeys == 0) {
+        if (!seq) return 0;
+        log_error("checkpoint", "cannot resume from %s: its run had one target, not a sequence: "
+                  "leave out the extra TARGETs and --key-every", c->resume_path);
+        return -1;
+    }
+    if (s->key_every <= 0) {
+        log_error("checkpoint", "cannot resume from %s: its keys are not evenly spaced (a schedule "
+                  "of the C API), which the command line cannot give", c->resume_path);
+        return -1;
+    }
+    if (c->nkeys == 0) {
+        log_error("checkpoint", "cannot resume from %s: it is of a sequence of %d keys, whose images "
+                  "it does not hold: give CURRENT and the %d TARGETs of its run", c->resume_path,
+                  s->nkeys, s->nkeys);
+        return -1;
+    }
+    if (c->nkeys != s->nkeys) {
+        log_error("checkpoint", "cannot resume from %s: its run had %d keys, this one %d TARGETs: "
+                  "give the same %d TARGETs", c->resume_path, s->nkeys, c->nkeys, s->nkeys);
+        return -1;
+    }
+    if (!c->key_every_set) {
+        c->key_every = s->key_every;
+        c->key_every_set = true;
+    } else if (c->key_every != s->key_every) {
+        log_error("checkpoint", "cannot resume from %s: its keys are %ld steps apart, --key-every "
+                  "says %ld: give --key-every %ld", c->resume_path, s->key_every, c->key_every,
+                  s->key_every);
+        return -1;
+    }
+    return 0;
+}
+
+/* A sequence resumed: the morph made from the command line's images and
+ * keys takes the checkpoint's state if they are its run's. 0, or -1 after
+ * one line. */
+static int resume_sequence(Morph *m, const Config *c, const Checkpoint *ck, const float *start)
+{
+    char why[256];
+    if (strcmp(ck->backend, morph_backend_name(morph_backend(m))) != 0)
+        log_info("smokemorph", "%s was written by the %s backend, this run uses %s: the frames "
+                 "will not be bit-identical to an uninterrupted run's", c->resume_path, ck->backend,
+                 morph_backend_name(morph_backend(m)));
+    if (memcmp(start, ck->state.start, sizeof(float) * (size_t)ck->w * ck->h) != 0) {
+        log_error("checkpoint", "cannot resume from %s: CURRENT (%s) differs from its run's start "
+                  "image: give the same file and image options", c->resume_path, c->current_path);
+        return -1;
+    }
+    if (morph_state_schedule_check(m, &ck->state, why, sizeof why)) {
+        log_error("checkpoint", "cannot resume from %s: the TARGETs differ from its run's keys: give "
+                  "the same files in the same order, with the same image options", c->resume_path);
+        return -1;
+    }
+    if (morph_set_state(m, &ck->state) < 0) {
+        log_error("checkpoint", "cannot load the state of %s into the %s backend", c->resume_path,
+                  morph_backend_name(morph_backend(m)));
+        return -1;
+    }
+    return 0;
+}
+
+/* A scene's checkpoint (FLAG_SCENE, checkpoint.h) holds every field's
+ * state, not the scene's images, keys or sources: the run resumed from it
+ * gives the same --scene FILE (checked field by field once the fields are
+ * made: resume_scene). One of another run takes no --scene, and the
+ * reverse. 0, or -1 after one line. */
+static int resume_scene_file(const Config *c, const Checkpoint *ck, const Scene *scene)
+{
+    if (!scene && (ck->scene || ck->nfields > 1)) {
+        log_error("checkpoint", "cannot resume from %s: its run was a scene's (%d smoke field%s), "
+                  "whose images and keys it does not hold: give the same --scene FILE", c->resume_path,
+                  ck->nfields, ck->nfields > 1 ? "s" : "");
+        return -1;
+    }
+    if (!scene) return 0;
+    if (!ck->scene) {
+        log_error("checkpoint", "cannot resume from %s: its run had no --scene: leave out --scene %s "
+                  "and give its run's images", c->resume_path, scene->file);
+        return -1;
+    }
+    if (ck->nfields != scene->nfields) {
+        log_error("checkpoint", "cannot resume from %s: its run's scene had %d smoke field%s, --scene "
+                  "%s has %d: give the same --scene FILE as its run", c->resume_path, ck->nfields,
+                  ck->nfields > 1 ? "s" : "", scene->file, scene->nfields);
+        return -1;
+    }
+    return 0;
+}
+
+/* A scene resumed: each field made from the scene takes its state from the
+ * checkpoint if its start image, keys, moves and sources are its run's
+ * (field i's state to field i; load_resume checked the count). 0, or -1
+ * after one line. */
+static int resume_scene(const Fields *fs, const Config *c, Checkpoint *ck, const Scene *scene,
+                        const float *const *start)
+{
+    char why[256];
+    size_t n = (size_t)ck->w * ck->h;
+    const char *be = morph_backend_name(morph_backend(fs->m[0]));
+    if (strcmp(ck->backend, be) != 0)
+        log_info("smokemorph", "%s was written by the %s backend, this run uses %s: the frames "
+                 "will not be bit-identical to an uninterrupted run's", c->resume_path, ck->backend, be);
+    for (int i = 0; i < fs->n; i++) {
+        const MorphState *st = checkpoint_field(ck, i);
+        const float *key1 = morph_key_target(fs->m[i], 1);
+        bool plain = st->nkeys == 0 && !morph_has_schedule(fs->m[i]);
+        if (memcmp(start[i], st->start, sizeof(float) * n) != 0 ||
+            (plain && key1 && memcmp(key1, st->target, sizeof(float) * n) != 0)) {
+            log_error("checkpoint", "cannot resume from %s: smoke field %s's %s image differs from "
+                      "its run's: give the same --scene FILE (its run's was %s) and image options",
+                      c->resume_path, fs->name[i], plain && memcmp(start[i], st->start,
+                      sizeof(float) * n) == 0 ? "target" : "start", scene->file);
+            return -1;
+        }
+        if (morph_state_schedule_check(fs->m[i], st, why, sizeof why)) {
+            log_error("checkpoint", "cannot resume from %s: smoke field %s's keys differ from its "
+                      "run's (%s): give the same --scene FILE as its run", c->resume_path, fs->name[i],
+                      why);
+            return -1;
+        }
+    }
+    for (int i = 0; i < fs->n; i++)
+        if (morph_set_state(fs->m[i], checkpoint_field(ck, i)) < 0) {
+            log_error("checkpoint", "cannot load the state of %s into the %s backend", c->resume_path, be);
+            return -1;
+        }
+    return 0;
+}
+
 /* --resume FILE: read the checkpoint and make the Config agree with it. The
  * checkpoint decides the grid (a different --grid is an error), the images
  * and the parameters; a simulation option given on the command line
  * overrides its parameter, and says so (the frames then differ from an
  * uninterrupted run's). --steps and --every default to the checkpoint's
- * run's. 0, or -1 after one line on stderr. */
-static int load_resume(Config *c, Checkpoint *ck)
+ * run's. A scene's run (scene non-NULL) takes each field's parameters from
+ * the checkpoint as they were (the scene's settings are options too, and
+ * its keys may have their own: nothing is overridden). 0, or -1 after one
+ * line on stderr. */
+static int load_resume(Config *c, Checkpoint *ck, const Scene *scene)
 {
     char err[PATH_MAX + 512];
     if (checkpoint_read(c->resume_path, ck, err, sizeof err) < 0) {
@@ -689,6 +906,8 @@ static int load_resume(Config *c, Checkpoint *ck)
     }
     c->grid_w = ck->w;
     c->grid_h = ck->h;
+    c->grid_set = true; /* the images are stretched to it, as in its run */
+    if (resume_scene_file(c, ck, scene) < 0 || (!scene && resume_keys(c, ck) < 0)) goto fail;
     if (!config_given(c, "steps")) c->steps = ck->run_steps;
     if (!config_given(c, "every")) c->every = ck->run_every;
     if (c->steps > 0 && c->steps < ck->state.steps) {
@@ -697,7 +916,7 @@ static int load_resume(Config *c, Checkpoint *ck)
         goto fail;
     }
     SolverParams p = ck->state.params;
-    for (int k = 0; k < METHOD_PARAM_COUNT; k++) {
+    for (int k = 0; k < METHOD_PARAM_COUNT && !scene; k++) {
         const MethodParamInfo *in = &method_param_info[k];
         /* --force fattal also sets the drift and the easing (config.c) */
         bool forced = (!strcmp(in->name, "drift") || !strncmp(in->name, "ease_", 5)) &&
@@ -725,7 +944,7 @@ static int load_resume(Config *c, Checkpoint *ck)
         log_error("config", "%s", why);
         goto fail;
     }
-    c->params = p;
+    if (!scene) c->params = p; /* a scene's fields are made with its own, then given the state's */
     c->mass_match = ck->state.mass_match;
     ck->state.params = p;
     return 0;
@@ -769,6 +988,8 @@ static int run_resumed(Config *c, Checkpoint *ck, GlCtx *ctx, MorphBackend backe
                           .shader_dir = shader_dir,
                           .screenshot = c->screenshot,
                           .keys = c->keys,
+                          .view = c->view,
+                          .no_hud = c->no_hud,
                           .color = {c->color[0], c->color[1], c->color[2]}};
         rc = view_run(ctx, m, &vo);
     } else {
@@ -778,7 +999,10 @@ static int run_resumed(Config *c, Checkpoint *ck, GlCtx *ctx, MorphBackend backe
                           : export_auto_scale(ck->state.start, ck->state.target,
                                               (size_t)ck->w * ck->h, ck->state.mass_match);
         RunInfo info = {.resume = ck, .renderer = renderer};
-        rc = run_headless(m, c, scale, &info);
+        Fields fs = {.n = 1, .m = {m}};
+        fs.show[0] = (ExportField){.name = c->field_name ? c->field_name : "smoke",
+                                   .rgb = {c->color[0], c->color[1], c->color[2]}};
+        rc = run_headless(&fs, c, scale, &info);
     }
 done:
     morph_free(m);
@@ -787,28 +1011,357 @@ done:
     return rc;
 }
 
+_Static_assert(SCENE_FIELDS_MAX <= MORPH_MAX_FIELDS && MORPH_MAX_FIELDS <= EXPORT_FIELDS_MAX,
+               "every field a scene may hold runs and exports");
+
+/* A smoke field's images, loaded onto the grid, and how the frames show it. */
+typedef struct {
+    const SceneField *sf;      /* its scene field; NULL: the command line's images */
+    const char *start_path;
+    const char *key_path[CONFIG_KEYS_MAX];
+    int nkeys;
+    ImageLoadOpts load;        /* its channel and invert, the run's --raw and --max-image-mb */
+    Image *start, *keys[CONFIG_KEYS_MAX], *src[SCENE_SOURCES_MAX];
+    char name[40];
+    float rgb[3];
+} FieldImages;
+
+/* Field i's paths, load options, name and colour: field 0's from c (the
+ * command line's, or the scene's through scene_args and scene_apply), the
+ * others' from the scene (a field with no channel, invert or color of its
+ * own has luma, no invert and white). */
+static void field_paths(FieldImages *f, const Config *c, const Scene *scene, int i)
+{
+    f->sf = scene ? &scene->field[i] : NULL;
+    f->load = c->load;
+    if (i == 0) {
+        f->start_path = c->current_path;
+        f->nkeys = c->nkeys > 0 ? c->nkeys : 1;
+        f->key_path[0] = c->target_path;
+        for (int k = 1; k < f->nkeys; k++) f->key_path[k] = c->key_paths[k];
+        snprintf(f->name, sizeof f->name, "%s", c->field_name ? c->field_name : "smoke");
+        memcpy(f->rgb, c->color, sizeof f->rgb);
+        return;
+    }
+    const SceneField *sf = f->sf;
+    f->start_path = sf->start;
+    f->nkeys = sf->nkeys;
+    for (int k = 0; k < sf->nkeys; k++) f->key_path[k] = sf->keys[k].target;
+    f->load.channel = IMAGE_CHANNEL_LUMA;
+    if (sf->channel) image_parse_channel(sf->channel, &f->load.channel); /* checked by scene_parse */
+    f->load.invert = sf->invert == 1;
+    char buf[16];
+    snprintf(f->name, sizeof f->name, "%s", scene_field_name(scene, i, buf, sizeof buf));
+    f->rgb[0] = f->rgb[1] = f->rgb[2] = 1.0f;
+    if (sf->color) config_parse_color(sf->color, f->rgb);
+}
+
+/* Every field's images: loaded, checked and hinted alike (a start with
+ * smoke, targets with a shape and smoke), the grid picked from them all
+ * (field 0's start sets its aspect), then resampled onto it. Dies with one
+ * line on a bad image. */
+static void load_fields(FieldImages *fim, int nf, Config *c)
+{
+    int total = 0;
+    for (int i = 0; i < nf; i++) total += 1 + fim[i].nkeys;
+    const char **paths = malloc((size_t)total * sizeof *paths);
+    Image **loaded = malloc((size_t)total * sizeof *loaded);
+    ImageInfo *info = malloc((size_t)total * sizeof *info);
+    if (!paths || !loaded || !info) die("smokemorph", "out of memory");
+    int n = 0;
+    for (int i = 0; i < nf; i++) {
+        FieldImages *f = &fim[i];
+        for (int k = 0; k <= f->nkeys; k++, n++) {
+            paths[n] = k == 0 ? f->start_path : f->key_path[k - 1];
+            loaded[n] = load_image(paths[n], &f->load, &info[n]);
+        }
+    }
+    n = 0;
+    for (int i = 0; i < nf; i++)
+        for (int k = 0; k <= fim[i].nkeys; k++, n++) hint_image(paths[n], loaded[n], &info[n], &fim[i].load);
+    n = 0;
+    for (int i = 0; i < nf; i++)
+        for (int k = 0; k <= fim[i].nkeys; k++, n++)
+            if (k > 0) check_target_shape(paths[n], loaded[n]);
+    pick_grid(c, n, paths, (const Image *const *)loaded);
+    n = 0;
+    for (int i = 0; i < nf; i++) {
+        FieldImages *f = &fim[i];
+        for (int k = 0; k <= f->nkeys; k++, n++) {
+            Image *g = to_grid(loaded[n], paths[n], c);
+            if (k == 0) f->start = g;
+            else f->keys[k - 1] = g;
+        }
+        if (image_sum(f->start) <= 0.0)
+            die("image", "%s is empty (all zero after --channel/--invert): there is no smoke to morph",
+                f->start_path);
+        for (int k = 0; k < f->nkeys; k++)
+            if (image_sum(f->keys[k]) <= 0.0)
+                die("image", "%s is empty (all zero after --channel/--invert): nothing to morph to",
+                    f->key_path[k]);
+        /* a scene's sources: images load like the keys, onto the grid */
+        for (int k = 0; f->sf && k < f->sf->nsources; k++) {
+            const char *path = f->sf->sources[k].image;
+            if (!path) continue;
+            ImageInfo si;
+            Image *im = load_image(path, &f->load, &si);
+            hint_image(path, im, &si, &f->load);
+            f->src[k] = to_grid(im, path, c);
+        }
+    }
+    free(paths);
+    free(loaded);
+    free(info);
+}
+
+static void free_fields(FieldImages *fim, int nf)
+{
+    for (int i = 0; i < nf; i++) {
+        image_free(fim[i].start);
+        for (int k = 0; k < fim[i].nkeys; k++) image_free(fim[i].keys[k]);
+        for (int k = 0; k < SCENE_SOURCES_MAX; k++) image_free(fim[i].src[k]);
+    }
+    free(fim);
+}
+
+/* Field i's keys into its morph: a scene's keys (their steps, own
+ * parameters and moves) and sources, with morph_set_schedule; a command
+ * line's sequence (several keys, or one with --key-every) with
+ * morph_set_keys; a single key with no step: the plain morph, nothing to
+ * set. 0, or -1 with one line in err. */
+static int field_schedule(Morph *m, const FieldImages *f, const Config *c, const Scene *scene, int i,
+                          char *err, size_t errlen)
+{
+    const SceneField *sf = f->sf;
+    int nkeys = f->nkeys;
+    if (sf && sf->keys[0].step > 0) {
+        MorphKey mk[SCENE_KEYS_MAX];
+        SolverParams kp[SCENE_KEYS_MAX];
+        MorphSource ms[SCENE_SOURCES_MAX];
+        memset(mk, 0, sizeof mk);
+        memset(ms, 0, sizeof ms);
+        for (int k = 0; k < nkeys; k++) {
+            const SceneKey *K = &sf->keys[k];
+            bool own = false;
+            kp[k] = c->params; /* the run's, with the key's own for its range */
+            float *pv[SCENE_KEY_PARAMS] = {&kp[k].vf, &kp[k].vd, &kp[k].vg, &kp[k].sigma};
+            for (int q = 0; q < SCENE_KEY_PARAMS; q++)
+                if (K->has[q]) {
+                    *pv[q] = K->param[q];
+                    own = true;
+                }
+            mk[k].step = K->step;
+            mk[k].target = f->keys[k]->px;
+            mk[k].params = own ? &kp[k] : NULL;
+            if (K->moves) {
+                memcpy(mk[k].move_from, K->move_from, sizeof mk[k].move_from);
+                memcpy(mk[k].move_to, K->move_to, sizeof mk[k].move_to);
+                mk[k].scale_from = K->scale_from;
+                mk[k].scale_to = K->scale_to;
+            }
+        }
+        int nsrc = sf->nsources;
+        for (int k = 0; k < nsrc; k++) {
+            const SceneSource *S = &sf->sources[k];
+            ms[k] = (MorphSource){.image = f->src[k] ? f->src[k]->px : NULL, .cx = S->cx,
+                                  .cy = S->cy, .radius = S->radius, .rate = S->rate,
+                                  .from = S->from, .to = S->to};
+        }
+        char why[512];
+        if (morph_set_schedule(m, mk, nkeys, nsrc ? ms : NULL, nsrc, why, sizeof why) < 0) {
+            if (scene->nfields > 1) snprintf(err, errlen, "scene: %s: fields[%d]: %s", scene->file, i, why);
+            else snprintf(err, errlen, "scene: %s: %s", scene->file, why);
+            return -1;
+        }
+    } else if (!sf && (nkeys > 1 || c->key_every_set)) {
+        const float *kp[CONFIG_KEYS_MAX];
+        for (int k = 0; k < nkeys; k++) kp[k] = f->keys[k]->px;
+        if (morph_set_keys(m, kp, nkeys, c->key_every) < 0) {
+            snprintf(err, errlen, "out of memory for %d keys of a %dx%d grid", nkeys, c->grid_w,
+                     c->grid_h);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* --dump-scene: the run's scene as JSON on stdout (scene.h): the scene with
+ * the options given, or a command line's images and options. 0 or 1. */
+static int dump_scene(const Config *c, const Scene *scene, int nargs, char **args, const char *argv0)
+{
+    char err[1024], data[PATH_MAX], p0[PATH_MAX + 32], p1[PATH_MAX + 32];
+    Scene *own = NULL;
+    if (!scene) {
+        const char *start = c->current_path;
+        const char *keys[CONFIG_KEYS_MAX];
+        int n = c->nkeys;
+        for (int k = 0; k < n; k++) keys[k] = c->key_paths[k];
+        if (!start) { /* the bundled pair */
+            if (find_data_dir(argv0, "targets", DEFAULT_START, data, sizeof data) < 0)
+                die("smokemorph", "cannot find the bundled targets (%s); give two images: "
+                    "smokemorph CURRENT TARGET", DEFAULT_START);
+            snprintf(p0, sizeof p0, "%s/%s", data, DEFAULT_START);
+            snprintf(p1, sizeof p1, "%s/%s", data, DEFAULT_TARGET);
+            start = p0;
+            keys[0] = p1;
+            n = 1;
+        }
+        bool sequence = n > 1 || c->key_every_set;
+        if (!(own = scene_from_images(start, keys, n, sequence ? c->key_every : 0)))
+            die("smokemorph", "out of memory");
+        scene = own;
+    }
+    int rc = scene_write(stdout, scene, nargs, args, err, sizeof err) < 0 || fflush(stdout) != 0;
+    if (rc) log_error("scene", "cannot write the scene to stdout: %s", err);
+    scene_free(own);
+    return rc;
+}
+
+/* --compare / --compare-preset (issue 11): two morphs from the same start,
+ * A with the run's parameters and B with the settings changed. In a window,
+ * side by side; headless, --steps steps (COMPARE_HEADLESS_STEPS without),
+ * --metrics gets one CSV with both runs' columns (compare.h) and --frames
+ * (or ./smokemorph-out/ with neither) both densities side by side, A left,
+ * every --every steps: DIR/compare_00001.png, ... */
+#define COMPARE_HEADLESS_STEPS 600L
+static int run_compare(const Config *c, const Image *start, const Image *target, MorphBackend backend,
+                       GlCtx *ctx, bool window, const char *shader_dir, float density_scale)
+{
+    char err[1024];
+    CompareSpec cs;
+    if ((c->compare ? compare_parse(c->compare, &c->params, &cs, err, sizeof err)
+                    : compare_preset(c->compare_preset, &c->params, &cs, err, sizeof err)) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    Compare *cmp = compare_create(c->grid_w, c->grid_h, &cs, start->px, target->px, c->mass_match, backend,
+                                  shader_dir, err, sizeof err);
+    if (!cmp) {
+        log_error(ctx ? "solver" : "refsolver", "%s", err);
+        return 1;
+    }
+    log_info("compare", "%s | %s (%s backend)", compare_label(cmp, 0), compare_label(cmp, 1),
+             morph_backend_name(backend));
+    int rc = 1;
+    if (window) {
+        ViewOptions vo = {.steps_per_frame = c->steps_per_frame,
+                          .max_steps = c->steps,
+                          .shader_dir = shader_dir,
+                          .screenshot = c->screenshot,
+                          .keys = c->keys,
+                          .color = {c->color[0], c->color[1], c->color[2]},
+                          .compare = cmp};
+        rc = view_run(ctx, compare_morph(cmp, 0), &vo);
+        compare_free(cmp);
+        return rc;
+    }
+    long steps = c->steps > 0 ? c->steps : COMPARE_HEADLESS_STEPS;
+    const char *dir = c->frames_dir;
+    if (!dir && !c->metrics_path) dir = CONFIG_DEFAULT_OUT_DIR;
+    int gw = c->grid_w, gh = c->grid_h, gap = gw / 32 > 2 ? gw / 32 : 2, ow = 2 * gw + gap;
+    FILE *mf = NULL;
+    Image *im = NULL;
+    float *rho = malloc((size_t)ow * gh * sizeof *rho);
+    if (!rho || !(im = image_create(ow, gh, 1))) {
+        log_error("compare", "out of memory");
+        goto done;
+    }
+    if (c->metrics_path && !(mf = fopen(c->metrics_path, "w"))) {
+        log_error("compare", "cannot write %s: %s", c->metrics_path, strerror(errno));
+        goto done;
+    }
+    if (dir && make_dir(dir) < 0) {
+        log_error("compare", "cannot make %s: %s", dir, strerror(errno));
+        goto done;
+    }
+    if (mf) compare_write_header(cmp, mf);
+    float sc = density_scale > 0.0f ? density_scale : 1.0f;
+    for (long k = 0, frame = 1; k <= steps; k++) {
+        if (k > 0 && compare_step(cmp) < 0) {
+            log_error("compare", "a step failed");
+            goto done;
+        }
+        if (k % c->every != 0 && k != steps) continue;
+        if (mf && compare_write_row(cmp, mf) < 0) {
+            log_error("compare", "cannot write %s", c->metrics_path);
+            goto done;
+        }
+        if (!dir) continue;
+        if (compare_side_by_side(cmp, gap, 0.25f / sc, rho) < 0) goto done;
+        for (size_t q = 0; q < (size_t)ow * gh; q++) {
+            float v = rho[q] * sc;
+            im->px[q] = v < 0.0f ? 0.0f : v > 1.0f ? 1.0f : v;
+        }
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/compare_%05ld.png", dir, frame++);
+        if (image_save_png(path, im, 8, err, sizeof err) < 0) {
+            log_error("compare", "%s", err);
+            goto done;
+        }
+    }
+    CompareMetrics mt[2];
+    if (compare_metrics(cmp, mt) == 0)
+        log_info("compare", "step %ld: error %.4f (%s), %.4f (%s)", steps, mt[0].error, compare_label(cmp, 0),
+                 mt[1].error, compare_label(cmp, 1));
+    rc = 0;
+done:
+    if (mf && fclose(mf) != 0 && rc == 0) {
+        log_error("compare", "cannot write %s", c->metrics_path);
+        rc = 1;
+    }
+    image_free(im);
+    free(rho);
+    compare_free(cmp);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     Config c;
     char err[1024];
-    int r = config_parse(&c, argc, argv, err, sizeof err);
+    /* --scene FILE: its settings are options that come before the command
+     * line's, so that an option given on the command line overrides them */
+    Scene *scene = NULL;
+    char **args = argv;
+    int nargs = argc;
+    const char *scene_path = config_find_scene(argc, argv);
+    if (scene_path) {
+        if (!(scene = scene_load(scene_path, err, sizeof err))) {
+            fprintf(stderr, "%s\n", err);
+            return 1;
+        }
+        if (scene_args(scene, argc, argv, &nargs, &args) < 0) die("smokemorph", "out of memory");
+    }
+    int r = config_parse(&c, nargs, args, err, sizeof err), rc = -1;
     if (r < 0) {
         fprintf(stderr, "%s\n", err);
-        return 2;
+        rc = 2;
+    } else if (r > 0) {
+        rc = 0;
+    } else if (scene && scene_apply(scene, &c, err, sizeof err) < 0) {
+        /* the scene's images and keys into c; a bad scene is a bad file (1),
+         * a clash with the command line bad usage (2) */
+        fprintf(stderr, "%s\n", err);
+        rc = strncmp(err, "config:", 7) == 0 ? 2 : 1;
+    } else if (c.dump_scene) {
+        rc = dump_scene(&c, scene, nargs, args, argv[0]);
+    } else if ((c.compare || c.compare_preset) &&
+               (c.nkeys > 1 || c.key_every_set || scene || c.resume_path || c.checkpoint_every ||
+                c.video_path)) {
+        fprintf(stderr, "config: %s runs one start and one target side by side: leave out key "
+                "sequences, --scene, --resume, --checkpoint-every and --video\n",
+                c.compare ? "--compare" : "--compare-preset");
+        rc = 2;
     }
-    if (r > 0) return 0;
+    if (rc >= 0) {
+        if (args != argv) free(args);
+        scene_free(scene);
+        return rc;
+    }
     log_set_level(c.verbosity == 0 ? LOG_ERROR : (c.verbosity >= 2 ? LOG_DEBUG : LOG_INFO));
-
-    /* a checkpoint holds one target: key sequences are not checkpointed yet */
-    if ((c.checkpoint_every || c.resume_path) && (c.nkeys > 1 || c.key_every_set)) {
-        fprintf(stderr, "config: %s does not take a key sequence yet (several TARGETs or "
-                "--key-every): a checkpoint holds one target\n",
-                c.resume_path ? "--resume" : "--checkpoint-every");
-        return 2;
-    }
     /* --resume: the checkpoint decides the grid, the images and the state */
     Checkpoint resume = {0};
-    if (c.resume_path && load_resume(&c, &resume) < 0) return 1;
+    if (c.resume_path && load_resume(&c, &resume, scene) < 0) return 1;
 
     /* GL first. A window when a display is there and neither --cpu nor
      * --headless says otherwise; --gl-info reports the path a run with the
@@ -816,6 +1369,7 @@ int main(int argc, char **argv)
     bool cpu = c.backend == BACKEND_CPU;
     bool display = !c.headless && glctx_display_available();
     bool window = !cpu && display;
+    /* a scene of several fields: the window steps and shows them all (view.h) */
     if (window && c.checkpoint_every) {
         fprintf(stderr, "smokemorph: --checkpoint-every writes checkpoints in a headless run: "
                 "add --headless\n");
@@ -826,7 +1380,7 @@ int main(int argc, char **argv)
     if (!window && !c.gl_info && c.window_only) {
         fprintf(stderr, "config: %s needs a window, and this run is headless (%s); leave it out\n",
                 c.window_only, c.headless ? "--headless" : cpu ? "--cpu: the window needs a GPU backend"
-                                                               : "no display");
+                                                 : "no display");
         return 2;
     }
     if (cpu && display && !c.gl_info)
@@ -869,95 +1423,126 @@ int main(int argc, char **argv)
         }
     }
 
-    if (c.resume_path) return run_resumed(&c, &resume, ctx, backend, window, renderer, argv[0]);
+    /* a sequence's checkpoint: the images from the command line, as below */
+    if (c.resume_path && resume.state.nkeys == 0 && !scene)
+        return run_resumed(&c, &resume, ctx, backend, window, renderer, argv[0]);
 
-    /* images */
+    /* images: every field's start, keys and sources (field 0's from c: a
+     * command line's, or the scene's through scene_apply) */
+    int nf = scene ? scene->nfields : 1;
     char data[PATH_MAX], p0[PATH_MAX + 32], p1[PATH_MAX + 32];
-    const char *start_path = c.current_path, *target_path = c.target_path;
-    if (!start_path) {
+    if (!c.current_path) {
         if (find_data_dir(argv[0], "targets", DEFAULT_START, data, sizeof data) < 0)
             die("smokemorph", "cannot find the bundled targets (%s); give two images: "
                 "smokemorph CURRENT TARGET", DEFAULT_START);
         snprintf(p0, sizeof p0, "%s/%s", data, DEFAULT_START);
         snprintf(p1, sizeof p1, "%s/%s", data, DEFAULT_TARGET);
-        start_path = p0;
-        target_path = p1;
+        c.current_path = p0;
+        c.target_path = p1;
         ImageLoadOpts plain = {0};
         c.load = plain; /* the bundled targets are plain PNGs */
     }
-    /* CURRENT and every TARGET (a sequence's keys, issue 9) load, are
-     * checked and hinted alike; paths[0] and loaded[0] are CURRENT */
-    int nkeys = c.nkeys > 0 ? c.nkeys : 1;
-    ImageInfo info[CONFIG_KEYS_MAX + 1];
-    const char *paths[CONFIG_KEYS_MAX + 1] = {start_path, target_path};
-    Image *loaded[CONFIG_KEYS_MAX + 1], *keys[CONFIG_KEYS_MAX];
-    for (int k = 1; k < nkeys; k++) paths[k + 1] = c.key_paths[k];
-    for (int k = 0; k <= nkeys; k++) loaded[k] = load_image(paths[k], &c, &info[k]);
-    for (int k = 0; k <= nkeys; k++) hint_image(paths[k], loaded[k], &info[k], &c);
-    for (int k = 1; k <= nkeys; k++) check_target_shape(paths[k], loaded[k]);
-    pick_grid(&c, nkeys + 1, paths, (const Image *const *)loaded);
-    Image *start = to_grid(loaded[0], start_path, &c);
-    for (int k = 0; k < nkeys; k++) keys[k] = to_grid(loaded[k + 1], paths[k + 1], &c);
-    Image *target = keys[0];
-    if (image_sum(start) <= 0.0)
-        die("image", "%s is empty (all zero after --channel/--invert): there is no smoke to morph",
-            start_path);
-    for (int k = 0; k < nkeys; k++)
-        if (image_sum(keys[k]) <= 0.0)
-            die("image", "%s is empty (all zero after --channel/--invert): nothing to morph to",
-                paths[k + 1]);
-    /* how density becomes alpha: --density-scale, or neither end clipped
-     * (of a sequence, no key clipped) */
+    FieldImages *fim = calloc((size_t)nf, sizeof *fim);
+    if (!fim) die("smokemorph", "out of memory");
+    for (int i = 0; i < nf; i++) field_paths(&fim[i], &c, scene, i);
+    load_fields(fim, nf, &c);
+    /* how density becomes alpha: --density-scale, or no field's key clipped
+     * (neither end of each field's morph) */
     float density_scale = c.density_scale;
-    for (int k = 0; k < nkeys && !(c.density_scale > 0.0f); k++) {
-        float sk = export_auto_scale(start->px, keys[k]->px, (size_t)c.grid_w * c.grid_h, c.mass_match);
-        if (k == 0 || sk < density_scale) density_scale = sk;
-    }
+    bool first_scale = true;
+    for (int i = 0; i < nf && !(c.density_scale > 0.0f); i++)
+        for (int k = 0; k < fim[i].nkeys; k++) {
+            float sk = export_auto_scale(fim[i].start->px, fim[i].keys[k]->px,
+                                         (size_t)c.grid_w * c.grid_h, c.mass_match);
+            if (first_scale || sk < density_scale) density_scale = sk;
+            first_scale = false;
+        }
 
     char shader_dir[PATH_MAX];
     if (ctx && shader_find_dir(c.shader_dir, argv[0], shader_dir, sizeof shader_dir, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    Morph *m = morph_create(c.grid_w, c.grid_h, &c.params, start->px, target->px, c.mass_match,
-                            backend, ctx ? shader_dir : NULL, err, sizeof err);
-    /* a sequence: several keys, or one with --key-every */
-    bool sequence = nkeys > 1 || c.key_every_set;
-    if (m && sequence) {
-        const float *kp[CONFIG_KEYS_MAX];
-        for (int k = 0; k < nkeys; k++) kp[k] = keys[k]->px;
-        if (morph_set_keys(m, kp, nkeys, c.key_every) < 0) {
-            snprintf(err, sizeof err, "out of memory for %d keys of a %dx%d grid", nkeys, c.grid_w,
-                     c.grid_h);
-            morph_free(m);
-            m = NULL;
-        }
+    if (c.compare || c.compare_preset) { /* two settings side by side (issue 11) */
+        rc = run_compare(&c, fim[0].start, fim[0].keys[0], backend, ctx, window, ctx ? shader_dir : NULL,
+                         density_scale);
+        free_fields(fim, nf);
+        glctx_destroy(ctx);
+        if (args != argv) free(args);
+        scene_free(scene);
+        return rc;
     }
-    image_free(start);
-    for (int k = 0; k < nkeys; k++) image_free(keys[k]);
-    if (!m) {
-        /* shader and field errors carry their own tag */
-        if (strncmp(err, "shader:", 7) == 0 || strncmp(err, "field:", 6) == 0)
-            fprintf(stderr, "%s\n", err);
-        else log_error(ctx ? "solver" : "refsolver", "%s", err);
+    Fields fs = {.n = nf};
+    bool made = true;
+    for (int i = 0; i < nf && made; i++) {
+        Morph *m = morph_create(c.grid_w, c.grid_h, &c.params, fim[i].start->px, fim[i].keys[0]->px,
+                                c.mass_match, backend, ctx ? shader_dir : NULL, err, sizeof err);
+        fs.m[i] = m;
+        made = m && field_schedule(m, &fim[i], &c, scene, i, err, sizeof err) == 0;
+        snprintf(fs.name[i], sizeof fs.name[i], "%s", fim[i].name);
+        fs.show[i].name = fs.name[i];
+        memcpy(fs.show[i].rgb, fim[i].rgb, sizeof fs.show[i].rgb);
+    }
+    const char *why = made && nf > 1 ? morph_fields_check(fs.m, nf) : NULL;
+    if (why) {
+        snprintf(err, sizeof err, "scene: %s: its %d fields cannot share one velocity: %s", scene->file,
+                 nf, why);
+        made = false;
+    }
+    const float *starts[MORPH_MAX_FIELDS];
+    for (int i = 0; i < nf; i++) starts[i] = fim[i].start->px;
+    if (made && c.resume_path &&
+        (scene ? resume_scene(&fs, &c, &resume, scene, starts)
+               : resume_sequence(fs.m[0], &c, &resume, fim[0].start->px)) < 0) {
+        for (int i = 0; i < nf; i++) morph_free(fs.m[i]);
+        free_fields(fim, nf);
+        checkpoint_free(&resume);
         glctx_destroy(ctx);
         return 1;
     }
+    free_fields(fim, nf);
+    if (!made) {
+        /* shader and field errors carry their own tag */
+        if (strncmp(err, "shader:", 7) == 0 || strncmp(err, "field:", 6) == 0 ||
+            strncmp(err, "scene:", 6) == 0)
+            fprintf(stderr, "%s\n", err);
+        else log_error(ctx ? "solver" : "refsolver", "%s", err);
+        for (int i = 0; i < nf; i++) morph_free(fs.m[i]);
+        glctx_destroy(ctx);
+        if (args != argv) free(args);
+        scene_free(scene);
+        return 1;
+    }
+    Morph *m = fs.m[0];
 
-    int rc;
     if (window) {
         ViewOptions vo = {.steps_per_frame = c.steps_per_frame,
                           .max_steps = c.steps,
                           .shader_dir = shader_dir,
                           .screenshot = c.screenshot,
                           .keys = c.keys,
+                          .view = c.view,
+                          .no_hud = c.no_hud,
                           .color = {c.color[0], c.color[1], c.color[2]}};
+        if (nf > 1) { /* every field, composited as the frames are (export.h) */
+            vo.fields = fs.m;
+            vo.nfields = nf;
+            vo.density_scale = density_scale;
+            for (int i = 0; i < nf; i++) {
+                memcpy(vo.field_color[i], fs.show[i].rgb, sizeof vo.field_color[i]);
+                vo.field_name[i] = fs.name[i];
+            }
+        }
         rc = view_run(ctx, m, &vo);
     } else {
-        RunInfo info = {.resume = NULL, .renderer = renderer};
-        rc = run_headless(m, &c, density_scale, &info);
+        RunInfo info = {.resume = c.resume_path ? &resume : NULL, .renderer = renderer,
+                        .scene = scene != NULL};
+        rc = run_headless(&fs, &c, density_scale, &info);
     }
-    morph_free(m);
+    checkpoint_free(&resume);
+    for (int i = 0; i < nf; i++) morph_free(fs.m[i]);
     glctx_destroy(ctx);
+    if (args != argv) free(args);
+    scene_free(scene);
     return rc;
 }

@@ -29,14 +29,34 @@ void method_params_default(SolverParams *p)
     p->vb = 200.0f;
     p->bcycles = 4; /* 2 left 128² and 512² 7.8% apart at step 600 of blob -> star, 4: 4.0% */
     p->vk = 0.002f;
-    p->wmax = 0.2f;
+    p->wmax = 0.6f;
     p->vw = 100.0f;
     p->tramp = 1.0f;
     p->framp = 0.1f;
+    p->set = METHOD_SET(METHOD_PARAM_COUNT) - 1u;
 }
 
-const char *method_params_check(const SolverParams *p)
+void method_params_resolve(SolverParams *p)
 {
+    SolverParams d;
+    method_params_default(&d);
+    for (int k = 0; k < METHOD_PARAM_COUNT; k++)
+        if (!(p->set & METHOD_SET(k)) && method_param_get(p, k) == 0.0)
+            method_param_set(p, k, method_param_get(&d, k));
+    p->set = d.set;
+}
+
+bool method_params_equal(const SolverParams *a, const SolverParams *b)
+{
+    for (int k = 0; k < METHOD_PARAM_COUNT; k++)
+        if (method_param_get(a, k) != method_param_get(b, k)) return false;
+    return true;
+}
+
+const char *method_params_check(const SolverParams *given)
+{
+    SolverParams r = *given, *p = &r;
+    method_params_resolve(p);
     if (!(p->dt > 0.0f && p->dt <= 1.0f)) return "--dt must be in (0, 1]";
     if (!(p->vf >= 0.0f && p->vf <= 1e4f)) return "--vf must be in [0, 10000]";
     if (!(p->vd >= 0.0f && p->vd <= 1e4f)) return "--vd must be in [0, 10000]";
@@ -123,6 +143,17 @@ int method_drift_substeps(int w, int h, const SolverParams *p)
     return n < 1 ? 1 : n;
 }
 
+float method_speed_scale(float dt, float cell) { return dt / (cell * METHOD_ADVECT_CFL); }
+
+int method_substeps_for(float speed, float scale, int bound)
+{
+    float c = speed * scale - 1e-4f;
+    if (!(c > 1.0f)) return 1; /* also NaN */
+    if (c >= (float)bound) return bound;
+    int n = (int)ceilf(c);
+    return n > bound ? bound : n;
+}
+
 void method_ease(const SolverParams *p, long nstep, float *vf, float *rg)
 {
     float t = (float)nstep * p->dt;
@@ -153,12 +184,11 @@ void method_plan(const SolverParams *p, MethodGrid g, long nstep, float dscale, 
 {
     memset(st, 0, sizeof *st);
     st->p = *p;
+    method_params_resolve(&st->p);
     method_ease(p, nstep, &st->p.vf, &st->rg);
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
     int ns = method_advect_substeps(g.w, g.h, p), nd = method_drift_substeps(g.w, g.h, p);
-    st->dt_advect = p->dt / (float)ns;
-    st->dt_drift = p->dt / (float)nd;
     st->gather_a = st->rg * p->dt * p->vg / (g.cell * g.cell);
     bool drift = p->gather && (p->vk > 0.0f || (st->balance && p->vw > 0.0f)) && p->wmax > 0.0f &&
                  st->rg > 0.0f;
@@ -173,7 +203,7 @@ void method_plan(const SolverParams *p, MethodGrid g, long nstep, float dscale, 
     add(st, METHOD_PASS_PRESSURE_VCYCLE, p->vcycles);
     add(st, METHOD_PASS_PRESSURE_JACOBI, p->jacobi);
     add(st, METHOD_PASS_SUBTRACT_GRAD, 1);
-    add(st, METHOD_PASS_ADVECT_DENSITY, ns);                        /* 5. density transport */
+    add(st, METHOD_PASS_ADVECT_DENSITY, ns);                        /* 5. density transport: at most ns (method_substeps_for) */
     add(st, METHOD_PASS_DRIFT_VEL, drift);                          /* 6. gathering: the drift */
     add(st, METHOD_PASS_DRIFT, drift ? nd : 0);
     add(st, METHOD_PASS_GATHER_BEGIN, gather);                      /*    and the term */
@@ -185,15 +215,87 @@ static const volatile sig_atomic_t *g_cancel;
 
 void method_set_cancel_flag(const volatile sig_atomic_t *flag) { g_cancel = flag; }
 
-int method_run(const MethodStep *st, MethodPassFn pass, void *self)
+unsigned method_pass_part(MethodPass pass)
 {
-    for (int s = 0; s < st->n; s++)
-        for (int k = 0; k < st->stage[s].count; k++) {
-            if (g_cancel && *g_cancel) return METHOD_CANCELLED;
-            int rc = pass(self, st->stage[s].pass, k, st);
-            if (rc) return rc;
-        }
+    if (pass <= METHOD_PASS_FORCE) return METHOD_PART_FORCE;
+    if (pass <= METHOD_PASS_SUBTRACT_GRAD) return METHOD_PART_FLOW;
+    return METHOD_PART_DENSITY;
+}
+
+bool method_next(const MethodStep *st, MethodCursor *c, MethodPass *pass, int *k, int *count)
+{
+    while (c->stage < st->n && c->k >= st->stage[c->stage].count) c->stage++, c->k = 0;
+    if (c->stage >= st->n) return false;
+    *pass = st->stage[c->stage].pass;
+    *k = c->k;
+    if (count) *count = st->stage[c->stage].count;
+    c->k++;
+    c->index++;
+    return true;
+}
+
+int method_pass_total(const MethodStep *st)
+{
+    int n = 0;
+    for (int s = 0; s < st->n; s++) n += st->stage[s].count;
+    return n;
+}
+
+int method_run(const MethodStep *st, MethodPassFn fn, void *self)
+{
+    return method_run_parts(st, METHOD_PART_ALL, fn, self);
+}
+
+int method_run_parts(const MethodStep *st, unsigned parts, MethodPassFn fn, void *self)
+{
+    MethodCursor c = {0};
+    MethodPass pass;
+    int k;
+    while (method_next(st, &c, &pass, &k, NULL)) {
+        if (!(method_pass_part(pass) & parts)) continue;
+        if (g_cancel && *g_cancel) return METHOD_CANCELLED;
+        int rc = fn(self, pass, k, st);
+        if (rc) return rc;
+    }
     return 0;
+}
+
+MethodOut method_pass_output(MethodPass pass)
+{
+    switch (pass) {
+    case METHOD_PASS_BLUR_RHO: return METHOD_OUT_RHO_BLUR;
+    case METHOD_PASS_POTENTIAL_RHS: return METHOD_OUT_POTENTIAL_RHS;
+    case METHOD_PASS_POTENTIAL_VCYCLE: return METHOD_OUT_POTENTIAL;
+    case METHOD_PASS_FORCE:
+    case METHOD_PASS_ADVECT_VEL:
+    case METHOD_PASS_SUBTRACT_GRAD: return METHOD_OUT_VELOCITY;
+    case METHOD_PASS_DIVERGENCE: return METHOD_OUT_DIVERGENCE;
+    case METHOD_PASS_PRESSURE_VCYCLE:
+    case METHOD_PASS_PRESSURE_JACOBI: return METHOD_OUT_PRESSURE;
+    case METHOD_PASS_DRIFT_VEL: return METHOD_OUT_DRIFT;
+    case METHOD_PASS_GATHER_BEGIN: /* the warm start e (and, on the GPU, D and ρ − ρ*) */
+    case METHOD_PASS_GATHER_JACOBI: return METHOD_OUT_GATHER_E;
+    case METHOD_PASS_ADVECT_DENSITY:
+    case METHOD_PASS_DRIFT:
+    case METHOD_PASS_GATHER_APPLY:
+    case METHOD_PASS_COUNT: break;
+    }
+    return METHOD_OUT_DENSITY;
+}
+
+const char *method_out_name(MethodOut f)
+{
+    static const char *const names[METHOD_OUT_COUNT] = {
+        "blurred density", "potential rhs", "potential", "velocity", "divergence",
+        "pressure", "density", "drift speeds", "gathering error"};
+    return (unsigned)f < METHOD_OUT_COUNT ? names[f] : "?";
+}
+
+bool method_out_is_vector(MethodOut f) { return f == METHOD_OUT_VELOCITY || f == METHOD_OUT_DRIFT; }
+
+bool method_out_is_signed(MethodOut f)
+{
+    return f != METHOD_OUT_RHO_BLUR && f != METHOD_OUT_DENSITY;
 }
 
 const char *method_glsl_defines(char *buf, size_t n)

@@ -88,12 +88,35 @@ typedef struct {
     float vw;        /* balance drift: the deficit potential's share of the drift, 1/time (0: off) */
     float tramp;     /* gathering and drift fade in as (t/tramp)² (0: no fade) */
     float framp;     /* the driving force fades in as t/framp (0: no fade) */
+    /* Members whose 0 is meant (bit k: method_param_info[k], METHOD_SET()).
+     * A zeroed SolverParams means the defaults, as in sokol: every member
+     * left 0 without its bit takes its default (method_params_resolve), so
+     *   SolverParams p = {.dt = 0.02f};                         dt 0.02, the rest default
+     *   SolverParams q = {.vd = 0, .set = METHOD_SET(METHOD_P_VD)};   no damping
+     * method_params_default sets every bit; every backend resolves what it
+     * is given. */
+    unsigned set;
 } SolverParams;
+
+/* The members in method_param_info's (and SolverParams's) order. */
+enum {
+    METHOD_P_DT, METHOD_P_VF, METHOD_P_VD, METHOD_P_VG, METHOD_P_SIGMA, METHOD_P_JACOBI,
+    METHOD_P_VCYCLES, METHOD_P_GATHER_ITERS, METHOD_P_UMAX, METHOD_P_EPS, METHOD_P_GATHER,
+    METHOD_P_FORCE, METHOD_P_VB, METHOD_P_BCYCLES, METHOD_P_VK, METHOD_P_WMAX, METHOD_P_VW,
+    METHOD_P_TRAMP, METHOD_P_FRAMP
+};
+#define METHOD_SET(k) (1u << (k))
 
 enum { SOLVER_FORCE_BALANCE = 0, SOLVER_FORCE_FATTAL = 1 };
 
 void method_params_default(SolverParams *p);
-/* NULL if every parameter is in range, else a message naming the parameter. */
+/* Every member left 0 without its METHOD_SET bit to its default; then every
+ * bit set (so resolving again changes nothing). */
+void method_params_resolve(SolverParams *p);
+/* Whether a and b have the same value in every member (not memcmp: padding). */
+bool method_params_equal(const SolverParams *a, const SolverParams *b);
+/* NULL if every parameter (after method_params_resolve, on a copy) is in
+ * range, else a message naming the parameter. */
 const char *method_params_check(const SolverParams *p);
 
 /* The blur pyramid level: blur runs on a grid coarsened by this factor
@@ -117,6 +140,31 @@ int method_advect_substeps(int w, int h, const SolverParams *p);
 
 /* Substeps of the drift so that 2·wmax·(dt/n)/h ≤ METHOD_ADVECT_CFL. */
 int method_drift_substeps(int w, int h, const SolverParams *p);
+
+/* Those two are bounds, for the speed limit on both axes of some cell. A
+ * transport stage takes only the substeps its actual speed needs (issue
+ * 10: no setting can stall a step for speeds the flow does not have):
+ *   S = max over the cells of min(max|u| of its two x faces, cap)
+ *                            + min(max|v| of its two y faces, cap),
+ * walls 0, cap the stage's clamp (umax, or wmax for the drift), and
+ *   n = ceil(S · method_speed_scale(...) − 1e-4), 1 ≤ n ≤ bound,
+ * so each substep keeps |c_x| + |c_y| ≤ METHOD_ADVECT_CFL, the bound's
+ * condition, wherever the flow actually is. Every backend measures S on the
+ * velocity the stage moves by, in the same step (the GPU backends by a
+ * reduction on the GPU, the compute backend without a read-back), so they
+ * agree: only an S within float rounding of a substep boundary could give
+ * two backends different counts. Late in a morph the flow is slow and a
+ * stage takes 1 substep where the bound asks 30 (2048²). */
+float method_speed_scale(float dt, float cell);        /* dt / (h · METHOD_ADVECT_CFL) */
+int method_substeps_for(float speed, float scale, int bound);
+/* S of one cell from its four face speeds (left, right, bottom, top). */
+static inline float method_cell_speed(float ul, float ur, float vb, float vt, float cap)
+{
+    float a = ul < 0.0f ? -ul : ul, b = ur < 0.0f ? -ur : ur;
+    float c = vb < 0.0f ? -vb : vb, d = vt < 0.0f ? -vt : vt;
+    float x = a > b ? a : b, y = c > d ? c : d;
+    return (x < cap ? x : cap) + (y < cap ? y : cap);
+}
 
 /* The easing of step nstep (0 after a new start density), at t = nstep·dt:
  * vf = vf·min(1, t/framp), rg = min(1, t/tramp)², the factor of gathering and
@@ -162,11 +210,14 @@ typedef struct {
     int n;
     SolverParams p;      /* the parameters, vf eased (p.vf is this step's v_f) */
     float rg;            /* the gathering and drift fade-in factor, 0..1 */
-    float dt_advect;     /* dt of one density transport substep */
-    float dt_drift;      /* dt of one drift substep */
     float gather_a;      /* the implicit gathering's a = rg·dt·vg/h² */
     float kb;            /* the balance force's vb / density scale (0: off) */
     bool balance;        /* the balance force is on (φ is solved) */
+    /* Several smoke fields sharing one velocity (issue 9): each field's
+     * force pass adds its dt·F to the velocity; only the last one damps and
+     * clamps, so u ← clamp((u + dt·ΣF)/(1 + dt·vd)). force_partial marks a
+     * field's pass that is not the last: no damping (vd 0), no clamp. */
+    bool force_partial;
 } MethodStep;
 
 /* The plan of step nstep (0 after a new start density) on grid g; dscale is
@@ -178,6 +229,59 @@ void method_plan(const SolverParams *p, MethodGrid g, long nstep, float dscale, 
  * that value; 0 when all ran. */
 typedef int (*MethodPassFn)(void *self, MethodPass pass, int k, const MethodStep *st);
 int method_run(const MethodStep *st, MethodPassFn pass, void *self);
+
+/* The list's three parts. Several smoke fields share one velocity: each
+ * field runs the force part on it (its blurred density, its potential, its
+ * force: the forces add up), the flow part runs once (advection and
+ * projection of the shared velocity), then each field runs the density
+ * part (its transport by the shared velocity, its drift and gathering). */
+enum {
+    METHOD_PART_FORCE = 1,   /* blur ρ .. force */
+    METHOD_PART_FLOW = 2,    /* advect velocity .. subtract gradient */
+    METHOD_PART_DENSITY = 4, /* advect density .. gather apply */
+    METHOD_PART_ALL = 7
+};
+unsigned method_pass_part(MethodPass pass);
+/* method_run of the stages in `parts` only, in the list's order. */
+int method_run_parts(const MethodStep *st, unsigned parts, MethodPassFn pass, void *self);
+
+/* A cursor over the plan, for running it one pass at a time (the classroom's
+ * pass-by-pass mode): method_next gives the pass at the cursor and moves it
+ * on, in exactly method_run's order (method_run is built on it). A zeroed
+ * cursor is at the first pass. Returns false once every pass has been given.
+ *
+ *   MethodCursor c = {0};  MethodPass pass;  int k, count;
+ *   while (method_next(&st, &c, &pass, &k, &count)) my_pass(self, pass, k, &st);
+ */
+typedef struct {
+    int stage, k;   /* the next pass: repetition k of stage[stage] */
+    int index;      /* passes given so far */
+} MethodCursor;
+bool method_next(const MethodStep *st, MethodCursor *c, MethodPass *pass, int *k, int *count);
+/* The passes of the plan, every repetition counted (the cursor's end index). */
+int method_pass_total(const MethodStep *st);
+
+/* What each pass writes, for showing it (the pass-by-pass mode): one value
+ * per pass of the list. */
+typedef enum {
+    METHOD_OUT_RHO_BLUR,      /* ρ̃ (on the blur's coarse grid) */
+    METHOD_OUT_POTENTIAL_RHS, /* ρ − c·ρ*: the deficit potential's right-hand side */
+    METHOD_OUT_POTENTIAL,     /* φ */
+    METHOD_OUT_VELOCITY,      /* u, v on the MAC faces */
+    METHOD_OUT_DIVERGENCE,    /* ∇·u before the projection */
+    METHOD_OUT_PRESSURE,      /* p */
+    METHOD_OUT_DENSITY,       /* ρ */
+    METHOD_OUT_DRIFT,         /* the gathering drift's face speeds wu, wv */
+    METHOD_OUT_GATHER_E,      /* the gathering solve's e (ρ − ρ* diffused) */
+    METHOD_OUT_COUNT
+} MethodOut;
+MethodOut method_pass_output(MethodPass pass);
+/* "blurred density", "pressure", ... */
+const char *method_out_name(MethodOut f);
+/* Whether the output has two components (the velocity, the drift). */
+bool method_out_is_vector(MethodOut f);
+/* Whether its values take both signs around 0 (shown with a diverging map). */
+bool method_out_is_signed(MethodOut f);
 
 /* Cancellation: once *flag is non-zero (a signal handler sets it), method_run
  * stops before its next pass and returns METHOD_CANCELLED, so a step with

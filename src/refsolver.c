@@ -1,6 +1,7 @@
 /* refsolver: the discrete morph step on the CPU; see refsolver.h. */
 #include "refsolver.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,24 @@ void ref_pass_mg_residual(int w, int h, float hh, const float *x, const float *b
         }
 }
 
+void ref_residual_norms(int w, int h, const float *x, const float *b, double *max, double *rms)
+{
+    double hh = cell_size(w, h), inv = 1.0 / (hh * hh), m = 0.0, sq = 0.0;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double xc = x[IDX(i, j)], lap = 0.0;
+            if (i > 0) lap += x[IDX(i - 1, j)] - xc;
+            if (i < w - 1) lap += x[IDX(i + 1, j)] - xc;
+            if (j > 0) lap += x[IDX(i, j - 1)] - xc;
+            if (j < h - 1) lap += x[IDX(i, j + 1)] - xc;
+            double r = fabs(lap * inv - b[IDX(i, j)]);
+            if (r > m) m = r;
+            sq += r * r;
+        }
+    if (max) *max = m;
+    if (rms) *rms = sqrt(sq / ((double)w * h));
+}
+
 void ref_pass_mg_restrict(int w, int h, const float *r, float *bc)
 {
     int cw = (w + 1) / 2, ch = (h + 1) / 2;
@@ -353,6 +372,18 @@ static float advect_ratio(int w, int h, const float *u, const float *v, const fl
     f = flux_y(w, h, v, rho, i, j + 1, umax, k, &d); if (f > 0.0f) out += f;
     float r = rho[IDX(i, j)];
     return out > r ? r / out : 1.0f;
+}
+
+float ref_pass_speed(int w, int h, float cap, const float *u, const float *v)
+{
+    float m = 0.0f;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float c = method_cell_speed(U(w, h, u, i, j), U(w, h, u, i + 1, j), V(w, h, v, i, j),
+                                        V(w, h, v, i, j + 1), cap);
+            if (c > m) m = c;
+        }
+    return m;
 }
 
 void ref_pass_advect_ratio(int w, int h, float dt_sub, float umax, const float *u,
@@ -608,6 +639,9 @@ struct RefSolver {
     float pot_c;                 /* c: the target scaled to the density's mass */
     float dscale;                /* the target's density scale Σρ*²/Σρ* */
     long nstep;                  /* steps since ref_set_density: the fade-ins' clock */
+    MethodPass last;             /* the last pass run (METHOD_PASS_COUNT: none this step) */
+    int nsub[2];                 /* each transport stage's substeps (ref_pass_speed) */
+    MethodStep plan;             /* this step's, for ref_step_parts's later parts */
     float *t0, *t1, *t2, *t3;    /* full-grid scratch */
     float *c0, *c1;              /* coarse scratch */
     int nlev, lw[METHOD_MG_MAX_LEVELS], lh[METHOD_MG_MAX_LEVELS];
@@ -625,8 +659,10 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
     if (!s) goto fail_alloc;
     s->w = w;
     s->h = h;
+    s->last = METHOD_PASS_COUNT;
     s->p = *p;
-    method_blur_spec(w, h, p->sigma, &s->blur);
+    method_params_resolve(&s->p);
+    method_blur_spec(w, h, s->p.sigma, &s->blur);
     size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
     float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr, &s->phi, &s->eg,
                       &s->t0, &s->t1, &s->t2, &s->t3};
@@ -669,10 +705,12 @@ void ref_free(RefSolver *s)
 
 void ref_set_params(RefSolver *s, const SolverParams *p)
 {
-    bool reblur = p->sigma != s->p.sigma;
+    float old_sigma = s->p.sigma;
     s->p = *p;
+    method_params_resolve(&s->p);
+    bool reblur = s->p.sigma != old_sigma;
     if (reblur) {
-        method_blur_spec(s->w, s->h, p->sigma, &s->blur);
+        method_blur_spec(s->w, s->h, s->p.sigma, &s->blur);
         /* the coarse size may change: reallocate scratch */
         size_t nc = (size_t)s->blur.cw * s->blur.ch;
         free(s->c0);
@@ -709,16 +747,33 @@ int ref_set_target(RefSolver *s, const float *target, bool mass_match)
     }
     if (!(mt > 0.0)) return -1;
     float scale = (mass_match && mr > 0.0) ? (float)(mr / mt) : 1.0f;
-    double m2 = 0.0;
+    return ref_set_target_scaled(s, target, scale, mr, false);
+}
+
+int ref_set_target_scaled(RefSolver *s, const float *target, float scale, double smoke_mass,
+                          bool keep_e)
+{
+    size_t n = (size_t)s->w * s->h;
+    double mt = 0.0, m2 = 0.0;
+    for (size_t k = 0; k < n; k++) mt += target[k];
+    if (!(mt > 0.0)) return -1;
     for (size_t k = 0; k < n; k++) {
         s->tgt[k] = target[k] * scale;
         m2 += (double)s->tgt[k] * s->tgt[k];
     }
-    s->pot_c = mr > 0.0 ? (float)(mr / (mt * scale)) : 1.0f;
-    memset(s->eg, 0, n * sizeof(float)); /* e = ρ − ρ* of another target */
+    s->pot_c = smoke_mass > 0.0 ? (float)(smoke_mass / (mt * scale)) : 1.0f;
+    if (!keep_e) memset(s->eg, 0, n * sizeof(float)); /* e = ρ − ρ* of another target */
     s->dscale = (float)(m2 / (mt * scale));
     ref_pass_blur(s->w, s->h, &s->blur, s->tgt, s->tgt_blur);
     return 0;
+}
+
+void ref_set_potential_scale(RefSolver *s, float c) { s->pot_c = c; }
+
+void ref_add_source(RefSolver *s, const float *weights, float amount)
+{
+    size_t n = (size_t)s->w * s->h;
+    for (size_t k = 0; k < n; k++) s->rho[k] += amount * weights[k];
 }
 
 #define SWAP(a, b) do { float *t_ = (a); (a) = (b); (b) = t_; } while (0)
@@ -749,9 +804,11 @@ static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, f
 }
 
 /* One pass of the step (method.h's list; method_run calls it in order).
- * Fields: ρ̃ (coarse) in c0; the force writes u, v to t0, t1 and the
- * advection reads them back into u, v; the divergence and every right-hand
- * side live in t2; the gathering iterates e in t0/t1. */
+ * Fields: ρ̃ (coarse) in c0; the force and the advection each write u, v
+ * through t0, t1 and swap (so the velocity is in u, v after every pass: the
+ * fields sharing one velocity pass it on between the step's parts); the
+ * divergence and every right-hand side live in t2; the gathering iterates e
+ * in t0/t1. */
 /* One transport substep of ρ by the face speeds (u, v), clamped to ±umax:
  * the donors' ratios into t1, the update through t0 (the velocity's and the
  * drift's substeps alike). */
@@ -769,6 +826,7 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     const SolverParams *p = &st->p;
     size_t n = (size_t)w * h;
     float hh = method_grid(w, h).cell;
+    s->last = pass;
     switch (pass) {
     case METHOD_PASS_BLUR_RHO:
         blur_coarse(w, h, &s->blur, s->rho, s->c0, s->c1);
@@ -779,12 +837,19 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_POTENTIAL_VCYCLE:
         vcycle(s, 0, &s->phi, &s->t3, s->t2, hh);
         break;
-    case METHOD_PASS_FORCE:
-        ref_pass_force(w, h, p, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
+    case METHOD_PASS_FORCE: {
+        SolverParams q = *p; /* a field's force that is not the last: no damping, no clamp */
+        if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX;
+        ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
                        s->u, s->v, s->t0, s->t1);
+        SWAP(s->u, s->t0); /* the velocity with the force in u, v (for the next field's) */
+        SWAP(s->v, s->t1);
         break;
+    }
     case METHOD_PASS_ADVECT_VEL:
-        ref_pass_advect_vel(w, h, p->dt, s->t0, s->t1, s->u, s->v);
+        ref_pass_advect_vel(w, h, p->dt, s->u, s->v, s->t0, s->t1);
+        SWAP(s->u, s->t0);
+        SWAP(s->v, s->t1);
         break;
     case METHOD_PASS_DIVERGENCE:
         ref_pass_divergence(w, h, s->u, s->v, s->t2);
@@ -801,15 +866,21 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         SWAP(s->u, s->t0);
         SWAP(s->v, s->t1);
         break;
-    case METHOD_PASS_ADVECT_DENSITY:
-        transport(s, s->u, s->v, p->umax, st->dt_advect);
+    case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h) */
+        if (k == 0)
+            s->nsub[0] = method_substeps_for(ref_pass_speed(w, h, p->umax, s->u, s->v),
+                                             method_speed_scale(p->dt, hh), method_advect_substeps(w, h, p));
+        if (k < s->nsub[0]) transport(s, s->u, s->v, p->umax, p->dt / (float)s->nsub[0]);
         break;
     case METHOD_PASS_DRIFT_VEL: /* ρ̃ from the first pass: lagged by this step's transport */
         ref_pass_drift_vel(w, h, p, &s->blur, st->balance ? s->phi : NULL, s->c0, s->tgt_blur,
                            s->dscale, st->rg, s->t2, s->t3);
         break;
     case METHOD_PASS_DRIFT:
-        transport(s, s->t2, s->t3, p->wmax, st->dt_drift);
+        if (k == 0)
+            s->nsub[1] = method_substeps_for(ref_pass_speed(w, h, p->wmax, s->t2, s->t3),
+                                             method_speed_scale(p->dt, hh), method_drift_substeps(w, h, p));
+        if (k < s->nsub[1]) transport(s, s->t2, s->t3, p->wmax, p->dt / (float)s->nsub[1]);
         break;
     case METHOD_PASS_GATHER_BEGIN:
         memcpy(s->t0, s->eg, n * sizeof(float));
@@ -847,12 +918,64 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
  * and trace 1 + μ − aℓ(1 − μ)/(1 + aℓ): stable for every aℓ when μ ≥ 0,
  * unstable near μ = −1. So k is even (method_gather_iters), which makes
  * μ = λ^k ≥ 0 for every mode. */
-void ref_step(RefSolver *s)
+void ref_step(RefSolver *s) { ref_step_parts(s, METHOD_PART_ALL, false); }
+
+void ref_step_parts(RefSolver *s, unsigned parts, bool force_partial)
 {
-    MethodStep st;
-    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->dscale, &st);
-    method_run(&st, ref_pass, s);
+    if (parts & METHOD_PART_FORCE) ref_step_begin(s, &s->plan); /* a new step: its plan, for every part */
+    s->plan.force_partial = force_partial;
+    method_run_parts(&s->plan, parts, ref_pass, s);
 }
+
+void ref_copy_velocity(RefSolver *dst, const RefSolver *src)
+{
+    size_t n = (size_t)src->w * src->h * sizeof(float);
+    memcpy(dst->u, src->u, n);
+    memcpy(dst->v, src->v, n);
+}
+
+void ref_step_begin(RefSolver *s, MethodStep *st)
+{
+    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->dscale, st);
+    s->nsub[0] = s->nsub[1] = 0;
+    s->last = METHOD_PASS_COUNT;
+}
+
+int ref_step_pass(RefSolver *s, MethodPass pass, int k, const MethodStep *st)
+{
+    return ref_pass(s, pass, k, st);
+}
+
+int ref_read_output(const RefSolver *s, MethodOut f, float *a, float *b)
+{
+    int w = s->w, h = s->h;
+    size_t bytes = (size_t)w * h * sizeof(float);
+    MethodPass last = s->last;
+    switch (f) {
+    case METHOD_OUT_RHO_BLUR: ref_pass_upsample(w, h, &s->blur, s->c0, a); return 0;
+    case METHOD_OUT_POTENTIAL_RHS:
+    case METHOD_OUT_DIVERGENCE: memcpy(a, s->t2, bytes); return 0;
+    case METHOD_OUT_POTENTIAL: memcpy(a, s->phi, bytes); return 0;
+    case METHOD_OUT_PRESSURE: memcpy(a, s->pr, bytes); return 0;
+    case METHOD_OUT_DENSITY: memcpy(a, s->rho, bytes); return 0;
+    case METHOD_OUT_VELOCITY: /* every velocity pass leaves it in u, v */
+        memcpy(a, s->u, bytes);
+        memcpy(b, s->v, bytes);
+        return 0;
+    case METHOD_OUT_DRIFT:
+        memcpy(a, s->t2, bytes);
+        memcpy(b, s->t3, bytes);
+        return 0;
+    case METHOD_OUT_GATHER_E: /* iterated in t0 until the apply keeps it */
+        memcpy(a, last == METHOD_PASS_GATHER_BEGIN || last == METHOD_PASS_GATHER_JACOBI ? s->t0 : s->eg,
+               bytes);
+        return 0;
+    case METHOD_OUT_COUNT: break;
+    }
+    return -1;
+}
+
+int ref_substeps(const RefSolver *s, int stage) { return stage == 0 || stage == 1 ? s->nsub[stage] : -1; }
 
 
 /* The persistent fields in MethodField's order. */

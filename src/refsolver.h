@@ -42,7 +42,44 @@ void ref_set_density(RefSolver *s, const float *rho);
  * Returns -1 when the target is all zero (nothing to morph to). */
 int ref_set_target(RefSolver *s, const float *target, bool mass_match);
 
+/* The same with the scale given: ρ* = target·scale (the caller matched its
+ * mass), c (the deficit potential's ∇²φ = ρ − c·ρ*) = smoke_mass / Σρ*, ρ̃*
+ * blurred again; keep_e keeps the gathering's warm start (a moving target:
+ * the same shape, moved a little). -1 when the target is all zero. */
+int ref_set_target_scaled(RefSolver *s, const float *target, float scale, double smoke_mass,
+                          bool keep_e);
+/* c alone, once sources have added smoke (morph.h): the smoke's mass over
+ * the target's, so that ρ − c·ρ* keeps a zero mean. */
+void ref_set_potential_scale(RefSolver *s, float c);
+/* A source (morph.h): ρ += amount·weights (W*H), before a step's passes. */
+void ref_add_source(RefSolver *s, const float *weights, float amount);
+
 void ref_step(RefSolver *s);
+/* Part of a step (method.h's METHOD_PART_*), for smoke fields that share
+ * one velocity: METHOD_PART_FORCE starts the step (its plan and clock); with
+ * force_partial this field's force is added to the velocity undamped and
+ * unclamped (another field's force pass comes after). ref_step is all three. */
+void ref_step_parts(RefSolver *s, unsigned parts, bool force_partial);
+/* dst's velocity (u, v) := src's: the shared velocity between the parts. */
+void ref_copy_velocity(RefSolver *dst, const RefSolver *src);
+
+/* One step a pass at a time (the pass-by-pass mode): ref_step_begin plans
+ * the next step into st exactly as ref_step does, and ref_step_pass runs
+ * one pass of it (ref_step's own pass function). Running every pass of st
+ * in method_next's order is ref_step, bit for bit. */
+void ref_step_begin(RefSolver *s, MethodStep *st);
+int ref_step_pass(RefSolver *s, MethodPass pass, int k, const MethodStep *st);
+/* What a pass wrote (method_pass_output), as the last pass left it, into a
+ * (W*H floats; b, for a vector output, the second component, else unused).
+ * ρ̃ is upsampled from its coarse grid as the force samples it. An output is
+ * read right after the pass that writes it, or later in its stage: the
+ * divergence and the potential's right-hand side share a buffer with the
+ * drift speeds. 0, or -1 for an unknown output. */
+int ref_read_output(const RefSolver *s, MethodOut f, float *a, float *b);
+/* The substeps the last step's transport stages took (0: the density's, 1:
+ * the drift's; 0 when the stage did not run): they follow the actual speed,
+ * method_substeps_for(ref_pass_speed(...)). */
+int ref_substeps(const RefSolver *s, int stage);
 
 
 /* The whole state a step depends on besides the parameters (method.h):
@@ -108,6 +145,10 @@ void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_ou
 /* The same with an explicit cell size (1 on the coarse multigrid levels). */
 void ref_pass_jacobi_h(int w, int h, float hh, const float *p, const float *div, float *p_out);
 
+/* The residual of ∇²x = b (x, b on the grid, cell h = 1 / min(W, H), the
+ * solves' Neumann operator): the max and the RMS over the cells of
+ * |∇²x − b|, in b's units. */
+void ref_residual_norms(int w, int h, const float *x, const float *b, double *max, double *rms);
 /* r = h²·b − Σ(x_n − x_c) */
 void ref_pass_mg_residual(int w, int h, float hh, const float *x, const float *b, float *r);
 /* bc (ceil(w/2) x ceil(h/2)) = ½ Σ of the up to four children of r */
@@ -135,6 +176,9 @@ void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const 
  * face speeds at the clamp. */
 void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
                              const float *v, const float *rho, float *rho_out);
+/* The transport's speed S (method_cell_speed's max over the cells, with
+ * the stage's clamp cap): its substep count is method_substeps_for(S). */
+float ref_pass_speed(int w, int h, float cap, const float *u, const float *v);
 /* ... which is two passes: each cell's ratio, then the limited fluxes. */
 void ref_pass_advect_ratio(int w, int h, float dt_sub, float umax, const float *u,
                            const float *v, const float *rho, float *ratio);

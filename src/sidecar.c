@@ -66,6 +66,22 @@ Sidecar *sidecar_create(const char *path, const SidecarRun *r)
                         r->frames_dir ? json_string(r->frames_dir) : json_null(), "checkpoints",
                         "frames");
     if (!s->root) goto fail;
+    if (r->nfields > 0) {
+        json_t *fields = json_array();
+        if (!fields || json_object_set_new(s->root, "fields", fields) < 0) goto fail;
+        for (int i = 0; i < r->nfields; i++) {
+            char hex[16];
+            int c[3];
+            for (int k = 0; k < 3; k++) {
+                float v = r->field_rgb[i][k];
+                c[k] = v <= 0.0f ? 0 : v >= 1.0f ? 255 : (int)lroundf(v * 255.0f);
+            }
+            snprintf(hex, sizeof hex, "#%02x%02x%02x", c[0], c[1], c[2]);
+            if (json_array_append_new(fields, json_pack("{s:s, s:s}", "name", r->field_names[i],
+                                                        "color", hex)) < 0)
+                goto fail;
+        }
+    }
     s->frames = json_object_get(s->root, "frames");
     s->checkpoints = json_object_get(s->root, "checkpoints");
     return s;
@@ -86,6 +102,22 @@ int sidecar_row(Sidecar *s, long step, double time, double error, double mass, d
         if (file) json_object_set_new(o, "file", json_string(file));
     }
     return json_array_append_new(s->frames, o);
+}
+
+int sidecar_row_fields(Sidecar *s, const double *mass, int n)
+{
+    size_t rows = json_array_size(s->frames);
+    json_t *row = rows ? json_array_get(s->frames, rows - 1) : NULL, *a = json_array();
+    if (!row || !a) {
+        json_decref(a);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (json_array_append_new(a, json_num(mass[i])) < 0) {
+            json_decref(a);
+            return -1;
+        }
+    return json_object_set_new(row, "field_mass", a);
 }
 
 int sidecar_checkpoint(Sidecar *s, long step, const char *path)

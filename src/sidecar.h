@@ -16,7 +16,9 @@
  * "resumed_from": null | {"file", "step"}, "parameters": {NAME: value, ...
  * (method_param_info's names)}, "frames_dir", "checkpoints": [{"step",
  * "file"}], "frames": [{"step", "time", "error", "mass", "max_div", and with
- * a frame "frame", "file"}]}. */
+ * a frame "frame", "file"; with fields recorded "field_mass": [each
+ * field's]}], and with fields recorded "fields": [{"name", "color":
+ * "#rrggbb"}]}. With several fields, error and mass are of them all. */
 #ifndef SMOKEMORPH_SIDECAR_H
 #define SMOKEMORPH_SIDECAR_H
 
@@ -37,6 +39,11 @@ typedef struct {
     const char *frames_dir;   /* NULL: no frames */
     const char *resumed_from; /* the checkpoint's path, NULL: a fresh run */
     long resumed_step;
+    /* the smoke fields, in order: name (density.NAME) and colour (sRGB);
+     * 0: none recorded */
+    int nfields;
+    const char *const *field_names;
+    const float (*field_rgb)[3];
 } SidecarRun;
 
 typedef struct Sidecar Sidecar;
@@ -47,6 +54,8 @@ Sidecar *sidecar_create(const char *path, const SidecarRun *run);
  * (out of memory). */
 int sidecar_row(Sidecar *s, long step, double time, double error, double mass, double max_div,
                 int frame, const char *file);
+/* Each field's mass (n of them) into the last row, as "field_mass". 0 or -1. */
+int sidecar_row_fields(Sidecar *s, const double *mass, int n);
 int sidecar_checkpoint(Sidecar *s, long step, const char *path);
 /* The whole record to the file, atomically; 0, or -1 with one line in err
  * ("cannot write PATH: why"). */

@@ -6,6 +6,7 @@
 #include "solver_debug.h"
 
 #include <GL/glew.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +22,8 @@ enum {
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
     SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
-    SH_GATHER_RHS,
-    SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, /* compute only */
+    SH_GATHER_RHS, SH_SPEED_MAX, SH_ADD_SOURCE, SH_SPLAT_DENSITY,
+    SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* compute only */
     SH_COUNT
 };
 /* The fields of the two Jacobi solves (divergence, pressure, every multigrid
@@ -33,7 +34,8 @@ static const char *const shader_files[SH_COUNT] = {
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
-    "drift_vel.glsl", "gather_rhs.glsl", "transport_tile.glsl", "jacobi_tile.glsl", "mg_restrict_residual.glsl",
+    "drift_vel.glsl", "gather_rhs.glsl", "speed_max.glsl", "add_source.glsl", "splat_density.glsl", "transport_tile.glsl",
+    "jacobi_tile.glsl", "mg_restrict_residual.glsl", "substep_plan.glsl",
 };
 
 /* Steps the CPU may queue ahead of the GPU. On the lent H100 (driver 580,
@@ -58,6 +60,16 @@ static const char *const shader_files[SH_COUNT] = {
  * at 2048² instead of 2.46: the pass is bound by latency, not bytes. */
 #define SOLVER_TRANSPORT_CELLS 1
 
+/* The transport's speed S (method.h) is reduced SOLVER_SPEED_BLOCK² cells
+ * (then texels) to a texel until one is left: 2048² takes 4 passes. */
+#define SOLVER_SPEED_BLOCK 8
+#define SOLVER_SPEED_LEVELS 12
+/* Tiled compute backend: a stage whose bound is at most this many substeps
+ * takes its count on the GPU (substep_plan, indirect dispatches: no
+ * read-back); above it (settings far outside the defaults: 2048² at the
+ * defaults is 30 + 33) the count is read back, as on the other backends. */
+#define SOLVER_INDIRECT_MAX 256
+
 /* timestamp marks within one step, for solver_times() */
 enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_ADVECT_DENS,
        T_GATHER, T_COUNT };
@@ -74,15 +86,30 @@ struct Solver {
     FieldPair pot;              /* the balance force's deficit potential φ, packed */
     float pot_c, dscale;        /* as in refsolver.c: ρ* scale for φ, density scale */
     Field *drift;               /* the gathering drift's face speeds (.r, .g) */
+    Field **srcw;               /* the sources' weights (R32F), uploaded once (solver_set_sources) */
+    int nsrc;
     long nstep;                 /* steps since solver_set_density: the fade-ins' clock */
     float vf_now, rg_now;       /* this step's faded vf and gathering factor */
     float kb_now, ga_now;       /* the plan's balance coefficient and gathering a */
     bool balance_now;           /* the plan's: the balance force is on (φ is solved) */
+    bool one_by_one;            /* solver_step_pass: one Jacobi iteration a pass, always */
+    bool mid_transport;         /* tiled: ρ is in the R32F field between substeps */
+    bool whole_step;            /* this step ran whole (its timers count) */
     Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
     Field *grhs;                /* and its right-hand side ρ0 − ρ*, packed */
     FieldPair rho;              /* compute: ρ alone (R32F) between transport substeps */
+    Field *speed[SOLVER_SPEED_LEVELS]; /* the speed reduction, down to one texel */
+    int nspeed;
+    GLuint plan[2];             /* tiled: substep_plan's buffers (n, k, the dispatch
+                                 * arguments) of the two stages: the density's, the drift's */
+    int nsub[2];                /* each stage's substeps (read back), or */
+    bool dynamic[2];            /* ... the GPU's own count (indirect) */
+    unsigned total0[2];         /* substep_plan's running totals when timing began */
+    long dyn_stages[2];         /* timed steps whose stage counted on the GPU */
+    MethodStep step_plan;       /* this step's, for solver_step_parts's later parts */
+    bool partial_now;           /* the plan's force_partial: no damping, no clamp */
     int nlev, lw[METHOD_MG_MAX_LEVELS], lh[METHOD_MG_MAX_LEVELS]; /* level sizes in cells */
     FieldPair mgx[METHOD_MG_MAX_LEVELS]; /* level 0 is pres; all packed */
     Field *mgb[METHOD_MG_MAX_LEVELS], *mgr[METHOD_MG_MAX_LEVELS];
@@ -168,8 +195,9 @@ static void pass_force(Solver *s, const Field *vel, const Field *dens, const Fie
     shader_set_int(sh, "u_factor", s->blur.factor);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
     shader_set_float(sh, "u_k", s->p.dt * s->vf_now / s->cell);
-    shader_set_float(sh, "u_damp", 1.0f / (1.0f + s->p.dt * s->p.vd));
-    shader_set_float(sh, "u_umax", s->p.umax);
+    /* a field's force that another field's follows: added undamped, unclamped */
+    shader_set_float(sh, "u_damp", s->partial_now ? 1.0f : 1.0f / (1.0f + s->p.dt * s->p.vd));
+    shader_set_float(sh, "u_umax", s->partial_now ? FLT_MAX : s->p.umax);
     shader_set_float(sh, "u_eps", s->p.eps);
     bool balance = s->balance_now;
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
@@ -314,19 +342,34 @@ static void pass_subtract_grad(Solver *s, const Field *vel, const Field *p, Fiel
  * the update into out. The compute backend: one tiled dispatch
  * (transport_tile) from in (.r = ρ) into out; on the last substep out is a
  * density field and ρ*, ρ̃* come from dens. */
+/* The tiled substep (transport_tile): in -> out, with k = dt_sub/h from the
+ * CPU (plan 0), or substep `index` of the GPU's own count in buffer plan
+ * (whose last substep writes dens_out instead). */
+static void pass_transport_tile(Solver *s, const Field *vel, const Field *dens, const Field *in,
+                                Field *out, Field *dens_out, float umax, float dt_sub, bool last,
+                                GLuint plan, int index)
+{
+    Shader *sh = use(s, SH_TRANSPORT_TILE);
+    shader_set_texture(sh, "u_rho", 0, field_texture(in));
+    shader_set_texture(sh, "u_vel", 1, field_texture(vel));
+    shader_set_texture(sh, "u_dens", 2, field_texture(last || plan ? dens : in));
+    shader_set_int(sh, "u_last", last ? 1 : 0);
+    shader_set_int(sh, "u_dynamic", plan ? 1 : 0);
+    shader_set_int(sh, "u_index", index);
+    shader_set_float(sh, "u_k", dt_sub / s->cell);
+    shader_set_float(sh, "u_umax", umax);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, plan ? plan : s->plan[0]);
+    field_bind_image(dens_out ? dens_out : out, 1); /* u_out_dens: the dynamic count's last */
+    if (plan) pass_dispatch_indirect(out, plan, (GLintptr)(16 + 12 * index));
+    else pass_dispatch_tiles(out, PASS_LOCAL_X * SOLVER_TRANSPORT_CELLS, PASS_LOCAL_Y * SOLVER_TRANSPORT_CELLS);
+}
+
 static void pass_transport(Solver *s, const Field *vel, const Field *dens, const Field *in,
                            Field *ratio, Field *out, float umax, float dt_sub, bool last)
 {
     Shader *sh;
     if (s->tiled) {
-        sh = use(s, SH_TRANSPORT_TILE);
-        shader_set_texture(sh, "u_rho", 0, field_texture(in));
-        shader_set_texture(sh, "u_vel", 1, field_texture(vel));
-        shader_set_texture(sh, "u_dens", 2, field_texture(last ? dens : in));
-        shader_set_int(sh, "u_last", last ? 1 : 0);
-        shader_set_float(sh, "u_k", dt_sub / s->cell);
-        shader_set_float(sh, "u_umax", umax);
-        pass_dispatch_tiles(out, PASS_LOCAL_X * SOLVER_TRANSPORT_CELLS, PASS_LOCAL_Y * SOLVER_TRANSPORT_CELLS);
+        pass_transport_tile(s, vel, dens, in, out, NULL, umax, dt_sub, last, 0, 0);
         return;
     }
     sh = use(s, SH_ADVECT_RATIO);
@@ -341,21 +384,75 @@ static void pass_transport(Solver *s, const Field *vel, const Field *dens, const
     run(s, out);
 }
 
-/* Substep k of a transport stage of n substeps. Fragment: dens -> dens.
- * Compute: the first substep reads the density field, the others the R32F
- * ρ field; all but the last write the R32F field, the last the density. */
-static void transport_substep(Solver *s, const Field *vel, float umax, float dt_sub, int k, bool last)
+/* The start of a transport stage (its substep 0) whose bound is `bound`
+ * substeps: S of the face speeds vel (method.h) reduced to one texel, then
+ * the count: on the GPU (tiled compute, bound <= SOLVER_INDIRECT_MAX) or
+ * read back into s->nsub. */
+static int transport_begin(Solver *s, int stage, const Field *vel, float cap, int bound)
 {
+    for (int l = 0; l < s->nspeed; l++) {
+        Shader *sh = use(s, SH_SPEED_MAX);
+        const Field *src = l == 0 ? vel : s->speed[l - 1];
+        shader_set_texture(sh, "u_src", 0, field_texture(src));
+        shader_set_int(sh, "u_mode", l == 0 ? 0 : 1);
+        shader_set_ivec2(sh, "u_src_size", field_width(src), field_height(src));
+        shader_set_int(sh, "u_block", SOLVER_SPEED_BLOCK);
+        shader_set_float(sh, "u_cap", cap);
+        run(s, s->speed[l]);
+    }
+    float scale = method_speed_scale(s->p.dt, s->cell);
+    s->dynamic[stage] = s->tiled && bound <= SOLVER_INDIRECT_MAX;
+    if (s->dynamic[stage]) {
+        Shader *sh = use(s, SH_SUBSTEP_PLAN);
+        shader_set_texture(sh, "u_speed", 0, field_texture(s->speed[s->nspeed - 1]));
+        shader_set_float(sh, "u_scale", scale);
+        shader_set_float(sh, "u_dt", s->p.dt);
+        shader_set_int(sh, "u_bound", bound);
+        int tx = PASS_LOCAL_X * SOLVER_TRANSPORT_CELLS, ty = PASS_LOCAL_Y * SOLVER_TRANSPORT_CELLS;
+        shader_set_ivec2(sh, "u_groups", (s->w + tx - 1) / tx, (s->h + ty - 1) / ty);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->plan[stage]);
+        glDispatchCompute(1, 1, 1);
+        glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+        return 0;
+    }
+    float S = 0.0f;
+    if (field_read(s->speed[s->nspeed - 1], &S) < 0) return -1; /* a read-back: waits for the GPU */
+    s->nsub[stage] = method_substeps_for(S, scale, bound);
+    return 0;
+}
+
+/* Substep k of a transport stage of at most `bound` substeps. Fragment:
+ * dens -> dens. Compute: the first substep reads the density field, the
+ * others the R32F ρ field; all but the last write the R32F field, the last
+ * the density. */
+static int transport_substep(Solver *s, int stage, const Field *vel, float cap, int k, int bound)
+{
+    if (k == 0 && transport_begin(s, stage, vel, cap, bound) < 0) return -1;
+    if (s->dynamic[stage]) { /* every substep to `bound`, those past the GPU's count empty */
+        const Field *in = k == 0 ? s->dens.read : s->rho.read;
+        pass_transport_tile(s, vel, s->dens.read, in, s->rho.write, s->dens.write, cap, 0.0f, false,
+                            s->plan[stage], k);
+        field_pair_swap(&s->rho);
+        if (k == bound - 1) field_pair_swap(&s->dens);
+        s->mid_transport = k != bound - 1;
+        return 0;
+    }
+    int n = s->nsub[stage];
+    if (k >= n) return 0;
+    float dt_sub = s->p.dt / (float)n;
+    bool last = k == n - 1;
+    s->mid_transport = s->tiled && !last;
     if (!s->tiled) {
-        pass_transport(s, vel, s->dens.read, s->dens.read, s->ratio, s->dens.write, umax, dt_sub, true);
+        pass_transport(s, vel, s->dens.read, s->dens.read, s->ratio, s->dens.write, cap, dt_sub, true);
         field_pair_swap(&s->dens);
-        return;
+        return 0;
     }
     const Field *in = k == 0 ? s->dens.read : s->rho.read;
-    pass_transport(s, vel, s->dens.read, in, NULL, last ? s->dens.write : s->rho.write, umax, dt_sub,
+    pass_transport(s, vel, s->dens.read, in, NULL, last ? s->dens.write : s->rho.write, cap, dt_sub,
                    last);
     if (last) field_pair_swap(&s->dens);
     else field_pair_swap(&s->rho);
+    return 0;
 }
 
 /* The gathering drift's face speeds (ref_pass_drift_vel) from ρ̃ (still in
@@ -459,6 +556,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     s->kb_now = st->kb;
     s->ga_now = st->gather_a;
     s->balance_now = st->balance;
+    s->partial_now = st->force_partial;
     int last = 0, count = 1; /* the stage's last repetition: where its timer mark goes */
     for (int q = 0; q < st->n; q++)
         if (st->stage[q].pass == pass) count = st->stage[q].count, last = k == count - 1;
@@ -488,7 +586,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (last) mark(s, T_JACOBI);
         break;
     case METHOD_PASS_PRESSURE_JACOBI: /* compute: SOLVER_JACOBI_TILE repetitions a dispatch */
-        if (!jacobi_tiled(s, 0)) pass_jacobi_level(s, 0, false, &s->pres, s->div);
+        if (!jacobi_tiled(s, 0) || s->one_by_one) pass_jacobi_level(s, 0, false, &s->pres, s->div);
         else if (k % SOLVER_JACOBI_TILE == 0)
             jacobi_iters(s, 0, count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE, false,
                          &s->pres, s->div);
@@ -499,15 +597,15 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         field_pair_swap(&s->vel);
         mark(s, T_SUBTRACT);
         break;
-    case METHOD_PASS_ADVECT_DENSITY:
-        transport_substep(s, s->vel.read, s->p.umax, st->dt_advect, k, last);
+    case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h) */
+        if (transport_substep(s, 0, s->vel.read, s->p.umax, k, count) < 0) return -1;
         if (last) mark(s, T_ADVECT_DENS);
         break;
     case METHOD_PASS_DRIFT_VEL:
         pass_drift_vel(s, s->dens.read, s->coarse.read, s->pot.read, s->drift);
         break;
     case METHOD_PASS_DRIFT:
-        transport_substep(s, s->drift, s->p.wmax, st->dt_drift, k, last);
+        if (transport_substep(s, 1, s->drift, s->p.wmax, k, count) < 0) return -1;
         break;
     case METHOD_PASS_GATHER_BEGIN: pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
     case METHOD_PASS_GATHER_JACOBI: /* from the last step's e */
@@ -523,14 +621,51 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     return 0;
 }
 
-int solver_step(Solver *s)
+
+void solver_step_begin(Solver *s, MethodStep *st)
 {
-    MethodStep st;
-    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->dscale, &st);
+    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->dscale, st);
     mark(s, T_START);
-    method_run(&st, solver_pass, s);
+    s->nsub[0] = s->nsub[1] = 0;
+    s->dynamic[0] = s->dynamic[1] = false;
+    s->mid_transport = false;
+    s->whole_step = true;
+}
+
+int solver_step_pass(Solver *s, MethodPass pass, int k, const MethodStep *st)
+{
+    s->one_by_one = true;
+    int rc = solver_pass(s, pass, k, st);
+    s->one_by_one = false;
+    return rc < 0 ? -1 : gl_check("solver", method_pass_name(pass));
+}
+
+int solver_step(Solver *s) { return solver_step_parts(s, METHOD_PART_ALL, false); }
+
+int solver_copy_velocity(Solver *dst, const Solver *src)
+{
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, field_framebuffer(src->vel.read));
+    glBindFramebuffer(GL_DRAW_FRAMEBUFFER, field_framebuffer(dst->vel.read));
+    glBlitFramebuffer(0, 0, src->w, src->h, 0, 0, dst->w, dst->h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    return gl_check("solver", "copying the shared velocity");
+}
+
+int solver_step_parts(Solver *s, unsigned parts, bool force_partial)
+{
+    if (parts & METHOD_PART_FORCE) solver_step_begin(s, &s->step_plan); /* a new step, for every part */
+    s->whole_step = parts == METHOD_PART_ALL; /* the timers: whole steps only */
+    s->step_plan.force_partial = force_partial;
+    method_run_parts(&s->step_plan, parts, solver_pass, s);
+    if (!(parts & METHOD_PART_DENSITY)) return gl_check("solver", "part of a step");
+    return solver_step_end(s);
+}
+
+int solver_step_end(Solver *s)
+{
+    bool whole = s->whole_step;
     mark(s, T_GATHER);
-    if (s->timing) {
+    if (s->timing && whole) {
         GLuint64 t[T_COUNT];
         for (int k = 0; k < T_COUNT; k++) glGetQueryObjectui64v(s->queries[k], GL_QUERY_RESULT, &t[k]);
         double *dst[T_COUNT - 1] = {&s->times.blur, &s->times.force, &s->times.advect_vel,
@@ -540,6 +675,10 @@ int solver_step(Solver *s)
             *dst[k - 1] += (double)(t[k] - t[k - 1]) * 1e-6;
             s->times.bytes[k - 1] += (double)(s->mbytes[k] - s->mbytes[k - 1]);
         }
+        /* the indirect dispatches count no bytes themselves (the CPU does
+         * not know how many ran): solver_times adds them from the GPU's
+         * running total; here only the stages that ran on it */
+        for (int g = 0; g < 2; g++) s->dyn_stages[g] += s->dynamic[g];
         s->times.steps++;
     }
     /* bound the queue: wait for the step SOLVER_STEPS_IN_FLIGHT back */
@@ -563,6 +702,17 @@ int solver_step(Solver *s)
     s->vf_now = s->p.vf; /* single passes (tests) run unfaded */
     s->rg_now = 1.0f;
     return gl_check("solver", "a step");
+}
+
+int solver_substeps(Solver *s, int stage)
+{
+    if (stage < 0 || stage > 1) return -1;
+    if (!s->dynamic[stage]) return s->nsub[stage];
+    GLuint n = 0;
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan[stage]);
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof n, &n);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    return gl_check("solver", "reading the substep count") < 0 ? -1 : (int)n;
 }
 
 /* ---- create / free ---------------------------------------------------------- */
@@ -591,6 +741,24 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (s->tiled && field_pair_create(&s->rho, s->w, s->h, 1, err, errlen) < 0)
         return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
+    for (int w = s->w, h = s->h; s->nspeed == 0 || w > 1 || h > 1; s->nspeed++) {
+        w = (w + SOLVER_SPEED_BLOCK - 1) / SOLVER_SPEED_BLOCK;
+        h = (h + SOLVER_SPEED_BLOCK - 1) / SOLVER_SPEED_BLOCK;
+        if (s->nspeed == SOLVER_SPEED_LEVELS) {
+            snprintf(err, errlen, "solver: a %dx%d grid is too large for the speed reduction", s->w, s->h);
+            return -1;
+        }
+        if (!(s->speed[s->nspeed] = field_create(w, h, 1, err, errlen))) return -1;
+    }
+    if (s->tiled) {
+        glGenBuffers(2, s->plan);
+        for (int k = 0; k < 2; k++) {
+            glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan[k]);
+            static const unsigned char zero[16 + 12 * SOLVER_INDIRECT_MAX];
+            glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zero, zero, GL_DYNAMIC_COPY);
+        }
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    }
     s->nlev = method_mg_levels(s->w, s->h, s->lw, s->lh);
     for (int l = 0; l < s->nlev; l++) {
         int pw = packed(s->lw[l]), ph = packed(s->lh[l]);
@@ -623,9 +791,10 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     s->h = h;
     s->cell = cell_size(w, h);
     s->p = *p;
-    s->vf_now = p->vf;
+    method_params_resolve(&s->p);
+    s->vf_now = s->p.vf;
     s->rg_now = 1.0f;
-    method_blur_spec(w, h, p->sigma, &s->blur);
+    method_blur_spec(w, h, s->p.sigma, &s->blur);
     char defines[512]; /* the method's constants, for every pass (never typed in GLSL) */
     method_glsl_defines(defines, sizeof defines);
     size_t dl = strlen(defines);
@@ -655,6 +824,8 @@ void solver_free(Solver *s)
     for (int k = 0; k < SH_COUNT; k++) shader_free(s->sh[k]);
     FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse, &s->rho};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
+    for (int l = 0; l < s->nspeed; l++) field_free(s->speed[l]);
+    if (s->plan[0]) glDeleteBuffers(2, s->plan);
     field_free(s->div);
     field_free(s->ratio);
     field_free(s->drift);
@@ -666,6 +837,8 @@ void solver_free(Solver *s)
         field_free(s->mgr[l]);
     }
     field_free(s->scratch);
+    for (int k = 0; k < s->nsrc; k++) field_free(s->srcw[k]);
+    free(s->srcw);
     if (s->queries[0]) glDeleteQueries(T_COUNT, s->queries);
     for (int k = 0; k < SOLVER_STEPS_IN_FLIGHT; k++)
         if (s->inflight[k]) glDeleteSync(s->inflight[k]);
@@ -681,13 +854,14 @@ unsigned solver_velocity_texture(const Solver *s) { return field_texture(s->vel.
 
 int solver_set_params(Solver *s, const SolverParams *p)
 {
-    bool reblur = p->sigma != s->p.sigma;
+    float old_sigma = s->p.sigma;
     s->p = *p;
-    s->vf_now = p->vf;
+    method_params_resolve(&s->p);
+    s->vf_now = s->p.vf;
     s->rg_now = 1.0f;
-    if (!reblur) return 0;
+    if (s->p.sigma == old_sigma) return 0;
     BlurSpec nb;
-    method_blur_spec(s->w, s->h, p->sigma, &nb);
+    method_blur_spec(s->w, s->h, s->p.sigma, &nb);
     if (nb.cw != s->blur.cw || nb.ch != s->blur.ch) {
         char err[256];
         FieldPair c = {0};
@@ -747,15 +921,23 @@ int solver_set_target(Solver *s, const float *tgt, bool mass_match)
     for (size_t k = 0; k < n; k++) mr += rho[k];
     free(rho);
     float scale = (mass_match && mr > 0.0) ? (float)(mr / mt) : 1.0f;
-    /* as ref_set_target: φ's target scale and the density scale Σρ*²/Σρ* */
-    double m2 = 0.0;
+    return solver_set_target_scaled(s, tgt, scale, mr, false);
+}
+
+int solver_set_target_scaled(Solver *s, const float *tgt, float scale, double smoke_mass, bool keep_e)
+{
+    size_t n = (size_t)s->w * s->h;
+    double mt = 0.0, m2 = 0.0;
+    for (size_t k = 0; k < n; k++) mt += tgt[k];
+    if (!(mt > 0.0)) return -1;
+    /* as ref_set_target_scaled: φ's target scale and the density scale Σρ*²/Σρ* */
     for (size_t k = 0; k < n; k++) {
         float t = tgt[k] * scale;
         m2 += (double)t * t;
     }
-    s->pot_c = mr > 0.0 ? (float)(mr / (mt * scale)) : 1.0f;
+    s->pot_c = smoke_mass > 0.0 ? (float)(smoke_mass / (mt * scale)) : 1.0f;
     s->dscale = (float)(m2 / (mt * scale));
-    if (field_clear(s->gerr.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0) return -1; /* as ref_set_target */
+    if (!keep_e && field_clear(s->gerr.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0) return -1;
     if (field_upload(s->scratch, tgt) < 0) return -1;
     Shader *sh = use(s, SH_SET_TARGET);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
@@ -765,6 +947,40 @@ int solver_set_target(Solver *s, const float *tgt, bool mass_match)
     field_pair_swap(&s->dens);
     pass_blur_target(s);
     return gl_check("solver", "setting the target");
+}
+
+void solver_set_potential_scale(Solver *s, float c) { s->pot_c = c; }
+
+int solver_set_sources(Solver *s, const float *const *weights, int n)
+{
+    char err[256];
+    for (int k = 0; k < s->nsrc; k++) field_free(s->srcw[k]);
+    free(s->srcw);
+    s->srcw = NULL;
+    s->nsrc = 0;
+    if (n <= 0) return 0;
+    if (!(s->srcw = calloc((size_t)n, sizeof *s->srcw))) return -1;
+    for (int k = 0; k < n; k++) {
+        if (!(s->srcw[k] = field_create(s->w, s->h, 1, err, sizeof err))) {
+            log_error("solver", "source %d: %s", k + 1, err);
+            return -1;
+        }
+        s->nsrc = k + 1;
+        if (field_upload(s->srcw[k], weights[k]) < 0) return -1;
+    }
+    return gl_check("solver", "uploading the sources");
+}
+
+int solver_add_source(Solver *s, int k, float amount)
+{
+    if (k < 0 || k >= s->nsrc) return -1;
+    Shader *sh = use(s, SH_ADD_SOURCE);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_src", 1, field_texture(s->srcw[k]));
+    shader_set_float(sh, "u_amount", amount);
+    run(s, s->dens.write);
+    field_pair_swap(&s->dens);
+    return gl_check("solver", "adding a source");
 }
 
 /* Read a field back and split its first three channels (NULL: skip; a
@@ -801,6 +1017,15 @@ int solver_read_velocity(Solver *s, float *u, float *v)
 
 int solver_observe(Solver *s, float *rho, double *mass, double *error, double *max_div)
 {
+    double e, t;
+    if (solver_observe_sums(s, rho, mass, &e, &t, max_div) < 0) return -1;
+    if (error) *error = t > 0.0 ? e / t : 0.0;
+    return 0;
+}
+
+int solver_observe_sums(Solver *s, float *rho, double *mass, double *diff, double *target,
+                        double *max_div)
+{
     size_t n = (size_t)s->w * s->h;
     float *d = alloc_cells(s, 4);
     int rc = -1;
@@ -825,7 +1050,8 @@ int solver_observe(Solver *s, float *rho, double *mass, double *error, double *m
         if (max_div && d[4 * k + 2] > md) md = d[4 * k + 2];
     }
     if (mass) *mass = m;
-    if (error) *error = t > 0.0 ? e / t : 0.0;
+    if (diff) *diff = e;
+    if (target) *target = t;
     if (max_div) *max_div = md;
     rc = 0;
 done:
@@ -849,6 +1075,18 @@ int solver_stir(Solver *s, float x, float y, float fx, float fy, float radius)
     run(s, s->vel.write);
     field_pair_swap(&s->vel);
     return gl_check("solver", "stirring");
+}
+
+int solver_splat_density(Solver *s, float x, float y, float amount, float radius)
+{
+    Shader *sh = use(s, SH_SPLAT_DENSITY);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_vec2(sh, "u_point", x, y);
+    shader_set_float(sh, "u_amount", amount);
+    shader_set_float(sh, "u_radius", radius);
+    run(s, s->dens.write);
+    field_pair_swap(&s->dens);
+    return gl_check("solver", "adding or erasing smoke");
 }
 
 /* ---- single passes for tests ------------------------------------------------- */
@@ -934,6 +1172,26 @@ int solver_debug_read(Solver *s, SolverField f, float *out)
     return 0;
 }
 
+int solver_read_output(Solver *s, MethodOut f, float *a, float *b)
+{
+    SolverField which;
+    switch (f) {
+    case METHOD_OUT_RHO_BLUR: which = SOLVER_FIELD_RHO_BLUR; break;
+    case METHOD_OUT_POTENTIAL_RHS:
+    case METHOD_OUT_DIVERGENCE: which = SOLVER_FIELD_DIVERGENCE; break;
+    case METHOD_OUT_POTENTIAL: which = SOLVER_FIELD_POTENTIAL; break;
+    case METHOD_OUT_PRESSURE: which = SOLVER_FIELD_PRESSURE; break;
+    case METHOD_OUT_GATHER_E: which = SOLVER_FIELD_GATHER_E; break;
+    case METHOD_OUT_DENSITY:
+        if (s->mid_transport) return read_channels(s, s->rho.read, a, NULL, NULL);
+        return read_channels(s, s->dens.read, a, NULL, NULL);
+    case METHOD_OUT_VELOCITY: return read_channels(s, s->vel.read, a, b, NULL);
+    case METHOD_OUT_DRIFT: return read_channels(s, s->drift, a, b, NULL);
+    default: return -1;
+    }
+    return solver_debug_read(s, which, a);
+}
+
 /* The method's passes, one at a time, with the plan of an unfaded step (as
  * a step long after the start): what the single-pass tests compare. */
 static void debug_plan(const Solver *s, MethodStep *st)
@@ -975,7 +1233,9 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
     case SOLVER_PASS_JACOBI: debug_run(s, METHOD_PASS_PRESSURE_JACOBI); break;
     case SOLVER_PASS_VCYCLE: debug_run(s, METHOD_PASS_PRESSURE_VCYCLE); break;
     case SOLVER_PASS_SUBTRACT_GRAD: debug_run(s, METHOD_PASS_SUBTRACT_GRAD); break;
-    case SOLVER_PASS_ADVECT_DENSITY: debug_run(s, METHOD_PASS_ADVECT_DENSITY); break;
+    case SOLVER_PASS_ADVECT_DENSITY: /* the whole stage: its count follows the speed */
+        debug_run_stages(s, METHOD_PASS_ADVECT_DENSITY, METHOD_PASS_ADVECT_DENSITY);
+        break;
     case SOLVER_PASS_GATHER_JACOBI:
         debug_run(s, METHOD_PASS_GATHER_BEGIN);
         if (first) { /* the first iteration, from e = 0 */
@@ -1056,11 +1316,26 @@ int solver_set_state(Solver *s, const MethodState *st)
 
 /* ---- timing ------------------------------------------------------------------ */
 
+/* substep_plan's running total of a stage's substeps (a read-back) */
+static unsigned plan_total(Solver *s, int g)
+{
+    GLuint t = 0;
+    if (!s->plan[g]) return 0;
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan[g]);
+    glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 8, sizeof t, &t);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    return t;
+}
+
 void solver_enable_timing(Solver *s, bool on)
 {
     s->timing = on;
     pass_count_bytes(on);
     memset(&s->times, 0, sizeof s->times);
+    for (int g = 0; g < 2; g++) {
+        s->total0[g] = on ? plan_total(s, g) : 0;
+        s->dyn_stages[g] = 0;
+    }
 }
 
 double solver_wait_seconds(const Solver *s) { return s->wait_s; }
@@ -1068,5 +1343,13 @@ double solver_wait_seconds(const Solver *s) { return s->wait_s; }
 int solver_times(Solver *s, SolverTimes *out)
 {
     *out = s->times;
+    /* the GPU-counted substeps: ρ and the face speeds in, ρ out a substep;
+     * a stage's first reads the RGBA density, its last writes it and reads
+     * ρ*, ρ̃* */
+    double cells = (double)s->w * s->h;
+    for (int g = 0; g < 2 && s->timing; g++) {
+        double n = (double)(plan_total(s, g) - s->total0[g]);
+        out->bytes[g == 0 ? 6 : 7] += cells * (16.0 * n + 40.0 * (double)s->dyn_stages[g]);
+    }
     return s->timing ? 0 : -1;
 }

@@ -44,12 +44,49 @@ int solver_set_density(Solver *s, const float *rho);
  * back once). Returns -1 for an all-zero target. Blurs it on the GPU. */
 int solver_set_target(Solver *s, const float *tgt, bool mass_match);
 
+/* The same with the scale given (no read-back): ρ* = tgt·scale, the
+ * deficit potential's c = smoke_mass / Σρ*, ρ̃* blurred again; keep_e keeps
+ * the gathering's warm start (a moving target). As ref_set_target_scaled. */
+int solver_set_target_scaled(Solver *s, const float *tgt, float scale, double smoke_mass, bool keep_e);
+/* c alone (ref_set_potential_scale), once sources have added smoke. */
+void solver_set_potential_scale(Solver *s, float c);
+
+/* Sources (morph.h): n weight fields (W*H floats each) uploaded once,
+ * replacing any before; solver_add_source adds amount·weights[k] to ρ in a
+ * pass (add_source.glsl), no upload or read-back. */
+int solver_set_sources(Solver *s, const float *const *weights, int n);
+int solver_add_source(Solver *s, int k, float amount);
+
 /* One step, every pass on the GPU. Returns 0, or -1 on a GL error. */
 int solver_step(Solver *s);
+
+/* Part of a step (method.h's METHOD_PART_*) for smoke fields sharing one
+ * velocity, as ref_step_parts; solver_step is all three. */
+int solver_step_parts(Solver *s, unsigned parts, bool force_partial);
+/* dst's velocity := src's (same size): the shared velocity between parts. */
+int solver_copy_velocity(Solver *dst, const Solver *src);
+/* One step a pass at a time (the pass-by-pass mode): solver_step_begin
+ * plans the next step into st as solver_step does, solver_step_pass runs
+ * one pass of it (a pressure Jacobi pass is always one iteration, where a
+ * tiled compute step runs several a dispatch), solver_step_end closes the
+ * step (the queue's bound, the timers) as solver_step does. All the passes
+ * of st in method_next's order make solver_step. Each 0 or -1 (GL error). */
+void solver_step_begin(Solver *s, MethodStep *st);
+int solver_step_pass(Solver *s, MethodPass pass, int k, const MethodStep *st);
+int solver_step_end(Solver *s);
+/* What a pass wrote (method_pass_output), read back as the last pass left
+ * it: W*H floats into a (b: a vector's second component), except ρ̃, which
+ * is its coarse grid (method_blur_spec's cw x ch). 0 or -1. */
+int solver_read_output(Solver *s, MethodOut f, float *a, float *b);
 
 /* Stir: add a velocity (fx, fy) (domain units/time) in a Gaussian of the
  * given radius (cells) around (x, y) (cell units, row 0 at the top). */
 int solver_stir(Solver *s, float x, float y, float fx, float fy, float radius);
+
+/* Add (amount > 0) or erase (< 0) smoke: ρ += amount·exp(−d²/r²) around
+ * (x, y) (cell units, row 0 at the top; d from the cell centres), ρ kept
+ * >= 0; the mass changes (the window's add and erase buttons). */
+int solver_splat_density(Solver *s, float x, float y, float amount, float radius);
 
 /* Read-backs (W*H floats each). */
 int solver_read_density(Solver *s, float *rho);
@@ -67,6 +104,9 @@ int solver_set_state(Solver *s, const MethodState *st);
  * Σ|ρ−ρ*|/Σρ*, and max|∇·u| when max_div is non-NULL (then a pass first
  * gathers ρ, ρ* and |∇·u| into one texture). */
 int solver_observe(Solver *s, float *rho, double *mass, double *error, double *max_div);
+/* The same with the error's two sums: Σ|ρ−ρ*| (diff) and Σρ* (target). */
+int solver_observe_sums(Solver *s, float *rho, double *mass, double *diff, double *target,
+                        double *max_div);
 /* All three metrics (one read-back). */
 int solver_metrics(Solver *s, double *mass, double *error, double *max_div);
 
@@ -88,6 +128,11 @@ int solver_times(Solver *s, SolverTimes *out);
  * steps) since creation: what is left of a step's wall time is the CPU's
  * cost of submitting it. */
 double solver_wait_seconds(const Solver *s);
+
+/* The substeps the last step's transport stage took (0: the density's, 1:
+ * the drift's; 0 before its first step or when the stage did not run): the
+ * count follows the actual speed (method.h). A read-back: for reports. */
+int solver_substeps(Solver *s, int stage);
 
 /* Whether a compute solver made now in this context runs the tiled passes
  * (transport_tile, jacobi_tile, mg_restrict_residual: shared memory and

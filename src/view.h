@@ -1,5 +1,7 @@
-/* view: the live window. freeglut callbacks, keys, mouse stirring and the
- * on-screen drawing of the fields. The simulation advances a fixed number of
+/* view: the live window. freeglut callbacks, keys, the mouse (stir, add and
+ * erase smoke, the parameters) and the on-screen drawing of the classroom
+ * views, the colour bar, the HUD, the plot and the key help; what to draw
+ * comes from viewmodel.h and viewfield.h (GL-free). The simulation advances a fixed number of
  * steps per displayed frame (dt is fixed, independent of the frame rate).
  *
  *   ViewOptions vo = {.steps_per_frame = 2, .shader_dir = dir};
@@ -10,8 +12,11 @@
 
 #include <stdbool.h>
 
+#include "compare.h"
 #include "glctx.h"
 #include "morph.h"
+#include "viewfield.h"
+#include "viewmodel.h"
 
 typedef struct {
     int steps_per_frame;     /* simulation steps per displayed frame */
@@ -21,9 +26,45 @@ typedef struct {
     const char *screenshot;  /* when set: after max_steps, save the window to this PNG and quit */
     const char *keys;        /* keys to press, one per displayed frame, at the start */
     bool verbose_keys;       /* print the key list at start */
+    int view;                /* the first view (viewfield.h's ViewKind; 0: density) */
+    bool no_hud;             /* start with the HUD hidden ('i' shows it) */
+    const char *font;        /* NULL: $SMOKEMORPH_FONT, else text.h's default */
+    Compare *compare;        /* issue 11: two runs side by side (A is the morph given) */
+    /* Several smoke fields sharing one velocity (morph.h's morph_step_fields;
+     * issue 9): fields[0..nfields-1], fields[0] the morph given (it holds
+     * the velocity), each with its colour (sRGB) and name. nfields <= 1:
+     * the morph alone, in color. With several, the density view is their
+     * composite as export.h's frames are (a_i = clamp(ρ_i × density_scale),
+     * A = 1 − Π(1 − a_i), the colour the a_i-weighted mean in linear light)
+     * and 'v' cycles through "density 1".."density N" (each field alone, in
+     * its colour) after it; README "Several fields in the window". */
+    Morph *const *fields;
+    int nfields;
+    float field_color[MORPH_MAX_FIELDS][3];
+    const char *field_name[MORPH_MAX_FIELDS];
+    float density_scale;     /* alpha = clamp(ρ × this) in the density views; 0: 1 */
 } ViewOptions;
 
 /* Runs the window until quit. Returns the process exit status. */
 int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o);
+
+/* What the last view_run showed last, for tests: the view, the HUD's
+ * numbers and lines (as drawn; n lines), the computed view's range, and
+ * whether the text was drawn (the font loaded) and overlays were on. */
+typedef struct {
+    int view;
+    ViewMetrics metrics;
+    char hud[VIEWMODEL_HUD_LINES][VIEWMODEL_LINE];
+    int nhud;
+    ViewRange range;
+    bool text, overlay;
+    int selected;            /* the selected parameter */
+    SolverParams params;
+    int residual_points;     /* pass by pass: the points of the residual plot drawn */
+    int nfields;             /* the fields stepped (1: one) */
+    int field;               /* the density view's field: -1 the composite (or the one field), else 0-based */
+    char title[192];         /* the view's label as drawn (or as it would be, without text); pass by pass: the pass */
+} ViewShown;
+const ViewShown *view_shown(void);
 
 #endif

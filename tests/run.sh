@@ -13,6 +13,7 @@ for t in "$B"/tests/test_*; do
     [ -n "$filter" ] && case "$name" in *"$filter"*) ;; *) continue ;; esac
     echo "== $name"
     log=$(mktemp)
+    t0=$(date +%s)
     case "$name" in
         test_window_*) SMOKEMORPH_BIN="$B/smokemorph" xvfb-run -a -s "-screen 0 1024x768x24 -noreset" "$t" >"$log" 2>&1; rc=$? ;;
         *) SMOKEMORPH_BIN="$B/smokemorph" SMOKEMORPH_BUILD="$B" "$t" >"$log" 2>&1; rc=$? ;;
@@ -31,7 +32,7 @@ for t in "$B"/tests/test_*; do
     else
         p=${last%% passed*}; f=${last#* passed, }; f=${f%% failed*}
         tp=$((tp + p)); tf=$((tf + f))
-        echo "   $last"
+        echo "   $last ($(( $(date +%s) - t0 )) s)"
     fi
     rm -f "$log"
 done

@@ -1,6 +1,11 @@
 /* test_checkpoint: the checkpoint file (src/checkpoint.c) and the morph's
  * state (morph_get_state / morph_set_state) on every backend.
- *   - a written file reads back bit for bit, header and fields;
+ *   - a written file reads back bit for bit, header (the schedule's block
+ *     of version 2 too) and fields; a version 1 file (no schedule) still reads;
+ *   - a schedule's morph (3 keys, sources) stopped inside a key's range or
+ *     exactly at a key's step and resumed from a file steps on exactly as the
+ *     uninterrupted one (CPU; fragment and compute headless), and a morph
+ *     with another schedule refuses the state;
  *   - a morph resumed from a file steps exactly as the one it was taken
  *     from (CPU; the fragment and compute backends on a headless context),
  *     and each warm-start field matters (dropping it changes the result);
@@ -69,19 +74,31 @@ static int make(Checkpoint *c, int w, int h)
     c->settle_started = true;
     c->settle_best = 0.0625;
     c->settle_best_step = 310;
+    c->state.nkeys = 3;
+    c->state.key = 2;
+    c->state.key_every = 20;
+    c->state.last_key_step = 60;
+    c->state.schedule_sum = 0xfedcba9876543210ull;
+    c->state.mass_now = 123.25;
+    c->state.key_mass = 130.5;
+    c->state.tmass = 130.4375;
     return 0;
 }
 
 static bool same(Checkpoint *a, Checkpoint *b)
 {
     if (a->w != b->w || a->h != b->h || strcmp(a->backend, b->backend) ||
-        memcmp(&a->state.params, &b->state.params, sizeof a->state.params) ||
+        !method_params_equal(&a->state.params, &b->state.params) || /* not memcmp: padding */
         a->state.mass_match != b->state.mass_match || a->state.steps != b->state.steps ||
         a->state.solver.nstep != b->state.solver.nstep ||
         a->state.solver.pot_c != b->state.solver.pot_c ||
         a->state.solver.dscale != b->state.solver.dscale || a->run_steps != b->run_steps ||
         a->run_every != b->run_every || a->settle_started != b->settle_started ||
-        a->settle_best != b->settle_best || a->settle_best_step != b->settle_best_step)
+        a->settle_best != b->settle_best || a->settle_best_step != b->settle_best_step ||
+        a->state.nkeys != b->state.nkeys || a->state.key != b->state.key ||
+        a->state.key_every != b->state.key_every || a->state.last_key_step != b->state.last_key_step ||
+        a->state.schedule_sum != b->state.schedule_sum || a->state.mass_now != b->state.mass_now ||
+        a->state.key_mass != b->state.key_mass || a->state.tmass != b->state.tmass)
         return false;
     for (int k = 0; k < nfields(); k++)
         if (memcmp(field(a, k), field(b, k), (size_t)a->w * a->h * sizeof(float))) return false;
@@ -99,13 +116,229 @@ static void test_round_trip(void)
     CHECK(rc == 0, "read: %s", err);
     if (rc == 0) CHECK(same(&c, &r), "what was read differs from what was written");
     struct stat st;
-    CHECK(stat(path, &st) == 0 && st.st_size == 120 + 8 * METHOD_PARAM_COUNT +
+    CHECK(stat(path, &st) == 0 && st.st_size == 120 + 8 * METHOD_PARAM_COUNT + 64 +
                                                     CHECKPOINT_NFIELDS * 13 * 7 * 4 + 4,
           "file size %lld", (long long)st.st_size);
     int ntmp = 0;
     testlib_count_entries(g_tmp, ".tmp", &ntmp);
     CHECK(ntmp == 0, "%d temporary files left", ntmp);
+    if (rc == 0) CHECK(r.version == 3 && r.nfields == 1 && !r.scene, "version %d, %d fields", r.version,
+                       r.nfields);
     checkpoint_free(&r);
+    /* no schedule: the block is all 0 and reads back as none */
+    c.state.nkeys = c.state.key = 0;
+    c.state.key_every = c.state.last_key_step = 0;
+    c.state.schedule_sum = 0;
+    c.state.mass_now = c.state.key_mass = c.state.tmass = 0.0;
+    CHECK(checkpoint_write(path, &c, err, sizeof err) == 0, "write: %s", err);
+    rc = checkpoint_read(path, &r, err, sizeof err);
+    CHECK(rc == 0 && same(&c, &r), "no schedule: read %d (%s), or it differs", rc, err);
+    if (rc == 0) checkpoint_free(&r);
+    checkpoint_free(&c);
+}
+
+#define SCHED (120 + 8 * METHOD_PARAM_COUNT) /* the schedule's block in version 2 */
+
+static void set_crc(unsigned char *b, size_t len);
+static void put32(unsigned char *p, uint32_t v);
+static void refused(const unsigned char *b, size_t len, const char *why, const char *what);
+
+/* Version 1 (before schedules) is version 2 without the schedule's block:
+ * made from a written file, it reads with everything but the schedule. */
+static void test_version1(void)
+{
+    Checkpoint c, r;
+    CHECK(make(&c, 6, 5) == 0, "alloc");
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/v1.smc", g_tmp);
+    CHECK(checkpoint_write(path, &c, err, sizeof err) == 0, "write: %s", err);
+    size_t len = 0;
+    unsigned char *b = (unsigned char *)testlib_read_file(path, &len);
+    CHECK(b && len > SCHED + 64, "read back");
+    if (!b) {
+        checkpoint_free(&c);
+        return;
+    }
+    memmove(b + SCHED, b + SCHED + 64, len - SCHED - 64);
+    len -= 64;
+    put32(b + 8, 1);
+    put32(b + 116, 0); /* version 3's field count */
+    put32(b + 12, SCHED);
+    put32(b + 16, (uint32_t)len);
+    set_crc(b, len);
+    int rc = checkpoint_parse(b, len, &r, err, sizeof err);
+    CHECK(rc == 0, "version 1: %s", err);
+    if (rc == 0) {
+        c.state.nkeys = c.state.key = 0;
+        c.state.key_every = c.state.last_key_step = 0;
+        c.state.schedule_sum = 0;
+        c.state.mass_now = c.state.key_mass = c.state.tmass = 0.0;
+        CHECK(r.version == 1 && same(&c, &r), "version 1 read differently (version %d)", r.version);
+        checkpoint_free(&r);
+    }
+    /* and version 1's layout under version 2's number is refused */
+    put32(b + 8, 2);
+    set_crc(b, len);
+    refused(b, len, "layout", "a version 1 layout that says version 2");
+    free(b);
+    checkpoint_free(&c);
+}
+
+/* Version 2 (one field) is version 3 of one field with 0 at offset 116. */
+static void test_version2(void)
+{
+    Checkpoint c, r;
+    CHECK(make(&c, 5, 4) == 0, "alloc");
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/v2.smc", g_tmp);
+    CHECK(checkpoint_write(path, &c, err, sizeof err) == 0, "write: %s", err);
+    size_t len = 0;
+    unsigned char *b = (unsigned char *)testlib_read_file(path, &len);
+    CHECK(b && len > SCHED + 64, "read back");
+    if (!b) {
+        checkpoint_free(&c);
+        return;
+    }
+    put32(b + 8, 2);
+    put32(b + 116, 0);
+    set_crc(b, len);
+    int rc = checkpoint_parse(b, len, &r, err, sizeof err);
+    CHECK(rc == 0, "version 2: %s", err);
+    if (rc == 0) {
+        CHECK(r.version == 2 && r.nfields == 1 && !r.scene && same(&c, &r),
+              "version 2 read differently (version %d, %d fields)", r.version, r.nfields);
+        checkpoint_free(&r);
+    }
+    put32(b + 116, 1); /* version 3's field count under version 2 */
+    set_crc(b, len);
+    refused(b, len, "layout", "version 2 with a field count");
+    free(b);
+    checkpoint_free(&c);
+}
+
+/* Several smoke fields (a scene's): each field's numbers and arrays come
+ * back as written; the size grows by a block and the arrays a field. */
+static void test_fields(void)
+{
+    enum { W = 7, H = 5, NF = 3 };
+    Checkpoint c, one, r;
+    CHECK(make(&one, W, H) == 0 && checkpoint_alloc_fields(&c, W, H, NF) == 0, "alloc");
+    for (int i = 0; i < NF; i++) {
+        MorphState *s = checkpoint_field(&c, i), *t = &one.state;
+        float *keep[CHECKPOINT_NFIELDS];
+        for (int k = 0; k < METHOD_FIELD_COUNT; k++) keep[k] = s->solver.field[k];
+        keep[METHOD_FIELD_COUNT] = s->start;
+        keep[METHOD_FIELD_COUNT + 1] = s->target;
+        *s = *t;
+        for (int k = 0; k < METHOD_FIELD_COUNT; k++) s->solver.field[k] = keep[k];
+        s->start = keep[METHOD_FIELD_COUNT];
+        s->target = keep[METHOD_FIELD_COUNT + 1];
+        for (int k = 0; k < CHECKPOINT_NFIELDS; k++) fill(keep[k], W * H, 100u * (unsigned)i + (unsigned)k);
+        s->params.vf = 0.1f * (float)(i + 1);
+        s->solver.nstep = 40 + i;
+        s->solver.pot_c = 0.5f * (float)i;
+        s->mass_match = i != 1;
+        if (i == 2) { /* no schedule */
+            s->nkeys = s->key = 0;
+            s->key_every = s->last_key_step = 0;
+            s->schedule_sum = 0;
+            s->mass_now = s->key_mass = s->tmass = 0.0;
+        } else {
+            s->schedule_sum += (unsigned)i;
+        }
+    }
+    snprintf(c.backend, sizeof c.backend, "cpu");
+    c.run_steps = 90;
+    c.run_every = 3;
+    c.scene = true;
+    checkpoint_free(&one);
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/fields.smc", g_tmp);
+    CHECK(checkpoint_write(path, &c, err, sizeof err) == 0, "write: %s", err);
+    struct stat st;
+    long block = 96 + 8 * METHOD_PARAM_COUNT;
+    CHECK(stat(path, &st) == 0 && st.st_size == SCHED + 64 + (NF - 1) * block +
+                                                    NF * CHECKPOINT_NFIELDS * W * H * 4 + 4,
+          "file size %lld", (long long)st.st_size);
+    int rc = checkpoint_read(path, &r, err, sizeof err);
+    CHECK(rc == 0, "read: %s", err);
+    if (rc == 0) {
+        CHECK(r.nfields == NF && r.scene && r.version == 3 && r.run_every == 3, "%d fields", r.nfields);
+        int bad = 0;
+        for (int i = 0; i < NF && r.nfields == NF; i++) {
+            MorphState *a = checkpoint_field(&c, i), *b = checkpoint_field(&r, i);
+            if (memcmp(&a->params, &b->params, sizeof a->params) || a->mass_match != b->mass_match ||
+                a->steps != b->steps || a->solver.nstep != b->solver.nstep ||
+                a->solver.pot_c != b->solver.pot_c || a->solver.dscale != b->solver.dscale ||
+                a->nkeys != b->nkeys || a->key != b->key || a->key_every != b->key_every ||
+                a->last_key_step != b->last_key_step || a->schedule_sum != b->schedule_sum ||
+                a->mass_now != b->mass_now || a->key_mass != b->key_mass || a->tmass != b->tmass)
+                bad++;
+            for (int k = 0; k < METHOD_FIELD_COUNT; k++)
+                if (memcmp(a->solver.field[k], b->solver.field[k], W * H * sizeof(float))) bad++;
+            if (memcmp(a->start, b->start, W * H * sizeof(float)) ||
+                memcmp(a->target, b->target, W * H * sizeof(float)))
+                bad++;
+        }
+        CHECK(bad == 0, "%d differences in the fields read back", bad);
+        checkpoint_free(&r);
+    }
+    /* crafted: a field's block out of range, the checksum made valid */
+    size_t len = 0;
+    unsigned char *b = (unsigned char *)testlib_read_file(path, &len);
+    CHECK(b != NULL, "read back");
+    if (b) {
+        unsigned char *d = malloc(len);
+        size_t f1 = SCHED + 64, f2 = f1 + (size_t)block;
+        struct {
+            size_t at;
+            uint32_t v;
+            const char *why, *what;
+        } craft[] = {
+            {f1, 5, "smoke field 2", "field 2 at another step"},
+            {f2 + 12, 0x80000000u, "smoke field 3", "a negative clock"},
+            {f1 + 24, 2, "smoke field 2", "an unknown field flag"},
+            {f1 + 28, 1, "smoke field 2", "the reserved word"},
+            {f2 + 20, 0x7fc00000, "smoke field 3", "dscale NaN"},
+            {f1 + 32 + 4, 0x7ff80000, "parameter dt", "field 2's dt NaN"},
+            {f1 + 32 + 8 * METHOD_PARAM_COUNT + 4, 4, "schedule", "field 2's key 4 of 3"},
+            {f2 + 32 + 8 * METHOD_PARAM_COUNT + 24, 1, "0 keys", "field 3: no keys but a sum"},
+            {116, 2, "layout", "2 fields in a file of 3"},
+            {116, 4, "layout", "4 fields in a file of 3"},
+        };
+        for (size_t k = 0; d && k < sizeof craft / sizeof craft[0]; k++) {
+            memcpy(d, b, len);
+            put32(d + craft[k].at, craft[k].v);
+            set_crc(d, len);
+            refused(d, len, craft[k].why, craft[k].what);
+        }
+        /* every truncation and one-bit change refused */
+        int bad = 0;
+        for (size_t n = 8; n < len; n++)
+            if (checkpoint_parse(b, n, &r, err, sizeof err) == 0) {
+                checkpoint_free(&r);
+                bad++;
+            }
+        for (size_t k = 0; d && k < len; k += 3) {
+            memcpy(d, b, len);
+            d[k] ^= (unsigned char)(1u << (k % 8));
+            if (checkpoint_parse(d, len, &r, err, sizeof err) == 0) {
+                checkpoint_free(&r);
+                bad++;
+            }
+        }
+        CHECK(bad == 0, "%d damaged files of 3 fields accepted", bad);
+        free(d);
+        free(b);
+    }
+    /* more fields than a checkpoint holds: refused, nothing written */
+    c.nfields = CHECKPOINT_MAX_FIELDS + 1;
+    snprintf(path, sizeof path, "%s/five.smc", g_tmp);
+    CHECK(checkpoint_write(path, &c, err, sizeof err) < 0 && strstr(err, "smoke fields"), "5 fields: %s",
+          err);
+    c.nfields = NF;
+    CHECK(checkpoint_alloc_fields(&r, W, H, 0) < 0 && checkpoint_alloc_fields(&r, W, H, 5) < 0,
+          "0 or 5 fields allocated");
     checkpoint_free(&c);
 }
 
@@ -191,8 +424,11 @@ static void test_hostile(void)
     refused((const unsigned char *)"\x89PNG\r\n\x1a\n and more", 20, "not a smokemorph checkpoint",
             "a PNG");
     memcpy(d, b, len);
-    put32(d + 8, 2);
-    refused(d, len, "version 2", "version 2");
+    put32(d + 8, 4);
+    refused(d, len, "version 4", "version 4");
+    memcpy(d, b, len);
+    put32(d + 8, 0);
+    refused(d, len, "version 0", "version 0");
     memcpy(d, b, len);
     memset(d + len, 0, 16);
     refused(d, len + 16, "trailing", "trailing bytes");
@@ -211,12 +447,28 @@ static void test_hostile(void)
         {112, 3, "layout", "three parameters"},
         {40, 0x78787878, "backend", "an unknown backend"},
         {84, 0, "range", "every 0"},
-        {80, 4, "range", "an unknown flag"},
+        {80, 8, "range", "an unknown flag"},
+        {116, 0, "smoke fields", "0 smoke fields"},
+        {116, 5, "smoke fields", "5 smoke fields"},
+        {116, 2, "layout", "2 smoke fields in one field's layout"},
         {76, 0x7fc00000, "range", "dscale NaN"},
         {124, 0x7ff80000, "parameter dt", "dt NaN"},
         {120 + 8 * 5 + 4, 0x3ff80000, "parameter jacobi", "jacobi 1.5"},
         {120 + 8 * 10 + 4, 0x40000000, "parameter gather", "gather 2"},
         {120 + 4, 0x40240000, "--dt", "dt 10"},
+        /* the schedule (make: 3 keys, key 2, 20 apart, the last at 60) */
+        {SCHED + 4, 0, "schedule", "key 0"},
+        {SCHED + 4, 4, "schedule", "key 4 of 3"},
+        {SCHED, 2000000, "schedule", "two million keys"},
+        {SCHED + 8, 21, "schedule", "keys 21 apart, the last at 60"},
+        {SCHED + 12, 0x80000000u, "schedule", "a negative spacing"},
+        {SCHED + 16, 2, "schedule", "the last key at step 2 of 3 keys"},
+        {SCHED + 20, 0x80000000u, "schedule", "a negative last step"},
+        {SCHED + 36, 0x7ff00000, "schedule", "mass_now infinite"},
+        {SCHED + 44, 0x7ff80000, "schedule", "key_mass NaN"},
+        {SCHED + 52, 0xfff00000, "schedule", "tmass -inf"},
+        {SCHED + 56, 1, "layout", "the reserved bytes"},
+        {SCHED, 0, "0 keys", "0 keys and the rest set"},
     };
     for (size_t k = 0; k < sizeof craft / sizeof craft[0]; k++) {
         memcpy(d, b, len);
@@ -303,8 +555,10 @@ static void test_param_table(void)
             diffs += method_param_get(&d, j) != method_param_get(&p, j);
         CHECK(diffs == 1, "setting %s changed %d members", method_param_info[k].name, diffs);
     }
-    /* the table's members fill the struct (no member left out) */
-    size_t bytes = 0;
+    /* the table's members fill the struct (no member left out) but for the
+     * `set` bits (which members are 0 on purpose: not a value to keep, a
+     * resolved struct has them all) */
+    size_t bytes = sizeof(unsigned);
     for (int k = 0; k < METHOD_PARAM_COUNT; k++) bytes += method_param_info[k].kind == 'b' ? 1 : 4;
     CHECK(bytes + 3 == sizeof(SolverParams), "the table covers %zu bytes of SolverParams' %zu",
           bytes + 3, sizeof(SolverParams));
@@ -392,6 +646,157 @@ static void test_resume_cpu(void)
     for (size_t k = 0; k < sizeof drops / sizeof drops[0]; k++) resume_case(MORPH_CPU, NULL, drops[k]);
 }
 
+/* ---- resuming a schedule --------------------------------------------------------- */
+
+/* A 3-key schedule (keys at steps 10, 20, 30; key 2 its own parameters and
+ * moving), with sources (an image across keys 1 and 2, a disc in keys 2 and
+ * 3) when `sources`. */
+static Morph *sched_morph(MorphBackend be, const char *shader_dir, bool sources, bool other)
+{
+    static float start[RW * RH], k1[RW * RH], k2[RW * RH], k3[RW * RH], puff[RW * RH];
+    static const TestlibShape dom = {.domain = true, .width = 0.03};
+    shapes(start, k1);
+    memset(k2, 0, sizeof k2);
+    memset(k3, 0, sizeof k3);
+    memset(puff, 0, sizeof puff);
+    testlib_disc(k2, RW, RH, &dom, 0.6, 0.45, 0.25, 1.0);
+    testlib_box(k3, RW, RH, &dom, 0.5, 0.5, 0.3, 0.1, 1.0);
+    testlib_disc(puff, RW, RH, &dom, 0.3, 0.7, 0.1, 1.0);
+    if (other) k3[RW * RH / 2 + 3] += 0.5f; /* another key 3 */
+    char err[512] = "";
+    SolverParams p;
+    method_params_default(&p);
+    p.vg = 2.0f;
+    Morph *m = morph_create(RW, RH, &p, start, k1, true, be, shader_dir, err, sizeof err);
+    CHECK(m != NULL, "%s: %s", morph_backend_name(be), err);
+    if (!m) return NULL;
+    SolverParams p2 = p;
+    p2.vf = p.vf * 1.5f;
+    MorphKey keys[3] = {{.step = 10, .target = k1},
+                        {.step = 20, .target = k2, .params = &p2, .move_from = {0.1f, -0.05f},
+                         .move_to = {-0.05f, 0.05f}, .scale_from = 0.8f, .scale_to = 1.1f},
+                        {.step = 30, .target = k3}};
+    MorphSource src[2] = {{.image = puff, .rate = 2.0f, .from = 3, .to = 16},
+                          {.cx = 0.75f, .cy = 0.3f, .radius = 0.1f, .rate = 1.5f, .from = 12, .to = 27}};
+    if (morph_set_schedule(m, keys, 3, src, sources ? 2 : 0, err, sizeof err) < 0) {
+        CHECK(0, "%s: set_schedule: %s", morph_backend_name(be), err);
+        morph_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* Run the schedule `stop` steps, checkpoint through a file, and go on to
+ * step 36 on it and on a fresh morph of the same schedule given the file's
+ * state: the densities and metrics equal bit for bit at every step. */
+static void sched_resume_case(MorphBackend be, const char *shader_dir, long stop, bool sources)
+{
+    const char *name = morph_backend_name(be);
+    Morph *a = sched_morph(be, shader_dir, sources, false), *b = sched_morph(be, shader_dir, sources, false);
+    Checkpoint c = {0}, r = {0};
+    if (!a || !b) goto done;
+    CHECK(checkpoint_alloc(&c, RW, RH) == 0, "alloc");
+    for (long k = 0; k < stop; k++) CHECK(morph_step(a) == 0, "%s: step %ld", name, k + 1);
+    CHECK(morph_get_state(a, &c.state) == 0, "get state");
+    CHECK(c.state.nkeys == 3 && c.state.key == morph_key(a) && c.state.last_key_step == 30 &&
+              c.state.key_every == 0 && c.state.schedule_sum == morph_schedule_sum(a) &&
+              c.state.schedule_sum != 0,
+          "%s: the state's schedule", name);
+    snprintf(c.backend, sizeof c.backend, "%s", name);
+    c.run_every = 1;
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/s.smc", g_tmp);
+    CHECK(checkpoint_write(path, &c, err, sizeof err) == 0, "write: %s", err);
+    if (checkpoint_read(path, &r, err, sizeof err) < 0) {
+        CHECK(0, "read: %s", err);
+        goto done;
+    }
+    CHECK(morph_set_state(b, &r.state) == 0, "%s: set state at step %ld", name, stop);
+    CHECK(morph_key(b) == morph_key(a) && morph_step_count(b) == stop, "%s: key %d step %ld", name,
+          morph_key(b), morph_step_count(b));
+    static float ra[RW * RH], rb[RW * RH];
+    int bad = 0;
+    for (long k = stop + 1; k <= 36; k++) {
+        morph_step(a);
+        morph_step(b);
+        double ma, mb, ea, eb;
+        morph_observe(a, ra, &ma, &ea, NULL);
+        morph_observe(b, rb, &mb, &eb, NULL);
+        if (memcmp(ra, rb, sizeof ra) || ma != mb || ea != eb || morph_key(a) != morph_key(b)) {
+            if (!bad) printf("  %s, stopped at %ld: step %ld differs (error %.9g vs %.9g)\n", name, stop,
+                             k, ea, eb);
+            bad++;
+        }
+    }
+    CHECK(bad == 0, "%s%s: resumed at step %ld, %d steps differ from the uninterrupted run", name,
+          sources ? " with sources" : "", stop, bad);
+done:
+    checkpoint_free(&r);
+    checkpoint_free(&c);
+    morph_free(a);
+    morph_free(b);
+}
+
+/* A state refused by a morph of another schedule, or none, and the reverse. */
+static void sched_refusals(void)
+{
+    Morph *a = sched_morph(MORPH_CPU, NULL, true, false), *b = sched_morph(MORPH_CPU, NULL, false, false),
+          *o = sched_morph(MORPH_CPU, NULL, true, true);
+    Checkpoint c = {0}, n = {0};
+    char why[160];
+    if (!a || !b || !o || checkpoint_alloc(&c, RW, RH) < 0 || checkpoint_alloc(&n, RW, RH) < 0) {
+        CHECK(0, "setup");
+        goto done;
+    }
+    for (int k = 0; k < 14; k++) morph_step(a);
+    morph_get_state(a, &c.state);
+    CHECK(morph_state_schedule_check(b, &c.state, why, sizeof why) && strstr(why, "sources"),
+          "without the sources: %s", why);
+    CHECK(morph_state_schedule_check(o, &c.state, why, sizeof why) && strstr(why, "images"),
+          "another key 3: %s", why);
+    CHECK(morph_set_state(o, &c.state) < 0 && morph_step_count(o) == 0, "another key 3 taken");
+    static float img[RW * RH], tgt[RW * RH];
+    shapes(img, tgt);
+    SolverParams p;
+    method_params_default(&p);
+    char err[256];
+    Morph *plain = morph_create(RW, RH, &p, img, tgt, true, MORPH_CPU, NULL, err, sizeof err);
+    CHECK(plain && morph_set_state(plain, &c.state) < 0, "a morph without a schedule took one's state");
+    if (plain) {
+        morph_get_state(plain, &n.state);
+        CHECK(n.state.nkeys == 0 && morph_schedule_sum(plain) == 0, "no schedule: nkeys %d", n.state.nkeys);
+        CHECK(morph_state_schedule_check(a, &n.state, why, sizeof why) && strstr(why, "no schedule"),
+              "a schedule's morph took a state without one: %s", why);
+        c.state.nkeys = 2;
+        CHECK(morph_state_schedule_check(a, &c.state, why, sizeof why) && strstr(why, "2 keys"), "2 keys: %s",
+              why);
+        c.state.nkeys = 3;
+        c.state.last_key_step = 31;
+        CHECK(morph_state_schedule_check(a, &c.state, why, sizeof why) && strstr(why, "step 31"),
+              "last key 31: %s", why);
+        c.state.last_key_step = 30;
+        CHECK(morph_state_schedule_check(a, &c.state, why, sizeof why) == NULL, "the same: %s", why);
+    }
+    morph_free(plain);
+done:
+    checkpoint_free(&c);
+    checkpoint_free(&n);
+    morph_free(a);
+    morph_free(b);
+    morph_free(o);
+}
+
+static void test_resume_schedule_cpu(void)
+{
+    sched_resume_case(MORPH_CPU, NULL, 14, false); /* inside key 2 */
+    sched_resume_case(MORPH_CPU, NULL, 20, false); /* exactly at key 2's step */
+    sched_resume_case(MORPH_CPU, NULL, 14, true);  /* with sources, inside key 2 */
+    sched_resume_case(MORPH_CPU, NULL, 10, true);  /* with sources, at key 1's step */
+    sched_resume_case(MORPH_CPU, NULL, 24, true);  /* a still key with a source */
+    sched_resume_case(MORPH_CPU, NULL, 33, true);  /* after the last key */
+    sched_refusals();
+}
+
 static void test_resume_gpu(void)
 {
     char err[512], dir[PATH_MAX];
@@ -407,9 +812,12 @@ static void test_resume_gpu(void)
     }
     resume_case(MORPH_FRAGMENT, dir, -1);
     resume_case(MORPH_FRAGMENT, dir, METHOD_FIELD_PRESSURE);
+    sched_resume_case(MORPH_FRAGMENT, dir, 14, true);
+    sched_resume_case(MORPH_FRAGMENT, dir, 20, true);
     if (shader_compute_available()) {
         resume_case(MORPH_COMPUTE, dir, -1);
         resume_case(MORPH_COMPUTE, dir, METHOD_FIELD_GATHER_E);
+        sched_resume_case(MORPH_COMPUTE, dir, 14, true);
     } else {
         printf("SKIP test_resume_gpu compute: no OpenGL 4.3\n");
     }
@@ -424,10 +832,14 @@ int main(void)
         return 2;
     }
     RUN(test_round_trip);
+    RUN(test_version1);
+    RUN(test_version2);
+    RUN(test_fields);
     RUN(test_hostile);
     RUN(test_write_fails);
     RUN(test_param_table);
     RUN(test_resume_cpu);
+    RUN(test_resume_schedule_cpu);
     RUN(test_resume_gpu);
     testlib_rm_rf(g_tmp);
     return check_done();

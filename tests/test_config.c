@@ -72,7 +72,7 @@ static void test_defaults(void)
     CHECK(c.load.channel == IMAGE_CHANNEL_LUMA && !c.load.invert && !c.load.raw, "load opts");
     CHECK(c.mass_match, "mass match on");
     CHECK(c.grid_w == 256 && c.grid_h == 256, "grid 256");
-    CHECK(memcmp(&c.params, &p, sizeof p) == 0, "solver defaults");
+    CHECK(method_params_equal(&c.params, &p), "solver defaults");
     CHECK(c.steps == 0, "steps 0 = mode default");
     CHECK(c.frames_dir == NULL && c.metrics_path == NULL, "no outputs");
     /* frames every round(1 / (24 fps x 0.01)) = 4 steps: a second is one unit of time */
@@ -92,7 +92,7 @@ static void test_defaults(void)
 
     Config d;
     CHECK(parse(&d, NULL) == 0, "no arguments parse: %s", errbuf);
-    CHECK(memcmp(&c.params, &d.params, sizeof p) == 0 && d.grid_w == 256 && d.every == 4 &&
+    CHECK(method_params_equal(&c.params, &d.params) && d.grid_w == 256 && d.every == 4 &&
               d.progress && d.mass_match && d.current_path == NULL,
           "parse with no arguments gives the defaults");
     char *argv0[] = {NULL};

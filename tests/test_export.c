@@ -3,7 +3,8 @@
  * symlink / pipe), an earlier run's frames removed, and a silent progress
  * line; 16-bit and premultiplied PNG, EXR read back through OpenEXRCore,
  * name patterns and numbers, the density scale, and the video (a fake
- * ffmpeg for its failures; the real one, when there, for its files). No GL. */
+ * ffmpeg for its failures; the real one, when there, for its files); several
+ * fields composited. No GL. */
 #define _XOPEN_SOURCE 700
 #include <fcntl.h>
 #include <math.h>
@@ -520,6 +521,146 @@ static void test_png16_premultiplied(void)
     free(rho);
 }
 
+/* sRGB <-> linear, as the exporter converts (export.h, several fields). */
+
+
+/* Several fields: PNG16 straight and premultiplied, and EXR (float), each
+ * pixel against the formula; each field's raw density as density.NAME; the
+ * data window around every field's smoke; one field through
+ * export_write_fields is export_write's frame; names must be unique. */
+static void test_fields_composite(void)
+{
+    const int w = 16, h = 10, n = w * h;
+    char dir[512], path[700], err[512] = "";
+    float *r0 = calloc(n, sizeof *r0), *r1 = calloc(n, sizeof *r1);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            /* field 0 on the left, field 1 on the right, overlapping in the
+             * middle columns; row 0 empty; a clipped cell */
+            if (y > 0 && x < 10) r0[y * w + x] = 0.1f * (float)(x + 1) * (float)y / (float)h;
+            if (y > 0 && x > 5) r1[y * w + x] = 0.15f * (float)(w - x) * (float)y / (float)h;
+        }
+    r0[5 * w + 8] = 4.0f;
+    const float *rho[2] = {r0, r1};
+    const double rgb[2][3] = {{1.0, 0.4, 0.1}, {0.1, 0.5, 1.0}};
+    const float s = 0.8f;
+    static const struct {
+        ImageFormat format;
+        ImageAlpha alpha;
+        const char *sub;
+    } cases[] = {{IMAGE_FORMAT_PNG16, IMAGE_ALPHA_STRAIGHT, "f-straight"},
+                 {IMAGE_FORMAT_PNG16, IMAGE_ALPHA_PREMULTIPLIED, "f-pre"},
+                 {IMAGE_FORMAT_EXR, IMAGE_ALPHA_STRAIGHT, "f-exr"}};
+    for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+        snprintf(dir, sizeof dir, "%s/%s", tmpdir, cases[t].sub);
+        ExportOptions o = export_defaults();
+        o.dir = dir;
+        o.format = cases[t].format;
+        o.alpha = cases[t].alpha;
+        o.exr_pixel = IMAGE_EXR_FLOAT;
+        o.density_scale = s;
+        o.nfields = 2;
+        o.fields[0] = (ExportField){.name = "warm", .rgb = {(float)rgb[0][0], (float)rgb[0][1], (float)rgb[0][2]}};
+        o.fields[1] = (ExportField){.name = "cool", .rgb = {(float)rgb[1][0], (float)rgb[1][1], (float)rgb[1][2]}};
+        Exporter *x = export_create(&o, err, sizeof err);
+        CHECK(x != NULL, "%s: export_create: %s", cases[t].sub, err);
+        if (!x) continue;
+        CHECK(export_write_fields(x, -1, rho, NULL, NULL, w, h, err, sizeof err) == 0, "%s: write: %s",
+              cases[t].sub, err);
+        CHECK(export_write(x, -1, r0, NULL, NULL, w, h, err, sizeof err) < 0 &&
+                  strstr(err, "export_write of one field to an exporter of 2"),
+              "export_write to two fields: '%s'", err);
+        export_close(x);
+        bool exr = cases[t].format == IMAGE_FORMAT_EXR;
+        bool pre = cases[t].alpha == IMAGE_ALPHA_PREMULTIPLIED;
+        snprintf(path, sizeof path, "%s/frame_00001.%s", dir, exr ? "exr" : "png");
+        float *got[4] = {NULL};
+        Image *ch[4] = {NULL};
+        TestlibExr *e = NULL;
+        if (exr) {
+            e = testlib_load_exr(path);
+            CHECK(e != NULL, "cannot read %s", path);
+            if (!e) continue;
+            const char *names[4] = {"R", "G", "B", "A"};
+            for (int c = 0; c < 4; c++) got[c] = (float *)testlib_exr_channel(e, names[c]);
+            const float *dw = testlib_exr_channel(e, "density.warm"), *dc = testlib_exr_channel(e, "density.cool");
+            CHECK(dw && dc && e->nch == 6, "the EXR's channels: %d, density.warm %s, density.cool %s", e->nch,
+                  dw ? "there" : "missing", dc ? "there" : "missing");
+            bool raw = dw && dc;
+            for (int k = 0; raw && k < n; k++) raw = dw[k] == r0[k] && dc[k] == r1[k];
+            CHECK(raw, "density.warm and density.cool hold each field's raw density");
+            CHECK(e->x0 == 0 && e->x1 == w - 1 && e->y0 == 1 && e->y1 == h - 1,
+                  "the data window covers both fields' smoke: (%d,%d)-(%d,%d)", e->x0, e->y0, e->x1, e->y1);
+        } else {
+            const ImageChannel which[4] = {IMAGE_CHANNEL_R, IMAGE_CHANNEL_G, IMAGE_CHANNEL_B,
+                                           IMAGE_CHANNEL_A};
+            for (int c = 0; c < 4; c++) {
+                ch[c] = testlib_load(path, which[c]);
+                got[c] = ch[c] ? ch[c]->px : NULL;
+            }
+        }
+        CHECK(got[0] && got[1] && got[2] && got[3], "%s: the RGBA channels", path);
+        if (got[0] && got[1] && got[2] && got[3]) {
+            double worst = 0.0;
+            int overlap = 0;
+            for (int k = 0; k < n; k++) {
+                double A, cs[3], cl[3];
+                testlib_composite(2, rho, rgb, s, k, &A, cs, cl);
+                if (r0[k] > 0.0f && r1[k] > 0.0f) overlap++;
+                worst = fmax(worst, fabs(got[3][k] - A));
+                for (int c = 0; c < 3; c++) {
+                    double want = exr ? cl[c] * A : pre ? cs[c] * A : cs[c];
+                    worst = fmax(worst, fabs(got[c][k] - want));
+                }
+            }
+            double tol = exr ? 1e-6 : 0.5 / 65535.0 + 1e-6;
+            CHECK(worst <= tol && overlap > 10, "%s: off the formula by %g (%d cells overlap)",
+                  cases[t].sub, worst, overlap);
+            /* two half-covering smokes: 0.75 */
+            double A, cs[3], cl[3];
+            float h0 = 0.5f / s, h1 = 0.5f / s, *hr[2] = {&h0, &h1};
+            testlib_composite(2, (const float *const *)hr, rgb, s, 0, &A, cs, cl);
+            CHECK(fabs(A - 0.75) < 1e-6, "two alphas of 0.5 make %g", A);
+        }
+        for (int c = 0; c < 4; c++) image_free(ch[c]);
+        testlib_exr_free(e);
+    }
+
+    /* one field through export_write_fields: export_write's bytes */
+    char a[700], b[700];
+    for (int t = 0; t < 2; t++) {
+        snprintf(dir, sizeof dir, "%s/one-%d", tmpdir, t);
+        ExportOptions o = export_defaults();
+        o.dir = dir;
+        o.density_scale = s;
+        memcpy(o.rgb, rgb[0], sizeof o.rgb);
+        Exporter *x = export_create(&o, err, sizeof err);
+        if (!x) continue;
+        if (t == 0) export_write(x, -1, r0, NULL, NULL, w, h, err, sizeof err);
+        else export_write_fields(x, -1, rho, NULL, NULL, w, h, err, sizeof err);
+        export_close(x);
+    }
+    snprintf(a, sizeof a, "%s/one-0/frame_00001.png", tmpdir);
+    snprintf(b, sizeof b, "%s/one-1/frame_00001.png", tmpdir);
+    size_t la = 0, lb = 0;
+    char *fa = testlib_read_file(a, &la), *fb = testlib_read_file(b, &lb);
+    CHECK(fa && fb && la == lb && !memcmp(fa, fb, la), "one field: export_write_fields is export_write");
+    free(fa);
+    free(fb);
+
+    /* the names are EXR channels: unique, not empty */
+    ExportOptions o = export_defaults();
+    o.nfields = 2;
+    o.fields[0] = (ExportField){.name = "same"};
+    o.fields[1] = (ExportField){.name = "same"};
+    Exporter *x = export_create(&o, err, sizeof err);
+    CHECK(!x && !strcmp(err, "internal error: the fields' names ('same') must be unique and not empty"),
+          "two fields of one name: '%s'", err);
+    export_close(x);
+    free(r0);
+    free(r1);
+}
+
 /* The EXR, read back through OpenEXRCore by the test: channels, the data
  * window around the smoke, the display window, premultiplied linear RGBA,
  * the raw density, the velocity in pixels per frame, the compression and
@@ -865,6 +1006,7 @@ int main(void)
     RUN(test_progress);
     RUN(test_png16_premultiplied);
     RUN(test_exr_roundtrip);
+    RUN(test_fields_composite);
     RUN(test_pattern_numbers);
     RUN(test_auto_scale);
     RUN(test_video_failures);

@@ -1,6 +1,8 @@
 /* test_farm: render-farm runs end to end through the binary
  * ($SMOKEMORPH_BIN): checkpoints, resume, frame ranges, the JSON sidecar,
- * exit codes and JSON progress lines. Every resumed run's frames must equal
+ * exit codes and JSON progress lines; key sequences checkpointed and resumed
+ * (and the refusals of a mismatched one); scenes of 1 and 2 smoke fields
+ * likewise. Every resumed run's frames must equal
  * an uninterrupted run's byte for byte (CPU; the fragment and compute
  * backends headless on llvmpipe). Children run with DISPLAY unset in a
  * mkdtemp directory. Small grids: the whole program takes seconds. */
@@ -27,6 +29,7 @@ static char bin[PATH_MAX];
 static char tmp[128];  /* fixtures */
 static char work[256]; /* every child's cwd */
 static char disc[300], square[300];
+static char scene2[300], scene2b[300], scene1[300], scene1b[300]; /* scenes of 2 fields, and of 1 */
 static TestlibResult R;
 static int g_kill_ms, g_kill_sig;
 
@@ -274,6 +277,86 @@ static void test_interrupt_resume(void)
     CHECK(!exists_in_work("K/frame_00000.png") && exists_in_work("K/frame_00001.png"), "frames");
 }
 
+/* ---- key sequences ------------------------------------------------------------------ */
+
+/* START K1 K2 K3 --key-every 10: checkpoints inside key 2 (step 14) and at
+ * key 2's step (20), resumed with the same images, give an uninterrupted
+ * run's frames; a different count of TARGETs, --key-every, other images or
+ * none are one line each, naming what to give. */
+static void test_resume_sequence(const char *backend)
+{
+    reset_work();
+    const char *be = backend ? backend : "--cpu";
+    const char *hl = backend ? "--headless" : "-q";
+    run(be, hl, "--grid", "32", "--key-every", "10", "--every", "2", "--frames", "A", disc, square,
+        disc, square, NULL);
+    if (backend && R.code != 0 && (strstr(R.err, "OpenGL") || strstr(R.err, "EGL"))) {
+        printf("SKIP test_resume_sequence %s: %s", backend, R.err);
+        return;
+    }
+    expect_ok(__LINE__);
+    run(be, hl, "--grid", "32", "--key-every", "10", "--every", "2", "--frames", "B",
+        "--checkpoint-every", "7", disc, square, disc, square, NULL);
+    expect_ok(__LINE__);
+    run(be, hl, "--grid", "32", "--key-every", "10", "--every", "2", "--frames", "C",
+        "--checkpoint-every", "10", disc, square, disc, square, NULL);
+    expect_ok(__LINE__);
+    CHECK(diff_frames("A", "B", 1, 16) == 0 && diff_frames("A", "C", 1, 16) == 0,
+          "checkpointing a sequence changed its frames");
+    /* inside key 2, in place after the later frames were lost */
+    for (int k = 9; k <= 16; k++) {
+        char rel[64], p[600];
+        snprintf(rel, sizeof rel, "B/frame_%05d.png", k);
+        in_work(p, sizeof p, rel);
+        unlink(p);
+    }
+    run(be, hl, "--grid", "32", "--key-every", "10", "--every", "2", "--frames", "B", "--resume",
+        "B/checkpoint_000014.smc", disc, square, disc, square, NULL);
+    expect_ok(__LINE__);
+    CHECK(diff_frames("A", "B", 1, 16) == 0, "%s: resumed inside key 2: frames differ", be);
+    /* at key 2's step, --key-every and --steps from the checkpoint */
+    run(be, hl, "--frames", "D", "--resume", "C/checkpoint_000020.smc", disc, square, disc, square, NULL);
+    expect_ok(__LINE__);
+    CHECK(!exists_in_work("D/frame_00010.png") && exists_in_work("D/frame_00011.png"),
+          "the resumed frames do not start at step 20");
+    CHECK(diff_frames("A", "D", 11, 16) == 0 && !exists_in_work("D/frame_00017.png"),
+          "%s: resumed at key 2's step: frames differ", be);
+    if (backend) return;
+
+    /* the refusals: one line, exit 1, nothing created */
+    run("--cpu", "--frames", "F", "--resume", "C/checkpoint_000020.smc", disc, square, disc, NULL);
+    expect_fail(__LINE__, 1, "C/checkpoint_000020.smc", "3 keys", "2 TARGETs", "give the same 3 TARGETs",
+                NULL);
+    run("--cpu", "--frames", "F", "--key-every", "12", "--resume", "C/checkpoint_000020.smc", disc, square,
+        disc, square, NULL);
+    expect_fail(__LINE__, 1, "10 steps apart", "--key-every says 12", "give --key-every 10", NULL);
+    run("--cpu", "--frames", "F", "--resume", "C/checkpoint_000020.smc", NULL);
+    expect_fail(__LINE__, 1, "sequence of 3 keys", "give CURRENT and the 3 TARGETs", NULL);
+    run("--cpu", "--frames", "F", "--resume", "C/checkpoint_000020.smc", disc, square, square, disc, NULL);
+    expect_fail(__LINE__, 1, "the TARGETs differ", NULL);
+    run("--cpu", "--frames", "F", "--resume", "C/checkpoint_000020.smc", square, square, disc, square,
+        NULL);
+    expect_fail(__LINE__, 1, "CURRENT", "differs", NULL);
+    CHECK(!exists_in_work("F"), "a refused resume created its frames directory");
+    /* a single target's checkpoint takes no sequence */
+    run("--cpu", "--grid", "32", "--steps", "10", "--frames", "G", "--checkpoint-every", "5", disc,
+        square, NULL);
+    expect_ok(__LINE__);
+    run("--cpu", "--frames", "F", "--resume", "G/checkpoint_000005.smc", disc, square, disc, NULL);
+    expect_fail(__LINE__, 1, "one target", "leave out the extra TARGETs and --key-every", NULL);
+    run("--cpu", "--frames", "F", "--key-every", "5", "--resume", "G/checkpoint_000005.smc", NULL);
+    expect_fail(__LINE__, 1, "one target", NULL);
+    CHECK(!exists_in_work("F"), "a refused resume created its frames directory");
+}
+
+static void test_resume_sequence_cpu(void) { test_resume_sequence(NULL); }
+
+static void test_resume_sequence_gpu(void)
+{
+    static const char *const be[] = {"--backend=fragment", "--backend=compute"};
+    for (int k = 0; k < 2; k++) test_resume_sequence(be[k]);
+}
+
 /* ---- the GPU backends on llvmpipe ---------------------------------------------------- */
 
 static void test_resume_gpu(void)
@@ -304,6 +387,134 @@ static void test_resume_gpu(void)
         CHECK(strstr(R.err, "written by the") && strstr(R.err, "bit-identical"), "%s on cpu:\n%s",
               be[k], R.err);
     }
+}
+
+/* ---- scenes ---------------------------------------------------------------------------- */
+
+/* The metrics' rows of `a` from the one for step `from` on equal `b`'s rows
+ * (after the header); returns whether they do. */
+static bool same_metrics_from(const char *a, const char *b, long from)
+{
+    char pa[600], pb[600];
+    in_work(pa, sizeof pa, a);
+    in_work(pb, sizeof pb, b);
+    char *x = testlib_read_file(pa, NULL), *y = testlib_read_file(pb, NULL);
+    bool ok = false;
+    if (x && y) {
+        char *ya = strchr(y, '\n'); /* b's rows */
+        char key[32];
+        snprintf(key, sizeof key, "\n%ld,", from);
+        char *xa = strstr(x, key);
+        ok = xa && ya && strcmp(xa + 1, ya + 1) == 0;
+        if (!ok) printf("  metrics differ:\n%s\n--\n%s\n", x, y);
+    }
+    free(x);
+    free(y);
+    return ok;
+}
+
+/* The sidecar's frame rows of b equal a's from the same step on. */
+static bool same_rows(const char *a, const char *b)
+{
+    json_t *x = load_json(a), *y = load_json(b);
+    json_t *fx = json_object_get(x, "frames"), *fy = json_object_get(y, "frames");
+    bool ok = fx && fy && json_array_size(fy) > 0;
+    json_int_t first = ok ? json_integer_value(json_object_get(json_array_get(fy, 0), "step")) : 0;
+    size_t k0 = 0;
+    while (ok && k0 < json_array_size(fx) &&
+           json_integer_value(json_object_get(json_array_get(fx, k0), "step")) != first)
+        k0++;
+    ok = ok && json_array_size(fx) == k0 + json_array_size(fy);
+    for (size_t k = 0; ok && k < json_array_size(fy); k++)
+        ok = json_equal(json_array_get(fx, k0 + k), json_array_get(fy, k));
+    if (!ok) printf("  %s's frame rows differ from %s's\n", b, a);
+    json_decref(x);
+    json_decref(y);
+    return ok;
+}
+
+/* A scene of 2 smoke fields (one velocity, morph_step_fields), and one of 1
+ * with a source and a moving key: checkpointed and resumed, the frames,
+ * metrics and sidecar rows are an uninterrupted run's. */
+static void test_resume_scene(const char *backend)
+{
+    const char *be = backend ? backend : "--cpu";
+    const char *hl = backend ? "--headless" : "-q";
+    const char *const scenes[2] = {scene2, scene1};
+    for (int s = 0; s < 2; s++) {
+        reset_work();
+        const char *sc = scenes[s];
+        run(be, hl, "--scene", sc, "--grid", "32", "--steps", "30", "--every", "5", "--frames", "A",
+            "--metrics", "A.csv", NULL);
+        if (backend && R.code != 0 && (strstr(R.err, "OpenGL") || strstr(R.err, "EGL"))) {
+            printf("SKIP test_resume_scene %s: %s", backend, R.err);
+            return;
+        }
+        expect_ok(__LINE__);
+        run(be, hl, "--scene", sc, "--grid", "32", "--steps", "30", "--every", "5", "--frames", "B",
+            "--checkpoint-every", "10", NULL);
+        expect_ok(__LINE__);
+        CHECK(diff_frames("A", "B", 1, 7) == 0, "%s, scene %d: checkpointing changed the frames", be, s);
+        CHECK(exists_in_work("B/checkpoint_000010.smc") && exists_in_work("B/checkpoint_000020.smc"),
+              "%s, scene %d: no checkpoints", be, s);
+        /* at step 10 (an output step), the grid and --steps from the checkpoint */
+        run(be, hl, "--scene", sc, "--frames", "C", "--metrics", "C.csv", "--resume",
+            "B/checkpoint_000010.smc", NULL);
+        expect_ok(__LINE__);
+        CHECK(!exists_in_work("C/frame_00002.png") && exists_in_work("C/frame_00003.png") &&
+                  !exists_in_work("C/frame_00008.png"),
+              "%s, scene %d: the resumed frames are not steps 10..30", be, s);
+        CHECK(diff_frames("A", "C", 3, 7) == 0, "%s, scene %d: resumed frames differ", be, s);
+        CHECK(same_metrics_from("A.csv", "C.csv", 10), "%s, scene %d: resumed metrics differ", be, s);
+        CHECK(same_rows("A/run.json", "C/run.json"), "%s, scene %d: resumed sidecar rows differ", be, s);
+        /* in place, at step 20 (key 2 of field a's begins at 21) */
+        for (int k = 5; k <= 7; k++) {
+            char rel[64], p[600];
+            snprintf(rel, sizeof rel, "B/frame_%05d.png", k);
+            in_work(p, sizeof p, rel);
+            unlink(p);
+        }
+        run(be, hl, "--scene", sc, "--grid", "32", "--frames", "B", "--resume", "B/checkpoint_000020.smc",
+            NULL);
+        expect_ok(__LINE__);
+        CHECK(diff_frames("A", "B", 1, 7) == 0, "%s, scene %d: resumed in place: frames differ", be, s);
+        CHECK(same_rows("A/run.json", "B/run.json"), "%s, scene %d: resumed sidecar rows differ", be, s);
+    }
+    if (backend) return;
+
+    /* the refusals: one line naming what to give, exit 1, nothing created */
+    run("--cpu", "--scene", scene2, "--grid", "32", "--steps", "30", "--every", "5", "--frames", "B",
+        "--checkpoint-every", "10", NULL);
+    expect_ok(__LINE__);
+    run("--cpu", "--frames", "F", "--scene", scene1, "--resume", "B/checkpoint_000010.smc", NULL);
+    expect_fail(__LINE__, 1, "B/checkpoint_000010.smc", "2 smoke fields", "has 1",
+                "give the same --scene FILE", NULL);
+    run("--cpu", "--frames", "F", "--scene", scene2b, "--resume", "B/checkpoint_000010.smc", NULL);
+    expect_fail(__LINE__, 1, "smoke field b's keys differ", "give the same --scene FILE", NULL);
+    run("--cpu", "--frames", "F", "--resume", "B/checkpoint_000010.smc", NULL);
+    expect_fail(__LINE__, 1, "a scene's (2 smoke fields)", "give the same --scene FILE", NULL);
+    run("--cpu", "--frames", "F", "--resume", "B/checkpoint_000010.smc", disc, square, NULL);
+    expect_fail(__LINE__, 1, "a scene's", "give the same --scene FILE", NULL);
+    run("--cpu", "--grid", "32", "--steps", "10", "--frames", "G", "--checkpoint-every", "5", disc,
+        square, NULL);
+    expect_ok(__LINE__);
+    run("--cpu", "--frames", "F", "--scene", scene1, "--resume", "G/checkpoint_000005.smc", NULL);
+    expect_fail(__LINE__, 1, "no --scene", "leave out --scene", NULL);
+    /* the 1-field scene's checkpoint, with the other start image */
+    run("--cpu", "--scene", scene1, "--grid", "32", "--steps", "10", "--frames", "H",
+        "--checkpoint-every", "5", NULL);
+    expect_ok(__LINE__);
+    run("--cpu", "--frames", "F", "--scene", scene1b, "--resume", "H/checkpoint_000005.smc", NULL);
+    expect_fail(__LINE__, 1, "start image differs", "give the same --scene FILE", NULL);
+    CHECK(!exists_in_work("F"), "a refused resume created its frames directory");
+}
+
+static void test_resume_scene_cpu(void) { test_resume_scene(NULL); }
+
+static void test_resume_scene_gpu(void)
+{
+    static const char *const be[] = {"--backend=fragment", "--backend=compute"};
+    for (int k = 0; k < 2; k++) test_resume_scene(be[k]);
 }
 
 /* ---- refusals ----------------------------------------------------------------------- */
@@ -478,9 +689,6 @@ static void test_exit_codes(void)
     expect_fail(__LINE__, 2, "--no-such-option", NULL);
     run("--cpu", "missing1.png", "missing2.png", NULL);
     expect_fail(__LINE__, 1, "missing1.png", NULL);
-    /* a key sequence is not checkpointed yet: refused before anything runs */
-    run("--cpu", "--checkpoint-every", "10", disc, square, disc, NULL);
-    expect_fail(__LINE__, 2, "--checkpoint-every", "key sequence", NULL);
 }
 
 static void test_progress_json(void)
@@ -550,10 +758,40 @@ int main(void)
     }
     image_free(a);
     image_free(b);
+    /* scenes: 2 fields (field a's 2 keys, b's 1), the same with b's keys
+     * other, and 1 field with a disc source and a moving key */
+    snprintf(scene2, sizeof scene2, "%s/two.json", tmp);
+    snprintf(scene2b, sizeof scene2b, "%s/two-b.json", tmp);
+    snprintf(scene1, sizeof scene1, "%s/one.json", tmp);
+    snprintf(scene1b, sizeof scene1b, "%s/one-b.json", tmp);
+    char text[2048];
+    for (int k = 0; k < 2; k++) {
+        snprintf(text, sizeof text,
+                 "{\"fields\": [\n"
+                 " {\"name\": \"a\", \"start\": \"%s\", \"keys\": [{\"step\": 20, \"target\": \"%s\"},\n"
+                 "   {\"step\": 40, \"target\": \"%s\"}]},\n"
+                 " {\"name\": \"b\", \"color\": \"#3a8cff\", \"start\": \"%s\",\n"
+                 "  \"keys\": [{\"step\": %d, \"target\": \"%s\"}]}]}\n",
+                 disc, square, disc, square, k ? 35 : 40, disc);
+        testlib_write_file(k ? scene2b : scene2, text, strlen(text));
+    }
+    for (int k = 0; k < 2; k++) { /* one-b.json: the other start */
+        snprintf(text, sizeof text,
+                 "{\"fields\": [{\"start\": \"%s\", \"keys\": [{\"step\": 12, \"target\": \"%s\"},\n"
+                 "  {\"step\": 30, \"target\": \"%s\", \"move\": {\"from\": [0, 0], \"to\": [-0.1, 0.05]}}],\n"
+                 " \"sources\": [{\"disc\": {\"center\": [0.5, 0.8], \"radius\": 0.1}, \"rate\": 2,\n"
+                 "   \"from\": 0, \"to\": 25}]}]}\n",
+                 k ? square : disc, square, square);
+        testlib_write_file(k ? scene1b : scene1, text, strlen(text));
+    }
     RUN(test_resume_cpu);
     RUN(test_resume_until_settled);
     RUN(test_interrupt_resume);
     RUN(test_resume_gpu);
+    RUN(test_resume_sequence_cpu);
+    RUN(test_resume_sequence_gpu);
+    RUN(test_resume_scene_cpu);
+    RUN(test_resume_scene_gpu);
     RUN(test_refusals);
     RUN(test_sidecar);
     RUN(test_exit_codes);

@@ -441,6 +441,116 @@ static void test_tool(void)
           "no GL: exit 1 and one line, got %d:\n%s", rc, e);
 }
 
+/* The CSV's field `col` (from 0) of the line that starts with `key`, as a
+ * string in out (64 chars); 0, or -1 when there is no such line or field. */
+static int csv_field(const char *csv, const char *key, int col, char out[64])
+{
+    const char *p = strstr(csv, key);
+    if (!p) return -1;
+    if (*p == '\n') p++;
+    for (int c = 0; c < col; c++) {
+        p = strpbrk(p, ",\n");
+        if (!p || *p == '\n') return -1;
+        p++;
+    }
+    size_t len = strcspn(p, ",\n");
+    snprintf(out, 64, "%.*s", (int)len, p);
+    return 0;
+}
+
+/* --keys (issue 9, point 5): 3-key sequences. At 32², 255 steps a key (off
+ * the 10-step observation grid on purpose), split-merge and logo-text: each
+ * key's error is read at exactly k*255, against that key (the tool fails
+ * the run if the morph's own metric, which is against the target it holds,
+ * disagrees at any observed step), and it falls from where the range
+ * started to within 6% by the key's step (measured 0.013-0.042 against
+ * 1.26-1.71 at the range's start). */
+static void test_tool_keys(void)
+{
+    const char *args = "--keys --cpu --grid 32 --key-every 255 --sequences split-merge,logo-text";
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s --csv '%s/k.csv' --strips '%s/kstrips'", args, dir, dir);
+    int rc = run(cmd);
+    CHECK(rc == 0, "a small key run exits 0, got %d: %s", rc, R.err);
+    char table[8192];
+    snprintf(table, sizeof table, "%s", R.out);
+    CHECK(count_lines(table) == 8, "header, rule and 2 x 3 rows, got:\n%s", table);
+    CHECK(!strncmp(table, "| sequence | grid | key | target | step | err from | err at key | steps to 5% "
+                          "| mass drift | stripes (max/start) | <= 5% |\n", 110),
+          "the header: %s", table);
+    CHECK(strstr(R.err, "[2/2] logo-text 32x32: 3 keys of 255 steps"), "progress lines: %s", R.err);
+    const char *csv = slurp("k.csv");
+    CHECK(count_lines(csv) == 7 && !strncmp(csv, "sequence,grid_w,grid_h,key_every,key,target,key_step,", 53),
+          "csv:\n%s", csv);
+    static const char *seqs[2] = {"split-merge", "logo-text"};
+    for (int q = 0; q < 2; q++) {
+        double prev_key = 0;
+        for (int k = 1; k <= 3; k++) {
+            /* sequence,grid_w,grid_h,key_every,key,target,key_step,key_held,err_from,err_key,
+             * morph_err_key,steps_to_5,mass_drift,... */
+            char key[64], f[16][64];
+            snprintf(key, sizeof key, "\n%s,32,32,255,%d,", seqs[q], k);
+            bool found = true;
+            for (int c = 6; c <= 12; c++) found = found && csv_field(csv, key, c, f[c]) == 0;
+            CHECK(found, "%s key %d: no csv row:\n%s", seqs[q], k, csv);
+            if (!found) continue;
+            long step = atol(f[6]);
+            double from = atof(f[8]), at = atof(f[9]), morph_at = atof(f[10]), drift = atof(f[12]);
+            printf("  info: %s key %d at step %ld (held %s): error %.3f -> %.3f, drift %.1e\n", seqs[q], k,
+                   step, f[7], from, at, drift);
+            CHECK(step == 255L * k, "%s key %d: read at step %ld, not %ld", seqs[q], k, step, 255L * k);
+            CHECK(atoi(f[7]) == k, "%s key %d: the morph held key %s at its step", seqs[q], k, f[7]);
+            CHECK(fabs(morph_at - at) <= 1e-5, "%s key %d: the morph's error %g, the tool's %g", seqs[q], k,
+                  morph_at, at);
+            CHECK(from > 1.0, "%s key %d: the smoke starts far from the key (%.3f)", seqs[q], k, from);
+            CHECK(at <= 0.06 && at <= from / 10, "%s key %d: error %.3f at the key (from %.3f)", seqs[q], k,
+                  at, from);
+            CHECK(drift <= 1e-5, "%s key %d: mass drift %g", seqs[q], k, drift);
+            /* the next key starts far from where this one ended: the keys differ */
+            if (k > 1) CHECK(from > 10 * prev_key, "%s key %d: from %.3f", seqs[q], k, from);
+            prev_key = at;
+        }
+        /* the table's rows agree: the step and a verdict */
+        char row[128];
+        snprintf(row, sizeof row, "| %s | 32² | 3 |", seqs[q]);
+        const char *line = strstr(table, row);
+        CHECK(line && strstr(line, "| 765 |"), "%s: the table's third key row:\n%s", seqs[q], table);
+    }
+    /* the strip: 2 rows of 7 panels (step 0; 25 and 255 steps into each
+     * key), keys under the key frames, grey elsewhere */
+    char path[512];
+    snprintf(path, sizeof path, "%s/kstrips/split-merge.png", dir);
+    Image *im = testlib_load(path, IMAGE_CHANNEL_LUMA);
+    CHECK(im && im->w == 7 * 32 + 6 * 2 && im->h == 2 * 32 + 2, "key strip %dx%d", im ? im->w : 0,
+          im ? im->h : 0);
+    if (im && im->w == 236 && im->h == 66) {
+        const float *bottom = im->px + (size_t)34 * im->w;
+        CHECK(fabsf(bottom[16 * im->w + 16] - 0.3f) < 0.01f, "under step 0: grey");
+        /* key 1 (three discs) under the frame at step 255: the big disc at
+         * (0.28, 0.3) is dense in both */
+        int x = 2 * 34 + 9, y = 10;
+        CHECK(bottom[y * im->w + x] > 0.5f && im->px[y * im->w + x] > 0.2f, "key 1 %g, frame %g",
+              bottom[y * im->w + x], im->px[y * im->w + x]);
+    }
+    image_free(im);
+
+    /* --jobs 2 gives the same table */
+    snprintf(cmd, sizeof cmd, "%s --jobs 2", args);
+    rc = run(cmd);
+    CHECK(rc == 0 && !strcmp(R.out, table), "--jobs 2: %d\n%s\nvs\n%s", rc, R.out, table);
+
+    rc = run("--keys --list");
+    CHECK(rc == 0 && strstr(R.out, "split-merge") && strstr(R.out, "key 3 (HI)") && !strstr(R.out, "diagonal"),
+          "--keys --list: %d\n%s", rc, R.out);
+    const char *bad[] = {"--keys --cpu --steps 100", "--keys --cpu --compare", "--keys --cpu --pairs diagonal",
+                         "--cpu --sequences nosuch", "--cpu --key-every 1", "--cpu --key-every x"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        rc = run(bad[k]);
+        CHECK(rc == 1 && !strncmp(R.err, "fidelity: ", 10) && count_lines(R.err) == 1 && !R.out[0],
+              "'%s': exit 1 and one line, got %d:\n%s", bad[k], rc, R.err);
+    }
+}
+
 /* The stopping rule of a run with no --steps. */
 static void test_settle(void)
 {
@@ -529,6 +639,7 @@ int main(void)
     RUN(test_stripes);
     RUN(test_resampled);
     RUN(test_tool);
+    RUN(test_tool_keys);
     RUN(test_suite_bounds);
     testlib_rm_rf(dir);
     testlib_result_free(&R);

@@ -186,12 +186,22 @@ static void test_passes_one(float sigma)
     ref_pass_subtract_grad(W, H, f.p, f.u, f.v, o0, o1);
     check_vel(s, o0, o1, "subtract gradient");
 
-    /* density advection, one substep */
+    /* density transport: the substeps its speed asks for (method.h) */
     upload_all(s, &f);
     solver_debug_pass(s, SOLVER_PASS_ADVECT_DENSITY, false);
-    int ns = method_advect_substeps(W, H, &p);
-    ref_pass_advect_ratio(W, H, p.dt / (float)ns, p.umax, f.u, f.v, f.rho, o1);
-    ref_pass_advect_apply(W, H, p.dt / (float)ns, p.umax, f.u, f.v, f.rho, o1, o0);
+    int ns = method_substeps_for(ref_pass_speed(W, H, p.umax, f.u, f.v),
+                                 method_speed_scale(p.dt, 1.0f / (float)(W < H ? W : H)),
+                                 method_advect_substeps(W, H, &p));
+    {
+        float *r0 = malloc(n * sizeof(float));
+        memcpy(r0, f.rho, n * sizeof(float));
+        for (int k = 0; k < ns; k++) {
+            ref_pass_advect_ratio(W, H, p.dt / (float)ns, p.umax, f.u, f.v, r0, o1);
+            ref_pass_advect_apply(W, H, p.dt / (float)ns, p.umax, f.u, f.v, r0, o1, o0);
+            memcpy(r0, o0, n * sizeof(float));
+        }
+        free(r0);
+    }
     if (solver_kind(s) == SOLVER_FRAGMENT) /* compute: one tiled dispatch keeps no ratios */
         check_scalar(s, SOLVER_FIELD_RATIO, 1, o1, n, "advect ratio");
     check_scalar(s, SOLVER_FIELD_DENSITY, 4, o0, n, "advect density");
@@ -499,13 +509,14 @@ static Image *bundled(const char *name, int n)
 }
 
 /* Parameters are in domain units, so the bundled morph looks alike at 128²
- * and 512²: at step 600 the 512² density, area-averaged to 128², differs from
- * the 128² density by at most 5% (relative L1; issue 7's bound; the CPU
- * reference measured 4.0%), and by at most 10% mid-morph (steps 50, 100;
- * measured 3.3% and 2.0% on llvmpipe),
- * while steps 50 -> 100 of the 128² run change it by 15% or more, so the
- * bounds would catch a morph running at another speed. (With the balance
- * drift the morph has all but arrived by step 200.) */
+ * and 512²: at step 300, when it has arrived (error 0.007 at both), the 512²
+ * density, area-averaged to 128², differs from the 128² density by at most
+ * 5% (relative L1; issue 7's bound), and by at most 10% mid-morph (steps 50,
+ * 100), while steps 50 -> 100 of the 128² run change it by 15% or more, so
+ * the bounds would catch a morph running at another speed. Measured on
+ * llvmpipe (compute, 2026-11-25): 2.9%, 0.7% and 0.4% at steps 50, 100 and
+ * 300 (0.3% at step 600, which the test ran to before: 512² is most of this
+ * file's CI time), and 53.6% from step 50 to 100. */
 static void test_resolution(void)
 {
 #if defined(__SANITIZE_ADDRESS__)
@@ -513,7 +524,7 @@ static void test_resolution(void)
     return;
 #endif
     enum { NR = 2, NCHK = 3 };
-    const int sides[NR] = {128, 512}, at[NCHK] = {50, 100, 600};
+    const int sides[NR] = {128, 512}, at[NCHK] = {50, 100, 300};
     float *rho[NR][NCHK] = {{0}};
     double err_at[NR][NCHK] = {{0}};
     for (int r = 0; r < NR; r++) {
@@ -552,8 +563,8 @@ static void test_resolution(void)
         }
         printf("  step %d: error %.3f at 128^2, %.3f at 512^2; densities differ by %.1f%%\n",
                at[c], err_at[0][c], err_at[1][c], 100.0 * d / m);
-        /* issue 7: the 128² and 512² runs agree within 0.05 normalised L1 at
-         * step 600; mid-morph (steps 50, 100) within 10% */
+        /* issue 7: the 128² and 512² runs agree within 0.05 normalised L1
+         * once arrived (step 300); mid-morph (steps 50, 100) within 10% */
         if (c == NCHK - 1)
             CHECK(d <= 0.05 * m, "step %d: the 512^2 morph differs from the 128^2 one by %.1f%%",
                   at[c], 100.0 * d / m);

@@ -22,6 +22,7 @@
 
 #include "check.h"
 #include "config.h"
+#include "exr.h"
 #include "export.h"
 #include "image.h"
 #include "testlib.h"
@@ -347,6 +348,39 @@ static void test_fuzz_findings(void)
     image_free(im);
 }
 
+/* fuzz_roundtrip: a 4x4 float ZIP chunk that zlib made exactly as large as
+ * its 64 raw bytes was stored compressed, and read back (by any reader: a
+ * chunk of the raw size is raw) as its zlib stream. exr_write stores such a
+ * chunk raw; every sample reads back bit for bit, with ZIP and PIZ. */
+static void test_fuzz_exr_raw_size_chunk(void)
+{
+    /* the fuzzer's input's samples, little-endian (the machine's order) */
+    static const unsigned char bits[64] = {
+        0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x00, 0x00, 0x80, 0x3f, 0x8f, 0xaa, 0xaa, 0x3e,
+        0xbd, 0x37, 0x86, 0x35, 0x59, 0xd9, 0x00, 0x33, 0x00, 0x0b, 0x16, 0xc0, 0x00, 0xe0, 0x7f, 0x47,
+        0x7f, 0x47, 0x00, 0xef, 0x00, 0x33, 0x00, 0x00, 0x20, 0xc0, 0x00, 0xe0, 0x7f, 0x47, 0x00, 0xef,
+        0x7f, 0x47, 0x00, 0x00, 0x3f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+    };
+    float px[16];
+    memcpy(px, bits, sizeof px);
+    ExrChannel ch = {"Y", px};
+    static const ImageExrCompression comp[2] = {IMAGE_EXR_ZIP, IMAGE_EXR_PIZ};
+    for (int k = 0; k < 2; k++) {
+        char path[600], err[512];
+        path_in(path, sizeof path, tmp, k ? "raw-size-piz.exr" : "raw-size-zip.exr");
+        ExrWrite d = {.w = 4, .h = 4, .x0 = 0, .y0 = 0, .x1 = 3, .y1 = 3, .channels = &ch,
+                      .nchannels = 1, .pixel = IMAGE_EXR_FLOAT, .compression = comp[k]};
+        CHECK(exr_write(path, &d, err, sizeof err) == 0, "%s: %s", path, err);
+        TestlibExr *e = testlib_load_exr(path);
+        const float *y = e ? testlib_exr_channel(e, "Y") : NULL;
+        CHECK(y && memcmp(y, px, sizeof px) == 0, "%s: the samples did not read back bit for bit%s", path,
+              y ? "" : " (no file or channel)");
+        if (y && memcmp(y, px, sizeof px))
+            printf("  pixel 0: %g read back, %g written\n", (double)y[0], (double)px[0]);
+        testlib_exr_free(e);
+    }
+}
+
 /* ---------------------------------------------------- nothing stale */
 
 /* A pid that was alive and is gone (a reaped child). */
@@ -484,8 +518,9 @@ static void test_rerun_cleans(void)
           "expected F and m.csv", testlib_count_entries(work, NULL, NULL));
 }
 
-/* SIGTERM inside one long step (--dt 1 --umax 100: thousands of transport
- * substeps, about 2 s a step at 48²) ends the run within a second, exit 143,
+/* SIGTERM inside one long step (10,000 pressure and gathering iterations and
+ * 100 V-cycles a step: about 5 s a step at 512²; --dt 1 --umax 100 is no
+ * longer slow, its substeps follow the flow) ends the run within a second, exit 143,
  * one line saying what the folder holds: this run's frame 1 only (an old run's
  * frames were removed at the start), and the metrics row of step 0. */
 static void test_signal_inside_a_step(void)
@@ -505,8 +540,8 @@ static void test_signal_inside_a_step(void)
         next.kill_after_ms = 600;
         next.kill_signal = sigs[k];
         double t0 = now_s();
-        run("-q", "--cpu", "--grid", "48", "--dt", "1", "--umax", "100", "--steps", "3", "--every",
-            "1", "--frames", "F", "--metrics", "m.csv", disc, disc, NULL);
+        run("-q", "--cpu", "--grid", "512", "--jacobi", "10000", "--gather-iters", "10000", "--vcycles",
+            "100", "--steps", "3", "--every", "1", "--frames", "F", "--metrics", "m.csv", disc, disc, NULL);
         double took = now_s() - t0 - 0.6;
         CHECK(R.signal == 0 && R.code == 128 + sigs[k], "signal %d: exit %d signal %d:\n%s",
               sigs[k], R.code, R.signal, R.err);
@@ -690,6 +725,7 @@ int main(void)
     RUN(test_format_and_channel);
     RUN(test_image_info);
     RUN(test_fuzz_findings);
+    RUN(test_fuzz_exr_raw_size_chunk);
     RUN(test_export_clean);
     RUN(test_metrics_rows_kept);
     RUN(test_rerun_cleans);

@@ -135,7 +135,7 @@ static void test_keys_quit_and_help(void)
  * size; what each key does is checked below, against equivalent runs. */
 static void test_keys_run_through(void)
 {
-    const char *seqs[] = {"  ", "s ", "r", "t", "g", "][", "vvvvv", "vvvv"};
+    const char *seqs[] = {"  ", "s ", "r", "t", "g", "][", "vvvvv", "vvvv", "V", "vvvvvvvvvvv"};
     for (size_t k = 0; k < sizeof seqs / sizeof seqs[0]; k++) {
         char args[1024];
         snprintf(args, sizeof args, "%s/k.png", g_tmp);
@@ -327,13 +327,13 @@ static int fig2_bottom(const char *keys, const char *name, double *d_start, doub
     return rc;
 }
 
-/* "vvvv" shows the Fig. 2 layout: the start image below left, the target
- * below right, each as it is. The plain density view ("vvvvv", the cycle
+/* "V" (the view before density: the last) shows the Fig. 2 layout: the start image below left, the target
+ * below right, each as it is. The plain density view ("Vv", the cycle
  * back) shows neither there. */
 static void test_fig2_layout(void)
 {
     double ds, dt;
-    if (fig2_bottom("vvvv", "fig2.png", &ds, &dt) == 0) {
+    if (fig2_bottom("V", "fig2.png", &ds, &dt) == 0) {
         printf("  Fig. 2 layout: below left vs the start %.1f/255, below right vs the target %.1f/255\n",
                ds * 255.0, dt * 255.0);
         CHECK(ds <= 1.0 / 255.0 + 1e-6, "Fig. 2 layout: below left is not the start image (%.1f/255)",
@@ -369,7 +369,7 @@ static void test_fig2_layout(void)
     }
     image_free(im);
     image_free(rho);
-    if (fig2_bottom("vvvvv", "dens.png", &ds, &dt) == 0) {
+    if (fig2_bottom("Vv", "dens.png", &ds, &dt) == 0) {
         printf("  density view: the same places vs the start %.1f/255, vs the target %.1f/255\n", ds * 255.0,
                dt * 255.0);
         CHECK(ds > 0.25 && dt > 0.25, "the density view passes for the Fig. 2 layout (%.1f/255, %.1f/255)",
@@ -512,7 +512,7 @@ static void test_resize_keeps_aspect(void)
     check_resize(128, 32, 32, 0);
 }
 
-/* The title bar: "sss" steps three times, one step each, and pauses; "vvvv"
+/* The title bar: "sss" steps three times, one step each, and pauses; "V"
  * after them forces a title with the Fig. 2 view's name, so the first title
  * naming it and "paused" is read at step 3: it shows step 3 and the error a
  * headless run reports after 3 steps. Resumed, within about a second it
@@ -520,7 +520,7 @@ static void test_resize_keeps_aspect(void)
 static void test_title_bar(void)
 {
     char args[1024], script[1024], title[512], later[512];
-    snprintf(args, sizeof args, "--grid 64 --window 64x64 --keys sssvvvv");
+    snprintf(args, sizeof args, "--grid 64 --window 64x64 --keys sssV");
     snprintf(script, sizeof script,
              "title 'target]  paused'\n"
              "xdotool getwindowname $w >%s/title.txt\n"
@@ -565,7 +565,7 @@ static void test_title_sequence(void)
     const char *seq = "--key-every 2 targets/blob.png targets/star.png targets/ring.png "
                       "targets/blob.png";
     char args[1024], script[1024], title[512];
-    snprintf(args, sizeof args, "--grid 64 --window 64x64 --keys sssvvvv %s", seq);
+    snprintf(args, sizeof args, "--grid 64 --window 64x64 --keys sssV %s", seq);
     snprintf(script, sizeof script,
              "title 'target]  paused'\n"
              "xdotool getwindowname $w >%s/title.txt\n"
@@ -597,6 +597,153 @@ static void test_title_sequence(void)
     }
 }
 
+/* ---- keys of a sequence (issue 9, point 4) ----------------------------------
+ * 3 keys, 5 steps each: key 1 (star) for steps 1..5, key 2 (ring) 6..10,
+ * key 3 (blob) from 11. 'n' / 'p' (PageDown / PageUp) make the next /
+ * previous key the goal now, with the step count at the step before its
+ * range; the smoke and the velocity carry over. */
+#define SEQ "--key-every 5 targets/blob.png targets/star.png targets/ring.png targets/blob.png"
+
+/* The title at a known step, then after PageDown, PageUp, 'p' and Home: the
+ * active key, the step count and the steps to the next key follow. */
+static void test_title_next_previous(void)
+{
+    char args[1024], script[2048], title[512], t[4][512];
+    snprintf(args, sizeof args, "--grid 64 --window 64x64 --keys sssnV " SEQ);
+    snprintf(script, sizeof script,
+             "title 'target]  paused'\n"
+             "xdotool getwindowname $w >%s/t0.txt\n"
+             "xdotool key --window $w Page_Down\n"
+             "title 'step 10  key 3/3  '\n"
+             "xdotool getwindowname $w >%s/t1.txt\n"
+             "xdotool key --window $w Page_Up\n"
+             "title 'step 5  key 2/3 '\n"
+             "xdotool getwindowname $w >%s/t2.txt\n"
+             "xdotool key --window $w p\n"
+             "title 'step 0  key 1/3 '\n"
+             "xdotool getwindowname $w >%s/t3.txt\n"
+             "xdotool key --window $w n key --window $w n\n"
+             "title 'step 10  key 3/3  '\n"
+             "xdotool key --window $w Home\n"
+             "title 'step 0  key 1/3 '\n"
+             "xdotool getwindowname $w >%s/t4.txt\n"
+             "xdotool key --window $w q",
+             g_tmp, g_tmp, g_tmp, g_tmp, g_tmp);
+    int rc = xrun(args, script);
+    CHECK(rc == 0, "next / previous title run exited %d", rc);
+    slurp("t0.txt", title, sizeof title);
+    printf("  after 'sssn': %s", title);
+    /* 3 single steps (key 1), then 'n': key 2 at step 5, 5 steps to key 3 */
+    CHECK(strncmp(title, "smokemorph  step 5  key 2/3 (5 to next)  ", 41) == 0,
+          "after 3 steps and 'n' the title is not step 5, key 2/3, 5 to next: '%s'", title);
+    static const char *const want[4] = {"smokemorph  step 10  key 3/3  ",
+                                        "smokemorph  step 5  key 2/3 (5 to next)  ",
+                                        "smokemorph  step 0  key 1/3 (5 to next)  ",
+                                        "smokemorph  step 0  key 1/3 (5 to next)  "};
+    static const char *const what[4] = {"PageDown", "PageUp", "'p'", "Home"};
+    for (int k = 0; k < 4; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "t%d.txt", k + 1);
+        slurp(name, t[k], sizeof t[k]);
+        printf("  after %s: %s", what[k], t[k]);
+        CHECK(strncmp(t[k], want[k], strlen(want[k])) == 0, "after %s the title is '%s', expected '%s...'",
+              what[k], t[k], want[k]);
+        /* the rate counts the steps taken, not the step count a jump moved */
+        CHECK(strstr(t[k], " steps/s") && !strstr(t[k], " -"), "after %s a negative rate: '%s'", what[k], t[k]);
+    }
+}
+
+/* A headless GPU run on a 64x64 grid with OPTS and --steps STEPS: its
+ * density at STEPS in DIR/frame_00002.png, as the window shows it. */
+static int headless_at(const char *opts, long steps, const char *dir)
+{
+    char args[1024];
+    snprintf(args, sizeof args,
+             "--headless --grid 64 --steps %ld --every %ld --density-scale 1 %s --frames %s/%s", steps, steps,
+             opts, g_tmp, dir);
+    int rc = run(args);
+    CHECK(rc == 0, "headless run %s exited %d", opts, rc);
+    return rc;
+}
+
+/* 'n' at step 0: key 2 is the goal at once, at step 5: the window's 25
+ * further steps are the headless sequence start -> ring -> blob over 25
+ * steps. ' np ' (paused, so that no steps come between) goes there and
+ * back: the plain sequence, as if nothing happened. 'n' and the plain
+ * sequence differ. */
+static void test_keys_next_previous(void)
+{
+    if (window_shot("n", SEQ, "next.png") || window_shot(" np ", SEQ, "nextprev.png") ||
+        headless_at("--key-every 5 targets/blob.png targets/ring.png targets/blob.png", KEY_STEPS - 5,
+                    "seq_next") ||
+        headless_at(SEQ, KEY_STEPS, "seq_plain"))
+        return;
+    double next = png_diff("next.png", SHOT, "seq_next/frame_00002.png", FRAME);
+    double back = png_diff("nextprev.png", SHOT, "seq_plain/frame_00002.png", FRAME);
+    double apart = png_diff("next.png", SHOT, "seq_plain/frame_00002.png", FRAME);
+    printf("  'n' vs the sequence from key 2 %.1f/255, ' np ' vs the plain sequence %.1f/255, 'n' vs the plain "
+           "sequence %.1f/255\n", next * 255.0, back * 255.0, apart * 255.0);
+    CHECK(next >= 0.0 && next <= SAME, "'n' at step 0 is not the sequence from key 2 (%.1f/255)", next * 255.0);
+    CHECK(back >= 0.0 && back <= SAME, "' np ' at step 0 is not the plain sequence (%.1f/255)", back * 255.0);
+    CHECK(apart >= VISIBLE, "'n' looks like the plain sequence (%.1f/255): the key did nothing", apart * 255.0);
+}
+
+/* The Fig. 2 layout of a 3-key sequence, 32x32 grid in a 144x180 window:
+ * the morph above (0..143 from the top), and below it a panel per image,
+ * one cell per pixel: the start, then keys 1..3 as given, at x = 2 + 36 i,
+ * rows 146..177 from the top; a 2-pixel mark in the gap around the active
+ * key's panel only ('V' at step 1: key 1; 'Vnn': key 3). */
+static void check_fig2_sequence(const char *keys, int active)
+{
+    char args[1024];
+    snprintf(args, sizeof args, "--grid 32 --window 144x180 --keys %s --steps 1 --screenshot %s/fig2seq.png "
+             SEQ, keys, g_tmp);
+    int rc = run(args);
+    CHECK(rc == 0, "--keys %s exited %d", keys, rc);
+    Image *im = load("fig2seq.png", IMAGE_CHANNEL_R);
+    if (!im) return;
+    CHECK(im->w == 144 && im->h == 180, "the window is %dx%d", im->w, im->h);
+    static const char *const names[4] = {"blob.png", "star.png", "ring.png", "blob.png"};
+    for (int p = 0; p < 4 && im->w == 144 && im->h == 180; p++) {
+        int x = 2 + 36 * p, y = 146;
+        Image *want = bundled(names[p], 32, 32), *got = crop(im, x, y, 32, 32);
+        double d = want && got ? max_diff(got, want) : 1.0;
+        /* the 2-pixel ring around the panel */
+        double mark_min = 1.0, mark_max = 0.0;
+        for (int j = y - 2; j < y + 34; j++)
+            for (int i = x - 2; i < x + 34; i++) {
+                if (i >= x && i < x + 32 && j >= y && j < y + 32) continue;
+                double v = im->px[j * im->w + i];
+                mark_min = fmin(mark_min, v);
+                mark_max = fmax(mark_max, v);
+            }
+        printf("  --keys %s, panel %d (%s): vs the image %.1f/255; around it %.3f..%.3f\n", keys, p, names[p],
+               d * 255.0, mark_min, mark_max);
+        CHECK(d <= 1.0 / 255.0 + 1e-6, "--keys %s: panel %d is not %s (%.1f/255)", keys, p, names[p], d * 255.0);
+        if (p == active)
+            CHECK(mark_min >= 254.0 / 255.0, "--keys %s: the active key %d has no mark around it (min %.3f)", keys,
+                  active, mark_min);
+        else
+            CHECK(fabs(mark_min - 0.08) <= 1.0 / 255.0 && fabs(mark_max - 0.08) <= 1.0 / 255.0,
+                  "--keys %s: panel %d (key %d not active) is marked (%.3f..%.3f)", keys, p, active, mark_min,
+                  mark_max);
+        image_free(want);
+        image_free(got);
+    }
+    /* the morph above: the smoke, not the clear colour */
+    double above = 0.0;
+    for (int j = 0; j < 144 && im->h == 180; j++)
+        for (int i = 0; i < 144 && im->w == 144; i++) above = fmax(above, im->px[j * im->w + i]);
+    CHECK(above > 0.5, "--keys %s: no smoke above the panels (max %.3f)", keys, above);
+    image_free(im);
+}
+
+static void test_fig2_sequence(void)
+{
+    check_fig2_sequence("V", 1);
+    check_fig2_sequence("Vnn", 3);
+}
+
 int main(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/smokemorph-win-XXXXXX");
@@ -610,6 +757,9 @@ int main(void)
     RUN(test_keys_run_through);
     RUN(test_fig2_layout);
     RUN(test_title_sequence);
+    RUN(test_title_next_previous);
+    RUN(test_keys_next_previous);
+    RUN(test_fig2_sequence);
     RUN(test_key_gather);
     RUN(test_keys_driving_force);
     RUN(test_keys_swap_then_reset);

@@ -368,3 +368,52 @@ void testlib_box(float *f, int w, int h, const TestlibShape *s, double cx, doubl
             put(f, s, (size_t)j * (size_t)w + (size_t)i, v * edge(s, x - hx) * edge(s, y - hy));
         }
 }
+
+/* ------------------------------------------------------------ morph state */
+
+bool testlib_state_read(Morph *m, size_t cells, TestlibState *s)
+{
+    if (!s->buf && !(s->buf = malloc((size_t)(METHOD_FIELD_COUNT + 2) * cells * sizeof(float)))) return false;
+    for (int k = 0; k < METHOD_FIELD_COUNT; k++) s->st.solver.field[k] = s->buf + (size_t)k * cells;
+    s->st.start = s->buf + (size_t)METHOD_FIELD_COUNT * cells;
+    s->st.target = s->st.start + cells;
+    return morph_get_state(m, &s->st) == 0;
+}
+
+/* ---------------------------------------------------------------- numbers */
+
+double testlib_rel_l2(const float *a, const float *b, size_t n)
+{
+    double d = 0.0, s = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        d += ((double)a[k] - b[k]) * ((double)a[k] - b[k]);
+        s += (double)b[k] * b[k];
+    }
+    return sqrt(d / (s > 0.0 ? s : 1.0));
+}
+
+static double srgb_to_lin(double c) { return c <= 0.04045 ? c / 12.92 : pow((c + 0.055) / 1.055, 2.4); }
+static double lin_to_srgb(double c) { return c <= 0.0031308 ? c * 12.92 : 1.055 * pow(c, 1.0 / 2.4) - 0.055; }
+
+void testlib_composite(int nf, const float *const *rho, const double (*rgb)[3], double s, size_t k,
+                       double *A, double srgb[3], double lin[3])
+{
+    double t = 1.0, ws = 0.0, acc[3] = {0, 0, 0}, a1 = 0.0;
+    int count = 0, only = 0;
+    for (int i = 0; i < nf; i++) {
+        double a = rho[i][k] * s;
+        a = a < 0.0 ? 0.0 : a > 1.0 ? 1.0 : a;
+        if (!(a > 0.0)) continue;
+        t *= 1.0 - a;
+        ws += a;
+        for (int c = 0; c < 3; c++) acc[c] += a * srgb_to_lin(rgb[i][c]);
+        count++;
+        only = i;
+        a1 = a;
+    }
+    *A = count <= 1 ? a1 : 1.0 - t;
+    for (int c = 0; c < 3; c++) {
+        lin[c] = count <= 1 ? srgb_to_lin(rgb[only][c]) : acc[c] / ws;
+        srgb[c] = count <= 1 ? rgb[only][c] : lin_to_srgb(lin[c]);
+    }
+}

@@ -18,6 +18,7 @@
 #include <stddef.h>
 
 #include "image.h"
+#include "morph.h"
 
 /* ------------------------------------------------------ running a program */
 
@@ -151,5 +152,30 @@ void testlib_disc(float *f, int w, int h, const TestlibShape *s, double cx, doub
 /* A box of half-sizes (hx, hy) centred at (cx, cy). */
 void testlib_box(float *f, int w, int h, const TestlibShape *s, double cx, double cy, double hx,
                  double hy, double v);
+
+/* ---------------------------------------------------------------- numbers */
+
+/* sqrt(Σ(a−b)² / Σb²) over n values (Σb² = 0: the plain norm of a − b). */
+double testlib_rel_l2(const float *a, const float *b, size_t n);
+
+/* The oracle of export.h's composite of nf fields at cell k: a_i =
+ * clamp(rho_i[k]·s, 0, 1), A = 1 − Π(1 − a_i), the colour the a_i-weighted
+ * mean of the fields' colours (sRGB, rgb) in linear light; where at most
+ * one field has smoke, its a_i and colour exactly (none: field 0's). A,
+ * and the straight colour in sRGB (srgb) and linear light (lin). */
+void testlib_composite(int nf, const float *const *rho, const double (*rgb)[3], double s, size_t k,
+                       double *A, double srgb[3], double lin[3]);
+
+/* ------------------------------------------------------------ morph state */
+
+/* A morph's whole state (morph_get_state) in one buffer allocated on the
+ * first read; zero it before, free buf after. */
+typedef struct {
+    MorphState st;
+    float *buf;
+} TestlibState;
+
+/* Reads m's state (cells: W*H) into s. false on a read-back or memory error. */
+bool testlib_state_read(Morph *m, size_t cells, TestlibState *s);
 
 #endif

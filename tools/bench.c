@@ -5,7 +5,8 @@
  * side in one process, so their rows compare on the same machine.
  *
  *   build/tools/bench [--sizes 128,256,512,1024,2048] [--backends fragment,compute,cpu]
- *                     [--jacobi N] [--vcycles N] [--seconds S]
+ *                     [--jacobi N] [--vcycles N] [--seconds S] [--from STEP]
+ *                     [--set NAME=VALUE,...]
  *
  * Speed belongs here, never in a test's pass/fail. */
 #include <math.h>
@@ -17,6 +18,7 @@
 
 #include <GL/glew.h>
 
+#include "compare_spec.h"
 #include "export.h"
 #include "field.h"
 #include "glctx.h"
@@ -27,11 +29,17 @@
 static void usage(void)
 {
     printf("usage: bench [--sizes 128,256,512,1024,2048] [--backends fragment,compute]\n"
-           "             [--seconds S (default 3)] [--jacobi N] [--vcycles N] [--shader-dir DIR]\n"
+           "             [--seconds S (default 3)] [--jacobi N] [--vcycles N] [--from STEP]\n"
+           "             [--set NAME=VALUE,...] [--shader-dir DIR]\n"
            "Runs a morph (a disc into a box) with the default parameters at each size on\n"
            "each backend (fragment, compute, cpu; default fragment,compute) and prints\n"
            "steps/s and per-pass GPU times (ms per step) as a Markdown table.\n"
-           "--jacobi and --vcycles override the pressure solve's defaults (10 and 3).\n");
+           "--jacobi and --vcycles override the pressure solve's defaults (10 and 3).\n"
+           "--set changes other parameters, in --compare's form (e.g. --set drift-max=0.4).\n"
+           "--from STEP times the morph from that step on (default 0: from the start,\n"
+           "where the flow is fastest): the transport's substeps follow the flow's speed,\n"
+           "so a step's cost changes over a morph. 'substeps' is the last timed step's\n"
+           "count of the density's and the drift's transport, and their bound.\n");
 }
 
 static void shapes(int w, int h, float *start, float *target)
@@ -93,11 +101,13 @@ static double copy_ceiling(const char *dir, SolverKind kind, int n)
 }
 
 /* The CPU reference on the same morph: steps/s only. */
-static void bench_cpu(int n, const SolverParams *p, const float *a, const float *b, double seconds)
+static void bench_cpu(int n, const SolverParams *p, const float *a, const float *b, double seconds,
+                      long from)
 {
     char err[256];
     Morph *r = morph_create(n, n, p, a, b, true, MORPH_CPU, NULL, err, sizeof err);
     if (!r) { printf("| %d² | cpu | %s |\n", n, err); return; }
+    for (long k = 0; k < from; k++) morph_step(r);
     long steps = 0;
     double t0 = export_now(), t1 = t0;
     while (t1 - t0 < seconds) {
@@ -106,7 +116,7 @@ static void bench_cpu(int n, const SolverParams *p, const float *a, const float 
         t1 = export_now();
     }
     double sps = (double)steps / (t1 - t0);
-    printf("| %d² | cpu | - | %.1f | %.2f | - | - | - | - | - | - | - | - | - |\n", n, sps, 1000.0 / sps);
+    printf("| %d² | cpu | - | - | %.1f | %.2f | - | - | - | - | - | - | - | - | - |\n", n, sps, 1000.0 / sps);
     fflush(stdout);
     morph_free(r);
 }
@@ -115,19 +125,36 @@ int main(int argc, char **argv)
 {
     const char *sizes = "128,256,512,1024,2048", *sdir = NULL, *backends = "fragment,compute";
     double seconds = 3.0;
+    long from = 0;
+    const char *setspec = NULL;
     SolverParams defaults;
     method_params_default(&defaults);
-    int jacobi = defaults.jacobi, vcycles = defaults.vcycles;
+    int jacobi = -1, vcycles = -1;
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--sizes") && k + 1 < argc) sizes = argv[++k];
         else if (!strcmp(argv[k], "--seconds") && k + 1 < argc) seconds = atof(argv[++k]);
         else if (!strcmp(argv[k], "--jacobi") && k + 1 < argc) jacobi = atoi(argv[++k]);
         else if (!strcmp(argv[k], "--vcycles") && k + 1 < argc) vcycles = atoi(argv[++k]);
+        else if (!strcmp(argv[k], "--from") && k + 1 < argc) from = atol(argv[++k]);
         else if (!strcmp(argv[k], "--shader-dir") && k + 1 < argc) sdir = argv[++k];
         else if (!strcmp(argv[k], "--backends") && k + 1 < argc) backends = argv[++k];
+        else if (!strcmp(argv[k], "--set") && k + 1 < argc) {
+            CompareSpec cs;
+            char perr[512];
+            if (compare_parse(argv[++k], &defaults, &cs, perr, sizeof perr) < 0) {
+                fprintf(stderr, "bench: --set: %s\n", perr + (strncmp(perr, "compare: ", 9) ? 0 : 9));
+                return 2;
+            }
+            defaults = cs.p[1];
+            method_params_resolve(&defaults);
+            setspec = argv[k];
+        }
         else { usage(); return strcmp(argv[k], "--help") ? 2 : 0; }
     }
-    if (!(seconds > 0.0) || jacobi < 0 || vcycles < 0 || jacobi + vcycles < 1) { usage(); return 2; }
+    if (jacobi < -1 || vcycles < -1) { usage(); return 2; }
+    if (jacobi == -1) jacobi = defaults.jacobi;
+    if (vcycles == -1) vcycles = defaults.vcycles;
+    if (!(seconds > 0.0) || from < 0 || jacobi < 0 || vcycles < 0 || jacobi + vcycles < 1) { usage(); return 2; }
     char err[1024], dir[4096];
     GlCtx *ctx = glctx_create_headless(err, sizeof err);
     if (!ctx) { fprintf(stderr, "%s\n", err); return 1; }
@@ -139,12 +166,13 @@ int main(int argc, char **argv)
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     printf("renderer: %s | %s | %s\n", glctx_renderer(ctx), glctx_version(ctx), date);
-    printf("%d V-cycles + %d Jacobi iterations, default parameters otherwise\n\n", vcycles, jacobi);
+    printf("%d V-cycles + %d Jacobi iterations, %s%s otherwise; timed from step %ld\n\n", vcycles, jacobi,
+           setspec ? "default parameters but " : "default parameters", setspec ? setspec : "", from);
     /* per pass group: bytes moved and the fraction of the copy ceiling, printed after */
     char groups[8192] = "";
     size_t glen = 0;
-    printf("| grid | backend | passes/step | steps/s | ms/step | CPU submit ms | blur | force | adv u | div | pressure | grad | adv rho | gather |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| grid | backend | passes/step | substeps | steps/s | ms/step | CPU submit ms | blur | force | adv u | div | pressure | grad | adv rho | gather |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char *list = strdup(sizes);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         int n = atoi(tok);
@@ -157,7 +185,7 @@ int main(int argc, char **argv)
         char *bl = strdup(backends), *save = NULL;
         for (char *bk = strtok_r(bl, ",", &save); bk; bk = strtok_r(NULL, ",", &save)) {
             if (!strcmp(bk, "cpu")) {
-                bench_cpu(n, &p, a, b, seconds);
+                bench_cpu(n, &p, a, b, seconds, from);
                 continue;
             }
             SolverKind kind = !strcmp(bk, "compute") ? SOLVER_COMPUTE : SOLVER_FRAGMENT;
@@ -169,6 +197,8 @@ int main(int argc, char **argv)
             if (!s) { printf("| %d² | %s | %s |\n", n, bk, err); continue; }
             solver_set_density(s, a);
             solver_set_target(s, b, true);
+            for (long k = 0; k < from; k++)
+                if (solver_step(s) < 0 || (k % 64 == 63 && (glFinish(), 0))) break;
             unsigned long d0 = pass_draw_count();
             for (int k = 0; k < 5; k++) solver_step(s);
             int passes = (int)((pass_draw_count() - d0) / 5);
@@ -196,8 +226,11 @@ int main(int argc, char **argv)
             SolverTimes t;
             solver_times(s, &t);
             double d = (double)t.steps;
-            printf("| %d² | %s | %d | %.1f | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
-                   bk, passes, sps, 1000.0 / sps, submit, t.blur / d, t.force / d, t.advect_vel / d,
+            char sub[64];
+            snprintf(sub, sizeof sub, "%d+%d of %d+%d", solver_substeps(s, 0), solver_substeps(s, 1),
+                     method_advect_substeps(n, n, &p), method_drift_substeps(n, n, &p));
+            printf("| %d² | %s | %d | %s | %.1f | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
+                   bk, passes, sub, sps, 1000.0 / sps, submit, t.blur / d, t.force / d, t.advect_vel / d,
                    t.divergence / d, t.jacobi / d, t.subtract / d, t.advect_density / d, t.gather / d);
             fflush(stdout);
             double ceil_gbs = copy_ceiling(dir, kind, n);

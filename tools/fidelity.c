@@ -84,6 +84,41 @@ static const Pair suite[] = {
 };
 #define NPAIRS ((int)(sizeof suite / sizeof suite[0]))
 
+/* The key sequences (--keys, issue 9 point 5): a start and three keys drawn
+ * from the suite's shapes, each key the goal for --key-every steps (key k for
+ * steps (k-1)N+1 .. kN), velocity and density carried over at each key. */
+#define NSEQ_KEYS 3
+typedef struct {
+    const char *name;
+    const char *what;
+    const char *start;
+    const char *key[NSEQ_KEYS];
+    const char *key_name[NSEQ_KEYS];
+} Sequence;
+
+static const Sequence sequences[] = {
+    {"split-merge", "one disc splits into three unequal discs, they regroup into two bars, the bars merge into one disc",
+     "disc:0.5,0.5,0.25",
+     {"disc:0.28,0.3,0.16 disc:0.74,0.36,0.11 disc:0.45,0.76,0.07",
+      "rect:0.22,0.2,0.38,0.8 rect:0.62,0.2,0.78,0.8", "disc:0.5,0.5,0.22"},
+     {"three discs", "two bars", "one disc"}},
+    {"logo-text", "a ring logo into the word SMOKE, back into the ring, then into the text HI (thin strokes)",
+     "ring:0.5,0.5,0.26,0.09",
+     {"text:0.5,0.5,0.16,SMOKE:w=0.19", "ring:0.5,0.5,0.26,0.09", "text:0.5,0.5,0.36,HI:w=0.2"},
+     {"SMOKE", "ring", "HI"}},
+    {"squeeze", "a large faint square compressed into a small dense disc, which spreads into a heart, then a cross",
+     "rect:0.15,0.15,0.85,0.85:v=0.3",
+     {"disc:0.5,0.5,0.1", "heart:0.5,0.5,0.3", "rect:0.42,0.2,0.58,0.8 rect:0.2,0.42,0.8,0.58"},
+     {"small disc", "heart", "cross"}},
+    {"tour", "a small square top left to a star bottom right, a disc bottom left, a disc top right (long trips)",
+     "rect:0.05,0.05,0.22,0.22",
+     {"star:0.8,0.8,0.15,0.065,5", "disc:0.25,0.75,0.12", "disc:0.75,0.25,0.12"},
+     {"star in the far corner", "disc bottom left", "disc top right"}},
+};
+#define NSEQS ((int)(sizeof sequences / sizeof sequences[0]))
+#define KEY_PASS 0.05 /* issue 9: the error against each key at its step */
+#define KEY_EVERY_DEFAULT 1000L
+
 /* the steps with a column of their own, and the steps of a strip's frames */
 static const long at_steps[] = {10, 300, 1000, 3000};
 #define NAT 4
@@ -106,6 +141,10 @@ typedef struct {
     const char *strips, *csv, *mktargets, *shader_dir;
     bool selected[NPAIRS];
     SolverParams params;
+    /* --keys: the key sequences instead of the pairs */
+    bool keys, steps_set, pairs_set;
+    long key_every;
+    bool seq_selected[NSEQS];
 } Opts;
 
 /* What every pair's run needs besides the options. */
@@ -210,6 +249,17 @@ static void usage(void)
            "                      jacobi, vcycles, force=balance|fattal (as smokemorph's\n"
            "                      options; force=fattal alone is the paper's method)\n"
            "                      (repeatable)\n"
+           "  --keys              run the key sequences instead of the pairs: a start and\n"
+           "                      3 keys, each key the goal for --key-every steps, velocity\n"
+           "                      and density carried over; one row per key: the error\n"
+           "                      against the key at its step, pass if <= %.0f%%\n"
+           "  --sequences A,B,... run only these sequences (implies --keys; --keys --list\n"
+           "                      names them)\n"
+           "  --key-every N       steps a key, 2..1000000 (default %ld; implies --keys);\n"
+           "                      key k is reached at step k*N\n"
+           "                      With --keys, --strips DIR writes DIR/SEQ.png: frames at\n"
+           "                      step 0 and, for each key, N/10 steps into its range and\n"
+           "                      at its step, with the key's image under the latter\n"
            "  --mktargets PATH    the mktargets tool (default: next to this program)\n"
            "  --shader-dir DIR    the shaders (default: the search path smokemorph uses)\n"
            "  --help              show this help\n"
@@ -228,8 +278,15 @@ static void usage(void)
            "  128 vs 512          normalised L1 between the 128 and 512 runs at step\n"
            "                      min(1000, N), the finer area-averaged to the coarser\n"
            "                      (--compare)\n"
+           "with --keys (error against key k, rho* = key k at the smoke's mass at the\n"
+           "switch, as the morph scales it):\n"
+           "  err from            the error at the key's range's start, step (k-1)*N\n"
+           "  err at key          the error at the key's step k*N\n"
+           "  steps to 5%%         the first observed step in the range with error <= 0.05,\n"
+           "                      counted from the range's start\n"
+           "  mass drift          max |mass - mass(0)| / mass(0) over the range\n"
            "docs/FIDELITY.md defines them precisely.\n",
-           NPAIRS, SAMPLE_EVERY);
+           NPAIRS, 100.0 * KEY_PASS, KEY_EVERY_DEFAULT, SAMPLE_EVERY);
 }
 
 /* Parse an integer option in [lo, hi] or fail naming it. */
@@ -250,24 +307,44 @@ static int pair_index(const char *name)
     return -1;
 }
 
-static void parse_pairs(Opts *o, const char *list)
+/* A comma-separated list of names into selected[] (index by lookup): one
+ * parser for --pairs and --sequences. */
+static void parse_names(const char *list, const char *opt, const char *what, const char *lister,
+                        int (*lookup)(const char *), bool *selected, size_t count)
 {
     char *copy = strdup(list), *save = NULL;
     if (!copy) fail("out of memory");
-    memset(o->selected, 0, sizeof o->selected);
+    memset(selected, 0, count * sizeof *selected);
     int n = 0;
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        int k = pair_index(tok);
+        int k = lookup(tok);
         if (k < 0) {
-            fprintf(stderr, "%s: --pairs: unknown pair '%s' (--list names them)\n", TAG, tok);
+            fprintf(stderr, "%s: %s: unknown %s '%s' (%s names them)\n", TAG, opt, what, tok, lister);
             free(copy);
             exit(1);
         }
-        o->selected[k] = true;
+        selected[k] = true;
         n++;
     }
     free(copy);
-    if (!n) fail("--pairs: expected a comma-separated list of pairs, got '%s'", list);
+    if (!n) fail("%s: expected a comma-separated list of %ss, got '%s'", opt, what, list);
+}
+
+static int sequence_index(const char *name)
+{
+    for (int k = 0; k < NSEQS; k++)
+        if (!strcmp(sequences[k].name, name)) return k;
+    return -1;
+}
+
+static void parse_pairs(Opts *o, const char *list)
+{
+    parse_names(list, "--pairs", "pair", "--list", pair_index, o->selected, NPAIRS);
+}
+
+static void parse_sequences(Opts *o, const char *list)
+{
+    parse_names(list, "--sequences", "sequence", "--keys --list", sequence_index, o->seq_selected, NSEQS);
 }
 
 static bool g_set_extras; /* drift or an ease given: force=fattal keeps them */
@@ -313,7 +390,7 @@ static void parse_param(SolverParams *p, const char *s)
 static void parse_args(int argc, char **argv, Opts *o)
 {
     enum { O_GRID = 256, O_STEPS, O_CPU, O_PAIRS, O_LIST, O_COMPARE, O_STRIPS, O_CSV, O_JOBS,
-           O_PARAM, O_MKT, O_SDIR, O_HELP, O_BACKEND };
+           O_PARAM, O_MKT, O_SDIR, O_HELP, O_BACKEND, O_KEYS, O_SEQS, O_KEY_EVERY };
     static const struct option opts[] = {
         {"grid", required_argument, NULL, O_GRID},       {"steps", required_argument, NULL, O_STEPS},
         {"cpu", no_argument, NULL, O_CPU},               {"pairs", required_argument, NULL, O_PAIRS},
@@ -322,6 +399,8 @@ static void parse_args(int argc, char **argv, Opts *o)
         {"jobs", required_argument, NULL, O_JOBS},       {"param", required_argument, NULL, O_PARAM},
         {"mktargets", required_argument, NULL, O_MKT},   {"shader-dir", required_argument, NULL, O_SDIR},
         {"help", no_argument, NULL, O_HELP},             {"backend", required_argument, NULL, O_BACKEND},
+        {"keys", no_argument, NULL, O_KEYS},             {"sequences", required_argument, NULL, O_SEQS},
+        {"key-every", required_argument, NULL, O_KEY_EVERY},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -330,12 +409,14 @@ static void parse_args(int argc, char **argv, Opts *o)
     o->jobs = 1;
     method_params_default(&o->params);
     for (int k = 0; k < NPAIRS; k++) o->selected[k] = true;
+    o->key_every = KEY_EVERY_DEFAULT;
+    for (int k = 0; k < NSEQS; k++) o->seq_selected[k] = true;
     opterr = 0;
     int c;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case O_GRID: o->grid = (int)parse_long("--grid", optarg, 8, 2048); break;
-        case O_STEPS: o->steps = parse_long("--steps", optarg, 1, 1000000); break;
+        case O_STEPS: o->steps = parse_long("--steps", optarg, 1, 1000000); o->steps_set = true; break;
         case O_CPU: o->cpu = true; o->backend = MORPH_CPU; break;
         case O_BACKEND:
             if (!strcmp(optarg, "cpu")) o->cpu = true, o->backend = MORPH_CPU;
@@ -344,7 +425,10 @@ static void parse_args(int argc, char **argv, Opts *o)
             else fail("--backend: '%s' is not compute, fragment or cpu", optarg);
             o->backend_set = true;
             break;
-        case O_PAIRS: parse_pairs(o, optarg); break;
+        case O_PAIRS: parse_pairs(o, optarg); o->pairs_set = true; break;
+        case O_KEYS: o->keys = true; break;
+        case O_SEQS: parse_sequences(o, optarg); o->keys = true; break;
+        case O_KEY_EVERY: o->key_every = parse_long("--key-every", optarg, 2, 1000000); o->keys = true; break;
         case O_LIST: o->list = true; break;
         case O_COMPARE: o->compare = true; break;
         case O_STRIPS: o->strips = optarg; break;
@@ -367,6 +451,9 @@ static void parse_args(int argc, char **argv, Opts *o)
     const char *bad = method_params_check(&o->params);
     if (bad) fail("--param: %s", bad);
     if (o->jobs > 1 && !o->cpu) fail("--jobs needs --cpu: the GPU runs one pair at a time");
+    if (o->keys && o->steps_set) fail("--steps: a key sequence runs --key-every steps a key");
+    if (o->keys && o->compare) fail("--compare: not with --keys (it compares the pairs' grids)");
+    if (o->keys && o->pairs_set) fail("--pairs: not with --keys (--sequences names sequences)");
 }
 
 /* The directory this program lives in (from /proc/self/exe, else argv0). */
@@ -459,15 +546,15 @@ static int draw(const Env *env, const char *shapes, int w, int h, int side, cons
     return rc;
 }
 
-/* Draw and load one image of a pair; NULL with err filled on failure. */
-static Image *draw_image(const Env *env, const Pair *p, bool target, int w, int h, char *err,
-                         size_t errlen)
+/* Draw and load one image: SHAPES at w x h, named NAME-LABEL in the
+ * temporary directory while it lives; NULL with err filled on failure. */
+static Image *draw_shapes(const Env *env, const char *name, const char *label, const char *shapes,
+                          int w, int h, char *err, size_t errlen)
 {
     char path[PATH_MAX + 128];
-    snprintf(path, sizeof path, "%s/%s-%dx%d-%s.png", env->tmpdir, p->name, w, h,
-             target ? "target" : "start");
+    snprintf(path, sizeof path, "%s/%s-%dx%d-%s.png", env->tmpdir, name, w, h, label);
     int side = w < h ? w : h;
-    if (draw(env, target ? p->target : p->start, w, h, side, path, err, errlen) < 0) return NULL;
+    if (draw(env, shapes, w, h, side, path, err, errlen) < 0) return NULL;
     ImageLoadOpts lo = {0};
     char lerr[512];
     Image *im = image_load(path, &lo, lerr, sizeof lerr);
@@ -482,11 +569,19 @@ static Image *draw_image(const Env *env, const Pair *p, bool target, int w, int 
         return NULL;
     }
     if (!(image_sum(im) > 0.0)) {
-        snprintf(err, errlen, "the %s image is empty", target ? "target" : "start");
+        snprintf(err, errlen, "the %s image is empty", label);
         image_free(im);
         return NULL;
     }
     return im;
+}
+
+/* Draw and load one image of a pair; NULL with err filled on failure. */
+static Image *draw_image(const Env *env, const Pair *p, bool target, int w, int h, char *err,
+                         size_t errlen)
+{
+    return draw_shapes(env, p->name, target ? "target" : "start", target ? p->target : p->start, w, h,
+                       err, errlen);
 }
 
 /* ------------------------------------------------------------- the runs */
@@ -497,15 +592,32 @@ typedef struct {
     int w, h, panels;
 } Strip;
 
-static void strip_put(Strip *s, int panel, const float *rho)
+/* Put a field into panel `panel` of row `row` (rows STRIP_GAP apart),
+ * clamped to [0, 1]. */
+static void strip_put_row(Strip *s, int panel, int row, const float *rho)
 {
-    if (!s->im) return;
-    int x0 = panel * (s->w + STRIP_GAP);
+    if (!s || !s->im) return;
+    int x0 = panel * (s->w + STRIP_GAP), y0 = row * (s->h + STRIP_GAP);
     for (int j = 0; j < s->h; j++)
         for (int i = 0; i < s->w; i++) {
             float v = rho[(size_t)j * s->w + i];
-            s->im->px[(size_t)j * s->im->w + x0 + i] = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+            s->im->px[(size_t)(y0 + j) * s->im->w + x0 + i] = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
         }
+}
+
+static void strip_put(Strip *s, int panel, const float *rho) { strip_put_row(s, panel, 0, rho); }
+
+/* An empty strip of `panels` panels of w x h in `rows` rows, grey between
+ * and where nothing is put; -1 when out of memory. */
+static int strip_init(Strip *s, int w, int h, int panels, int rows)
+{
+    s->w = w;
+    s->h = h;
+    s->panels = panels;
+    s->im = image_create(panels * w + (panels - 1) * STRIP_GAP, rows * h + (rows - 1) * STRIP_GAP, 1);
+    if (!s->im) return -1;
+    for (size_t k = 0; k < (size_t)s->im->w * s->im->h; k++) s->im->px[k] = STRIP_GAP_GREY;
+    return 0;
 }
 
 /* Morph pair p on a w x h grid for `steps` steps. With r, observe every
@@ -594,6 +706,15 @@ out_images:
 
 /* Run one pair with all its measures into r (r->ok = 0 and r->err on
  * failure). */
+
+/* DIR/NAME.png, the strip: 0, or -1 with the reason in err */
+static int save_strip(const char *dir, const char *name, const Image *im, char *err, size_t n)
+{
+    char path[PATH_MAX + 128];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    return image_save_png(path, im, 8, err, n);
+}
+
 static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
 {
     const Pair *p = &suite[idx];
@@ -612,15 +733,10 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
         int panels = 1;
         for (int k = 1; k < NSTRIP; k++)
             if (strip_steps[k] <= o->steps) panels++;
-        strip.w = r->w;
-        strip.h = r->h;
-        strip.panels = panels + 1; /* + the target */
-        strip.im = image_create(strip.panels * r->w + (strip.panels - 1) * STRIP_GAP, r->h, 1);
-        if (!strip.im) {
+        if (strip_init(&strip, r->w, r->h, panels + 1 /* + the target */, 1) < 0) {
             snprintf(r->err, sizeof r->err, "out of memory");
             return;
         }
-        for (size_t k = 0; k < (size_t)strip.im->w * strip.im->h; k++) strip.im->px[k] = STRIP_GAP_GREY;
         s = &strip;
     }
 
@@ -681,19 +797,167 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
                                                   512 * p->aspect, 512);
         r->compare_step = cstep;
     }
-    if (s) {
-        char path[PATH_MAX + 128], ierr[512];
-        snprintf(path, sizeof path, "%s/%s.png", o->strips, p->name);
-        if (image_save_png(path, s->im, 8, ierr, sizeof ierr) < 0) {
-            snprintf(r->err, sizeof r->err, "%s", ierr);
-            goto out;
-        }
-    }
+    if (s && save_strip(o->strips, p->name, s->im, r->err, sizeof r->err) < 0) goto out;
     r->ok = 1;
 out:
     r->seconds = now_s() - t0;
     free(csnap[0]);
     free(csnap[1]);
+    image_free(strip.im);
+}
+
+/* ------------------------------------------------------- the sequences */
+
+/* Everything measured for one key sequence; plain data (a --jobs child sends
+ * it through a pipe). Key k (from 0 here) is the goal for steps
+ * k*every+1 .. (k+1)*every. Errors are against the key at the smoke's mass
+ * at the switch (as the morph scales it). Step counts -1: never. */
+typedef struct {
+    int ok;
+    char err[512];
+    int w, h;
+    long every;
+    long key_step[NSEQ_KEYS];      /* the step each key's error was read at */
+    int key_held[NSEQ_KEYS];       /* morph_key at that step (k+1 if the switch is right) */
+    double err_from[NSEQ_KEYS];    /* against key k at its range's start */
+    double err_key[NSEQ_KEYS];     /* against key k at its step */
+    double morph_err_key[NSEQ_KEYS]; /* the morph's own metric at that step */
+    long steps5[NSEQ_KEYS];        /* first observed step <= KEY_PASS, from the range's start */
+    double drift[NSEQ_KEYS];       /* max |mass - mass(0)| / mass(0) over the range */
+    double stripes0, stripes_max[NSEQ_KEYS];
+    double seconds;
+} SeqResult;
+
+#define SEQ_STRIP_PANELS (1 + 2 * NSEQ_KEYS)
+
+/* Morph sequence q on a w x h grid: the start, then each key for
+ * o->key_every steps (morph_set_keys). Observes every SAMPLE_EVERY steps,
+ * at the first and the last step of each key's range (the last is the
+ * key's step) and (for the strip) every/10 steps into each range.
+ * At every observation the error against the key of that step, computed
+ * here, must equal the morph's own metric (the error against the target it
+ * holds): a key switched a step early or late fails the run. */
+static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, int w, int h,
+                             SeqResult *r, Strip *s, char *err, size_t errlen)
+{
+    int rc = -1;
+    Morph *m = NULL;
+    float *rho = NULL, *tgt = NULL;
+    Image *start = NULL, *key[NSEQ_KEYS] = {0};
+    size_t n = (size_t)w * (size_t)h;
+    long N = o->key_every;
+    char merr[512];
+    if (!(start = draw_shapes(env, q->name, "start", q->start, w, h, err, errlen))) goto out;
+    for (int k = 0; k < NSEQ_KEYS; k++) {
+        char label[32];
+        snprintf(label, sizeof label, "key%d", k + 1);
+        if (!(key[k] = draw_shapes(env, q->name, label, q->key[k], w, h, err, errlen))) goto out;
+    }
+    m = morph_create(w, h, &o->params, start->px, key[0]->px, true, env->backend, env->shader_dir, merr,
+                     sizeof merr);
+    if (!m) {
+        snprintf(err, errlen, "%s", merr);
+        goto out;
+    }
+    const float *kp[NSEQ_KEYS];
+    for (int k = 0; k < NSEQ_KEYS; k++) kp[k] = key[k]->px;
+    if (morph_set_keys(m, kp, NSEQ_KEYS, N) < 0) {
+        snprintf(err, errlen, "cannot set the keys");
+        goto out;
+    }
+    rho = malloc(n * sizeof *rho);
+    tgt = malloc(n * sizeof *tgt);
+    if (!rho || !tgt) {
+        snprintf(err, errlen, "out of memory");
+        goto out;
+    }
+    double mass0, mass, em;
+    if (morph_observe(m, rho, &mass0, &em, NULL) < 0) goto out_readback;
+    mass = mass0;
+    r->stripes0 = fidelity_stripes(rho, w, h);
+    strip_put_row(s, 0, 0, rho);
+    long transit = N / 10 > 0 ? N / 10 : 1;
+    for (int k = 0; k < NSEQ_KEYS; k++) {
+        long first = (long)k * N, last = first + N;
+        /* rho and mass are the state at step `first`, which is what the
+         * morph scales key k to before step first+1 */
+        double scale = mass / image_sum(key[k]);
+        for (size_t c = 0; c < n; c++) tgt[c] = (float)(key[k]->px[c] * scale);
+        r->err_from[k] = fidelity_error(rho, tgt, n);
+        r->steps5[k] = -1;
+        r->drift[k] = 0.0;
+        r->stripes_max[k] = 0.0;
+        for (long step = first + 1; step <= last; step++) {
+            if (morph_step(m) < 0) {
+                snprintf(err, errlen, "step %ld failed", step);
+                goto out;
+            }
+            /* the range's first and last steps are observed too: the morph
+             * must hold key k+1 from the first to the last, exactly */
+            bool at_key = step == last, snap = s && step == first + transit;
+            if (!at_key && !snap && step != first + 1 && step % SAMPLE_EVERY != 0) continue;
+            if (morph_observe(m, rho, &mass, &em, NULL) < 0) goto out_readback;
+            double e = fidelity_error(rho, tgt, n);
+            if (morph_key(m) != k + 1 || !(fabs(em - e) <= 1e-3 * (e > 1.0 ? e : 1.0))) {
+                snprintf(err, errlen,
+                         "step %ld: the morph holds key %d (error %.6f), expected key %d (error %.6f)",
+                         step, morph_key(m), em, k + 1, e);
+                goto out;
+            }
+            double drift = mass0 != 0.0 ? fabs(mass - mass0) / mass0 : 0.0;
+            if (!(drift <= r->drift[k])) r->drift[k] = drift; /* NaN sticks */
+            if (r->steps5[k] < 0 && e <= KEY_PASS) r->steps5[k] = step - first;
+            double st = fidelity_stripes(rho, w, h);
+            if (st > r->stripes_max[k]) r->stripes_max[k] = st;
+            if (snap) strip_put_row(s, 1 + 2 * k, 0, rho);
+            if (at_key) {
+                r->key_step[k] = step;
+                r->key_held[k] = morph_key(m);
+                r->err_key[k] = e;
+                r->morph_err_key[k] = em;
+                strip_put_row(s, 2 + 2 * k, 0, rho);
+                strip_put_row(s, 2 + 2 * k, 1, key[k]->px);
+            }
+        }
+    }
+    rc = 0;
+    goto out;
+out_readback:
+    snprintf(err, errlen, "cannot read the density back");
+out:
+    free(rho);
+    free(tgt);
+    morph_free(m);
+    image_free(start);
+    for (int k = 0; k < NSEQ_KEYS; k++) image_free(key[k]);
+    return rc;
+}
+
+/* Run one sequence (r->ok = 0 and r->err on failure), and its strip. */
+static void run_sequence(const Env *env, const Opts *o, int idx, SeqResult *r)
+{
+    const Sequence *q = &sequences[idx];
+    memset(r, 0, sizeof *r);
+    r->w = r->h = o->grid;
+    r->every = o->key_every;
+    for (int k = 0; k < NSEQ_KEYS; k++) {
+        r->key_step[k] = r->steps5[k] = -1;
+        r->err_from[k] = r->err_key[k] = r->morph_err_key[k] = NAN;
+    }
+    double t0 = now_s();
+    Strip strip = {0}, *s = NULL;
+    if (o->strips) {
+        if (strip_init(&strip, r->w, r->h, SEQ_STRIP_PANELS, 2) < 0) {
+            snprintf(r->err, sizeof r->err, "out of memory");
+            return;
+        }
+        s = &strip;
+    }
+    if (simulate_sequence(env, o, q, r->w, r->h, r, s, r->err, sizeof r->err) < 0) goto out;
+    if (s && save_strip(o->strips, q->name, s->im, r->err, sizeof r->err) < 0) goto out;
+    r->ok = 1;
+out:
+    r->seconds = now_s() - t0;
     image_free(strip.im);
 }
 
@@ -778,6 +1042,56 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
     if (ferror(f) | (fclose(f) != 0)) fail("cannot write %s: %s", path, strerror(errno));
 }
 
+/* The key sequences' table: one row per key. */
+static void print_seq_table(const Opts *o, const int *order, int total, const SeqResult *res)
+{
+    (void)o;
+    printf("| sequence | grid | key | target | step | err from | err at key | steps to 5%% | mass drift "
+           "| stripes (max/start) | <= 5%% |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (int q = 0; q < total; q++) {
+        const Sequence *sq = &sequences[order[q]];
+        const SeqResult *r = &res[order[q]];
+        for (int k = 0; k < NSEQ_KEYS; k++) {
+            char ks[32], ef[32], ek[32], s5[32], dr[32], st[32];
+            printf("| %s | %d² | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", sq->name, r->w, k + 1,
+                   sq->key_name[k], fmt_step(ks, sizeof ks, r->key_step[k]),
+                   fmt_num(ef, sizeof ef, "%.3f", r->err_from[k]), fmt_num(ek, sizeof ek, "%.3f", r->err_key[k]),
+                   fmt_step(s5, sizeof s5, r->steps5[k]),
+                   isnan(r->drift[k]) ? "NaN" : fmt_num(dr, sizeof dr, "%.1e", r->drift[k]),
+                   fmt_num(st, sizeof st, "%.2f", fidelity_stripe_ratio(r->stripes_max[k], r->stripes0)),
+                   r->err_key[k] <= KEY_PASS ? "pass" : "FAIL");
+        }
+    }
+}
+
+static void write_seq_csv(const char *path, const int *order, int total, const SeqResult *res)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) fail("cannot write %s: %s", path, strerror(errno));
+    fprintf(f, "sequence,grid_w,grid_h,key_every,key,target,key_step,key_held,err_from,err_key,"
+               "morph_err_key,steps_to_5,mass_drift,stripes0,stripes_max,stripes_ratio,pass,seconds\n");
+    for (int q = 0; q < total; q++) {
+        const SeqResult *r = &res[order[q]];
+        for (int k = 0; k < NSEQ_KEYS; k++) {
+            fprintf(f, "%s,%d,%d,%ld,%d,%s", sequences[order[q]].name, r->w, r->h, r->every, k + 1,
+                    sequences[order[q]].key_name[k]);
+            csv_step(f, r->key_step[k]);
+            fprintf(f, ",%d", r->key_held[k]);
+            csv_num(f, r->err_from[k]);
+            csv_num(f, r->err_key[k]);
+            csv_num(f, r->morph_err_key[k]);
+            csv_step(f, r->steps5[k]);
+            csv_num(f, r->drift[k]);
+            csv_num(f, r->stripes0);
+            csv_num(f, r->stripes_max[k]);
+            csv_num(f, fidelity_stripe_ratio(r->stripes_max[k], r->stripes0));
+            fprintf(f, ",%d,%.2f\n", r->err_key[k] <= KEY_PASS, r->seconds);
+        }
+    }
+    if (ferror(f) | (fclose(f) != 0)) fail("cannot write %s: %s", path, strerror(errno));
+}
+
 static void progress(int done, int total, const Pair *p, const Result *r)
 {
     fprintf(stderr, "[%d/%d] %s %dx%d: %ld steps in %.1f s, error %.3f -> %.3f\n", done, total, p->name,
@@ -804,9 +1118,54 @@ static void stop_jobs(Job *jobs, int n)
         }
 }
 
-/* Run the selected pairs, o->jobs at a time, each in a forked child that
- * sends its Result back through a pipe. */
-static void run_parallel(const Env *env, const Opts *o, const int *order, int total, Result *res)
+/* What run_parallel runs: one item (a pair or a sequence) by index into
+ * res[idx] (rsize bytes each, plain data), its name, whether it worked and
+ * its progress line. */
+typedef struct {
+    size_t rsize;
+    void *res;
+    void (*run)(const Env *env, const Opts *o, int idx, void *r);
+    const char *(*name)(int idx);
+    const char *(*failed)(const void *r); /* NULL if it worked, else its message */
+    void (*progress)(int done, int total, int idx, const void *r);
+} Work;
+
+static void pair_run(const Env *env, const Opts *o, int idx, void *r) { run_pair(env, o, idx, r); }
+static const char *pair_name(int idx) { return suite[idx].name; }
+static const char *pair_failed(const void *r)
+{
+    const Result *x = r;
+    return x->ok ? NULL : x->err;
+}
+static void pair_progress(int done, int total, int idx, const void *r)
+{
+    progress(done, total, &suite[idx], r);
+}
+static const Work pair_work = {sizeof(Result), NULL, pair_run, pair_name, pair_failed, pair_progress};
+
+static void seq_run(const Env *env, const Opts *o, int idx, void *r) { run_sequence(env, o, idx, r); }
+static const char *seq_name(int idx) { return sequences[idx].name; }
+static const char *seq_failed(const void *r)
+{
+    const SeqResult *x = r;
+    return x->ok ? NULL : x->err;
+}
+static void seq_progress(int done, int total, int idx, const void *r)
+{
+    const SeqResult *x = r;
+    fprintf(stderr, "[%d/%d] %s %dx%d: %d keys of %ld steps in %.1f s, error at each key", done, total,
+            sequences[idx].name, x->w, x->h, NSEQ_KEYS, x->every, x->seconds);
+    for (int k = 0; k < NSEQ_KEYS; k++) fprintf(stderr, "%s %.3f", k ? "," : "", x->err_key[k]);
+    fputc('\n', stderr);
+}
+/* A child writes its whole result before the parent reads it (after
+ * waitpid), so a result must fit the pipe's buffer (PIPE_BUF at least). */
+_Static_assert(sizeof(Result) <= 4096 && sizeof(SeqResult) <= 4096, "a result must fit a pipe's buffer");
+static const Work seq_work = {sizeof(SeqResult), NULL, seq_run, seq_name, seq_failed, seq_progress};
+
+/* Run the selected items, o->jobs at a time, each in a forked child that
+ * sends its result back through a pipe. */
+static void run_parallel(const Env *env, const Opts *o, const int *order, int total, const Work *wk)
 {
     Job jobs[64];
     memset(jobs, 0, sizeof jobs);
@@ -827,10 +1186,16 @@ static void run_parallel(const Env *env, const Opts *o, const int *order, int to
             }
             if (pid == 0) {
                 close(fds[0]);
-                Result r;
-                run_pair(env, o, order[next], &r);
-                ssize_t w = write(fds[1], &r, sizeof r); /* smaller than the pipe's buffer */
-                _exit(w == (ssize_t)sizeof r ? 0 : 1);
+                char *r = (char *)wk->res + (size_t)order[next] * wk->rsize;
+                wk->run(env, o, order[next], r);
+                size_t put = 0; /* within the pipe's buffer (asserted): never blocks */
+                while (put < wk->rsize) {
+                    ssize_t w = write(fds[1], r + put, wk->rsize - put);
+                    if (w < 0 && errno == EINTR) continue;
+                    if (w <= 0) _exit(1);
+                    put += (size_t)w;
+                }
+                _exit(0);
             }
             close(fds[1]);
             jobs[slot] = (Job){pid, fds[0], order[next]};
@@ -848,27 +1213,28 @@ static void run_parallel(const Env *env, const Opts *o, const int *order, int to
         for (int k = 0; k < o->jobs; k++)
             if (jobs[k].pid == pid) slot = k;
         if (slot < 0) continue;
-        Result *r = &res[jobs[slot].idx];
+        int idx = jobs[slot].idx;
+        char *r = (char *)wk->res + (size_t)idx * wk->rsize;
         size_t got = 0;
-        while (got < sizeof *r) {
-            ssize_t n = read(jobs[slot].fd, (char *)r + got, sizeof *r - got);
+        while (got < wk->rsize) {
+            ssize_t n = read(jobs[slot].fd, r + got, wk->rsize - got);
             if (n < 0 && errno == EINTR) continue;
             if (n <= 0) break;
             got += (size_t)n;
         }
         close(jobs[slot].fd);
         jobs[slot].pid = 0;
-        const Pair *p = &suite[jobs[slot].idx];
-        if (got != sizeof *r) {
+        if (got != wk->rsize) {
             stop_jobs(jobs, o->jobs);
-            fail("%s: the job ended without a result (%s %d)", p->name,
+            fail("%s: the job ended without a result (%s %d)", wk->name(idx),
                  WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
         }
-        if (!r->ok) {
+        const char *why = wk->failed(r);
+        if (why) {
             stop_jobs(jobs, o->jobs);
-            fail("%s: %s", p->name, r->err);
+            fail("%s: %s", wk->name(idx), why);
         }
-        progress(++done, total, p, r);
+        wk->progress(++done, total, idx, r);
     }
 }
 
@@ -879,6 +1245,15 @@ int main(int argc, char **argv)
     main_pid = getpid();
     Opts o;
     parse_args(argc, argv, &o);
+    if (o.list && o.keys) {
+        for (int k = 0; k < NSEQS; k++) {
+            printf("%-14s %s\n", sequences[k].name, sequences[k].what);
+            printf("%-14s   start %s\n", "", sequences[k].start);
+            for (int q = 0; q < NSEQ_KEYS; q++)
+                printf("%-14s   key %d (%s) %s\n", "", q + 1, sequences[k].key_name[q], sequences[k].key[q]);
+        }
+        return 0;
+    }
     if (o.list) {
         for (int k = 0; k < NPAIRS; k++)
             printf("%-14s %s\n", suite[k].name, suite[k].what);
@@ -923,17 +1298,51 @@ int main(int argc, char **argv)
     snprintf(cleanup_dir, sizeof cleanup_dir, "%s", env.tmpdir);
     atexit(cleanup);
 
+    double t0 = now_s();
+    if (o.keys) {
+        int order[NSEQS], total = 0;
+        for (int k = 0; k < NSEQS; k++)
+            if (o.seq_selected[k]) order[total++] = k;
+        static SeqResult res[NSEQS];
+        fprintf(stderr, "keys: %d sequence%s of %d keys on the %s backend%s%s%s, grid %d, %ld steps a key, %d job%s\n",
+                total, total == 1 ? "" : "s", NSEQ_KEYS, morph_backend_name(env.backend), ctx ? " (" : "",
+                ctx ? glctx_renderer(ctx) : "", ctx ? ")" : "", o.grid, o.key_every, o.jobs,
+                o.jobs == 1 ? "" : "s");
+        if (o.jobs > 1) {
+            Work wk = seq_work;
+            wk.res = res;
+            run_parallel(&env, &o, order, total, &wk);
+        } else {
+            for (int k = 0; k < total; k++) {
+                SeqResult *r = &res[order[k]];
+                run_sequence(&env, &o, order[k], r);
+                if (!r->ok) {
+                    glctx_destroy(ctx);
+                    fail("%s: %s", sequences[order[k]].name, r->err);
+                }
+                seq_progress(k + 1, total, order[k], r);
+            }
+        }
+        glctx_destroy(ctx);
+        fprintf(stderr, "keys: done in %.1f s\n", now_s() - t0);
+        print_seq_table(&o, order, total, res);
+        if (fflush(stdout) != 0) fail("cannot write the table: %s", strerror(errno));
+        if (o.csv) write_seq_csv(o.csv, order, total, res);
+        return 0;
+    }
+
     int order[NPAIRS], total = 0;
     for (int k = 0; k < NPAIRS; k++)
         if (o.selected[k]) order[total++] = k;
     static Result res[NPAIRS];
-    double t0 = now_s();
     fprintf(stderr, "suite: %d pair%s on the %s backend%s%s%s, grid %d, %ld steps, %d job%s\n", total,
             total == 1 ? "" : "s", morph_backend_name(env.backend),
             ctx ? " (" : "", ctx ? glctx_renderer(ctx) : "", ctx ? ")" : "", o.grid,
             o.steps, o.jobs, o.jobs == 1 ? "" : "s");
     if (o.jobs > 1) {
-        run_parallel(&env, &o, order, total, res);
+        Work wk = pair_work;
+        wk.res = res;
+        run_parallel(&env, &o, order, total, &wk);
     } else {
         for (int k = 0; k < total; k++) {
             Result *r = &res[order[k]];

@@ -6,7 +6,7 @@ set -eu
 
 # clang and its runtime (libFuzzer; only a Recommends of clang) build `make fuzz`
 PKGS="gcc libc6-dev make pkg-config freeglut3-dev libglew-dev libpng-dev libegl-dev \
-libgl-dev zlib1g-dev libjansson-dev libgl1-mesa-dri libegl-mesa0 libopenexr-dev xvfb xauth xdotool clang libclang-rt-14-dev"
+libgl-dev zlib1g-dev libjansson-dev libgl1-mesa-dri libegl-mesa0 libopenexr-dev libfreetype-dev fonts-dejavu-core xvfb xauth xdotool clang libclang-rt-14-dev"
 
 missing=""
 for p in $PKGS; do

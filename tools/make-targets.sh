@@ -36,3 +36,10 @@ t text-hi      text:0.5,0.5,0.36,HI:w=0.2
 t two-discs    disc:0.3,0.5,0.15 disc:0.7,0.5,0.15
 t diamond      polygon:0.5,0.18,0.8,0.5,0.5,0.82,0.2,0.5
 t bars         rect:0.2,0.22,0.8,0.34 rect:0.2,0.44,0.8,0.56 rect:0.2,0.66,0.8,0.78
+# yin and yang: a disc of radius 0.4 cut along an S of two half-size discs,
+# each half with a dot of the other; yang is yin turned half round
+# (scenes/yin-yang.json: two coloured smokes swap places)
+t yin          disc:0.5,0.5,0.4 rect:0.5,0,1,1:sub disc:0.5,0.3,0.2 disc:0.5,0.7,0.2:sub \
+               disc:0.5,0.3,0.065:sub disc:0.5,0.7,0.065
+t yang         disc:0.5,0.5,0.4 rect:0,0,0.5,1:sub disc:0.5,0.7,0.2 disc:0.5,0.3,0.2:sub \
+               disc:0.5,0.7,0.065:sub disc:0.5,0.3,0.065

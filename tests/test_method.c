@@ -1,0 +1,85 @@
+/* test_method: the method module's parameters as a zeroed struct (issue 8
+ * point 1: a zeroed SolverParams means the defaults, as in sokol). */
+#include <string.h>
+
+#include "check.h"
+#include "method.h"
+#include "refsolver.h"
+#include "testlib.h"
+
+static void test_zeroed_is_default(void)
+{
+    SolverParams z, d;
+    memset(&z, 0, sizeof z);
+    method_params_default(&d);
+    CHECK(method_params_check(&z) == NULL, "a zeroed struct passes the checks: %s", method_params_check(&z));
+    method_params_resolve(&z);
+    for (int k = 0; k < METHOD_PARAM_COUNT; k++)
+        CHECK(method_param_get(&z, k) == method_param_get(&d, k), "%s: %g, default %g",
+              method_param_info[k].name, method_param_get(&z, k), method_param_get(&d, k));
+    CHECK(z.set == d.set, "every bit set after resolving");
+}
+
+static void test_partial_and_explicit_zero(void)
+{
+    SolverParams d;
+    method_params_default(&d);
+    SolverParams p = {.dt = 0.02f, .jacobi = 7};
+    method_params_resolve(&p);
+    CHECK(p.dt == 0.02f && p.jacobi == 7, "given members kept: dt %g jacobi %d", p.dt, p.jacobi);
+    CHECK(p.vd == d.vd && p.sigma == d.sigma && p.gather == d.gather, "the rest default");
+    SolverParams q = {.vd = 0.0f, .gather = false, .set = METHOD_SET(METHOD_P_VD) | METHOD_SET(METHOD_P_GATHER)};
+    method_params_resolve(&q);
+    CHECK(q.vd == 0.0f, "vd 0 on purpose stays 0 (got %g)", q.vd);
+    CHECK(!q.gather, "gather off on purpose stays off");
+    CHECK(q.vf == d.vf, "vf left 0 without its bit: the default %g (got %g)", d.vf, q.vf);
+    SolverParams again = q;
+    method_params_resolve(&again);
+    CHECK(memcmp(&again, &q, sizeof q) == 0, "resolving twice changes nothing");
+    /* the checks see resolved values: a bad value given is still refused */
+    SolverParams bad = {.dt = -1.0f};
+    CHECK(method_params_check(&bad) != NULL, "dt -1 refused");
+    SolverParams nojac = {.jacobi = 0, .vcycles = 0,
+                          .set = METHOD_SET(METHOD_P_JACOBI) | METHOD_SET(METHOD_P_VCYCLES)};
+    CHECK(method_params_check(&nojac) != NULL, "jacobi 0 and vcycles 0 on purpose: no projection, refused");
+}
+
+/* The CPU reference made from a zeroed struct steps exactly as one made
+ * from the defaults. */
+static void test_backend_resolves(void)
+{
+    enum { N = 32 };
+    static float a[N * N], b[N * N];
+    TestlibShape soft = {.domain = true, .width = 0.05};
+    testlib_disc(a, N, N, &soft, 0.35, 0.35, 0.2, 1.0);
+    testlib_box(b, N, N, &soft, 0.65, 0.6, 0.2, 0.15, 1.0);
+    SolverParams z, d;
+    memset(&z, 0, sizeof z);
+    method_params_default(&d);
+    char err[256];
+    RefSolver *r0 = ref_create(N, N, &z, err, sizeof err), *r1 = ref_create(N, N, &d, err, sizeof err);
+    CHECK(r0 && r1, "ref_create: %s", err);
+    if (r0 && r1) {
+        ref_set_density(r0, a);
+        ref_set_density(r1, a);
+        ref_set_target(r0, b, true);
+        ref_set_target(r1, b, true);
+        for (int k = 0; k < 10; k++) {
+            ref_step(r0);
+            ref_step(r1);
+        }
+        CHECK(memcmp(ref_density(r0), ref_density(r1), sizeof a) == 0,
+              "a zeroed struct's run equals the defaults' run bit for bit");
+        CHECK(ref_params(r0)->dt == d.dt, "ref_params holds the resolved dt");
+    }
+    ref_free(r0);
+    ref_free(r1);
+}
+
+int main(void)
+{
+    RUN(test_zeroed_is_default);
+    RUN(test_partial_and_explicit_zero);
+    RUN(test_backend_resolves);
+    return check_done();
+}
