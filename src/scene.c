@@ -1119,7 +1119,7 @@ int scene_apply(Scene *s, Config *c, char *err, size_t errlen)
 /* An absolute path: the real path of a file that exists (or of the folder
  * of one that does not yet), else joined to the current folder, with "."
  * and "x/.." taken out. */
-static char *absolute(const char *p)
+static char *absolute_bare(const char *p)
 {
     char *r = realpath(p, NULL);
     if (r) return r;
@@ -1168,6 +1168,24 @@ static char *absolute(const char *p)
     if (o == j) *o++ = '/';
     *o = '\0';
     return j;
+}
+
+/* absolute_bare, keeping a trailing '/': "out/f.#.png/" names a folder
+ * (config reads the frame pattern from the part after the last '/'), and
+ * must not come back as a pattern. */
+static char *absolute(const char *p)
+{
+    char *a = absolute_bare(p);
+    size_t n = strlen(p), k = a ? strlen(a) : 0;
+    if (!a || n == 0 || p[n - 1] != '/' || (k && a[k - 1] == '/')) return a;
+    char *t = realloc(a, k + 2);
+    if (!t) {
+        free(a);
+        return NULL;
+    }
+    t[k] = '/';
+    t[k + 1] = '\0';
+    return t;
 }
 
 static json_t *jstr_abs(const char *p)

@@ -770,6 +770,23 @@ static void test_dump_roundtrip(void)
     CHECK(rc == 0, "the dump's run: exit %d: %s", rc, R.err);
     same_frames(__LINE__, a, b, 5); /* steps 0..12 every 3 */
 
+    /* a frames folder whose name looks like a pattern, given with a
+     * trailing '/': the dump keeps the '/' and reads back as a folder (a
+     * fuzz finding: it came back as "s.###x#.", two frame numbers) */
+    snprintf(text, sizeof text,
+             "{\"frames\": \"out/s.###x#.///\", \"fields\": [{\"start\": \"%s/targets/blob.png\", "
+             "\"keys\": [{\"target\": \"%s/targets/star.png\"}]}]}", root, root);
+    snprintf(scene, sizeof scene, "%s/rt3.json", tmp);
+    write_text(scene, text);
+    rc = run("--scene", scene, "--dump-scene", NULL);
+    CHECK(rc == 0 && strstr(R.out, "/out/s.###x#./\""), "a folder with '#': exit %d: %s%s", rc, R.out,
+          R.err);
+    snprintf(scene, sizeof scene, "%s/rt4.json", tmp);
+    write_text(scene, R.out);
+    rc = run("--scene", scene, "--dump-scene", NULL);
+    CHECK(rc == 0 && strstr(R.out, "/out/s.###x#./\""), "its dump reads back: exit %d: %s%s", rc, R.out,
+          R.err);
+
     /* the bundled pair */
     rc = run("--dump-scene", NULL);
     CHECK(rc == 0 && strstr(R.out, "blob.png") && strstr(R.out, "star.png"), "bundled: %s%s", R.out, R.err);
