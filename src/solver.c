@@ -72,7 +72,7 @@ static const char *const shader_files[SH_COUNT] = {
 
 /* timestamp marks within one step, for solver_times() */
 enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_ADVECT_DENS,
-       T_GATHER, T_COUNT };
+       T_DRIFT, T_GATHER, T_COUNT };
 
 struct Solver {
     SolverKind kind;
@@ -116,6 +116,7 @@ struct Solver {
     bool timing;
     GLuint queries[T_COUNT];
     unsigned long long mbytes[T_COUNT]; /* pass_bytes() at each mark */
+    unsigned marked;                    /* the marks made this step (bits by T_) */
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
     int inflight_next;
     double wait_s;              /* solver_wait_seconds */
@@ -151,6 +152,7 @@ static void mark(Solver *s, int t)
     if (!s->timing) return;
     glQueryCounter(s->queries[t], GL_TIMESTAMP);
     s->mbytes[t] = pass_bytes();
+    s->marked |= 1u << t;
 }
 
 /* ---- passes --------------------------------------------------------------- */
@@ -607,7 +609,9 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_DRIFT:
         if (transport_substep(s, 1, s->drift, s->p.wmax, k, count) < 0) return -1;
         break;
-    case METHOD_PASS_GATHER_BEGIN: pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
+    case METHOD_PASS_GATHER_BEGIN:
+        mark(s, T_DRIFT); /* the drift's speeds and substeps before it */
+        pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
     case METHOD_PASS_GATHER_JACOBI: /* from the last step's e */
         pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false);
         field_pair_swap(&s->gerr);
@@ -625,6 +629,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
 void solver_step_begin(Solver *s, MethodStep *st)
 {
     method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->dscale, st);
+    s->marked = 0;
     mark(s, T_START);
     s->nsub[0] = s->nsub[1] = 0;
     s->dynamic[0] = s->dynamic[1] = false;
@@ -664,13 +669,14 @@ int solver_step_parts(Solver *s, unsigned parts, bool force_partial)
 int solver_step_end(Solver *s)
 {
     bool whole = s->whole_step;
+    if (!(s->marked & 1u << T_DRIFT)) mark(s, T_DRIFT); /* no gathering: an empty drift group */
     mark(s, T_GATHER);
     if (s->timing && whole) {
         GLuint64 t[T_COUNT];
         for (int k = 0; k < T_COUNT; k++) glGetQueryObjectui64v(s->queries[k], GL_QUERY_RESULT, &t[k]);
         double *dst[T_COUNT - 1] = {&s->times.blur, &s->times.force, &s->times.advect_vel,
                                     &s->times.divergence, &s->times.jacobi, &s->times.subtract,
-                                    &s->times.advect_density, &s->times.gather};
+                                    &s->times.advect_density, &s->times.drift, &s->times.gather};
         for (int k = 1; k < T_COUNT; k++) {
             *dst[k - 1] += (double)(t[k] - t[k - 1]) * 1e-6;
             s->times.bytes[k - 1] += (double)(s->mbytes[k] - s->mbytes[k - 1]);

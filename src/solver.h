@@ -118,8 +118,10 @@ unsigned solver_velocity_texture(const Solver *s);
  * and the bytes each group moved (summed; pass_bytes() in field.h: every
  * texture a pass samples read once, its target written once). */
 typedef struct {
-    double blur, force, advect_vel, divergence, jacobi, subtract, advect_density, gather;
-    double bytes[8]; /* in the order of the times above */
+    double blur, force, advect_vel, divergence, jacobi, subtract, advect_density;
+    double drift;  /* the gathering drift: its face speeds and transport substeps */
+    double gather; /* the implicit gathering: its start, Jacobi iterations and fluxes */
+    double bytes[9]; /* in the order of the times above */
     long steps;
 } SolverTimes;
 void solver_enable_timing(Solver *s, bool on);

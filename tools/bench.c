@@ -116,7 +116,7 @@ static void bench_cpu(int n, const SolverParams *p, const float *a, const float 
         t1 = export_now();
     }
     double sps = (double)steps / (t1 - t0);
-    printf("| %d² | cpu | - | - | %.1f | %.2f | - | - | - | - | - | - | - | - | - |\n", n, sps, 1000.0 / sps);
+    printf("| %d² | cpu | - | - | %.1f | %.2f | - | - | - | - | - | - | - | - | - | - |\n", n, sps, 1000.0 / sps);
     fflush(stdout);
     morph_free(r);
 }
@@ -171,8 +171,8 @@ int main(int argc, char **argv)
     /* per pass group: bytes moved and the fraction of the copy ceiling, printed after */
     char groups[8192] = "";
     size_t glen = 0;
-    printf("| grid | backend | passes/step | substeps | steps/s | ms/step | CPU submit ms | blur | force | adv u | div | pressure | grad | adv rho | gather |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| grid | backend | passes/step | substeps | steps/s | ms/step | CPU submit ms | blur | force | adv u | div | pressure | grad | adv rho | drift | gather |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     char *list = strdup(sizes);
     for (char *tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
         int n = atoi(tok);
@@ -229,17 +229,18 @@ int main(int argc, char **argv)
             char sub[64];
             snprintf(sub, sizeof sub, "%d+%d of %d+%d", solver_substeps(s, 0), solver_substeps(s, 1),
                      method_advect_substeps(n, n, &p), method_drift_substeps(n, n, &p));
-            printf("| %d² | %s | %d | %s | %.1f | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
+            printf("| %d² | %s | %d | %s | %.1f | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
                    bk, passes, sub, sps, 1000.0 / sps, submit, t.blur / d, t.force / d, t.advect_vel / d,
-                   t.divergence / d, t.jacobi / d, t.subtract / d, t.advect_density / d, t.gather / d);
+                   t.divergence / d, t.jacobi / d, t.subtract / d, t.advect_density / d, t.drift / d,
+                   t.gather / d);
             fflush(stdout);
             double ceil_gbs = copy_ceiling(dir, kind, n);
-            const double ms[8] = {t.blur, t.force, t.advect_vel, t.divergence, t.jacobi, t.subtract,
-                                  t.advect_density, t.gather};
-            static const char *const gname[8] = {"blur", "force", "adv u", "div", "pressure", "grad",
-                                                 "adv rho", "gather"};
+            const double ms[9] = {t.blur, t.force, t.advect_vel, t.divergence, t.jacobi, t.subtract,
+                                  t.advect_density, t.drift, t.gather};
+            static const char *const gname[9] = {"blur", "force", "adv u", "div", "pressure", "grad",
+                                                 "adv rho", "drift", "gather"};
             double tot_ms = 0.0, tot_b = 0.0;
-            for (int g = 0; g < 8 && glen < sizeof groups - 200; g++) {
+            for (int g = 0; g < 9 && glen < sizeof groups - 200; g++) {
                 double mb = t.bytes[g] / d * 1e-6, gbs = ms[g] > 0.0 ? t.bytes[g] / (ms[g] * 1e-3) * 1e-9 : 0.0;
                 tot_ms += ms[g];
                 tot_b += t.bytes[g];
