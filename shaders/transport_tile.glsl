@@ -30,7 +30,7 @@ uniform float u_umax;
 uniform int u_dynamic;
 uniform int u_index;
 
-layout(local_size_x = SM_LOCAL_X, local_size_y = SM_LOCAL_Y) in;
+layout(local_size_x = SM_TRANSPORT_GX, local_size_y = SM_TRANSPORT_GY) in;
 layout(binding = 0) writeonly uniform image2D u_out;
 layout(binding = 1) writeonly uniform image2D u_out_dens;
 layout(std430, binding = 1) readonly buffer Plan {
@@ -41,10 +41,10 @@ layout(std430, binding = 1) readonly buffer Plan {
     uint p_args[];
 };
 
-// a work group writes TX x TY cells, SM_TRANSPORT_CELLS x SM_TRANSPORT_CELLS
-// an invocation (from C: solver.c), so the halo costs less a cell
-#define TX (SM_LOCAL_X * SM_TRANSPORT_CELLS)
-#define TY (SM_LOCAL_Y * SM_TRANSPORT_CELLS)
+// a work group writes TX x TY cells, one an invocation (its size from C:
+// SOLVER_TRANSPORT_GX/GY in solver.c)
+#define TX SM_TRANSPORT_GX
+#define TY SM_TRANSPORT_GY
 // ρ of cells x0-3 .. x0+TX+2 by y0-3 .. y0+TY+2
 shared float s_rho[TY + 6][TX + 6];
 // x fluxes: the left faces of cells x0-1 .. x0+TX+1, rows y0-1 .. y0+TY
@@ -60,7 +60,7 @@ void main()
     float k = u_dynamic != 0 ? p_k : u_k;
     bool last = u_dynamic != 0 ? u_index == int(p_n) - 1 : u_last != 0;
     int lid = int(gl_LocalInvocationIndex);
-    const int n = SM_LOCAL_X * SM_LOCAL_Y;  // invocations
+    const int n = TX * TY;  // invocations
     for (int q = lid; q < (TX + 6) * (TY + 6); q += n) {
         int a = q % (TX + 6), b = q / (TX + 6);
         ivec2 c = clamp(o + ivec2(a - 3, b - 3), ivec2(0), u_size - 1);

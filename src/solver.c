@@ -54,11 +54,14 @@ static const char *const shader_files[SH_COUNT] = {
 #define SOLVER_JACOBI_TILE 4
 #define SOLVER_JACOBI_TILE_TEXELS (512 * 512)
 
-/* Compute backend: transport_tile's cells an invocation along each axis. 1:
- * on the H100 2 (a 16x8 group writing a 32x16 tile, its 3-cell halo staged
- * 1.6 times a cell instead of 2.4) made the substeps slower, 3.87 ms a step
- * at 2048² instead of 2.46: the pass is bound by latency, not bytes. */
-#define SOLVER_TRANSPORT_CELLS 1
+/* Compute backend: transport_tile's work group, one cell an invocation.
+ * Its tile carries a 3-cell halo, so a larger group stages fewer cells per
+ * cell written (16x8: 2.4, 32x16: 1.6). SMOKEMORPH_TRANSPORT_GROUP=WxH
+ * (each a multiple of 8, W*H at most 1024) chooses another, for bench
+ * sweeps. (Two cells an invocation, a 16x8 group writing 32x16, made the
+ * substeps slower on the H100: 3.87 ms a step at 2048² against 2.46.) */
+#define SOLVER_TRANSPORT_GX 16
+#define SOLVER_TRANSPORT_GY 8
 
 /* The transport's speed S (method.h) is reduced SOLVER_SPEED_BLOCK² cells
  * (then texels) to a texel until one is left: 2048² takes 4 passes. */
@@ -117,6 +120,7 @@ struct Solver {
     GLuint queries[T_COUNT];
     unsigned long long mbytes[T_COUNT]; /* pass_bytes() at each mark */
     unsigned marked;                    /* the marks made this step (bits by T_) */
+    int tgx, tgy;                       /* transport_tile's work group */
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
     int inflight_next;
     double wait_s;              /* solver_wait_seconds */
@@ -363,7 +367,7 @@ static void pass_transport_tile(Solver *s, const Field *vel, const Field *dens, 
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, plan ? plan : s->plan[0]);
     field_bind_image(dens_out ? dens_out : out, 1); /* u_out_dens: the dynamic count's last */
     if (plan) pass_dispatch_indirect(out, plan, (GLintptr)(16 + 12 * index));
-    else pass_dispatch_tiles(out, PASS_LOCAL_X * SOLVER_TRANSPORT_CELLS, PASS_LOCAL_Y * SOLVER_TRANSPORT_CELLS);
+    else pass_dispatch_tiles(out, s->tgx, s->tgy);
 }
 
 static void pass_transport(Solver *s, const Field *vel, const Field *dens, const Field *in,
@@ -410,8 +414,7 @@ static int transport_begin(Solver *s, int stage, const Field *vel, float cap, in
         shader_set_float(sh, "u_scale", scale);
         shader_set_float(sh, "u_dt", s->p.dt);
         shader_set_int(sh, "u_bound", bound);
-        int tx = PASS_LOCAL_X * SOLVER_TRANSPORT_CELLS, ty = PASS_LOCAL_Y * SOLVER_TRANSPORT_CELLS;
-        shader_set_ivec2(sh, "u_groups", (s->w + tx - 1) / tx, (s->h + ty - 1) / ty);
+        shader_set_ivec2(sh, "u_groups", (s->w + s->tgx - 1) / s->tgx, (s->h + s->tgy - 1) / s->tgy);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->plan[stage]);
         glDispatchCompute(1, 1, 1);
         glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
@@ -731,6 +734,26 @@ bool solver_tiles_wanted(void)
     return !shader_software_renderer();
 }
 
+/* transport_tile's work group: SOLVER_TRANSPORT_GX x GY, or
+ * SMOKEMORPH_TRANSPORT_GROUP=WxH where that is a valid one */
+static void transport_group(int *gx, int *gy)
+{
+    *gx = SOLVER_TRANSPORT_GX;
+    *gy = SOLVER_TRANSPORT_GY;
+    const char *e = getenv("SMOKEMORPH_TRANSPORT_GROUP");
+    int x, y;
+    char c;
+    if (!e) return;
+    if (sscanf(e, "%dx%d%c", &x, &y, &c) == 2 && x >= 8 && y >= 8 && x % 8 == 0 && y % 8 == 0 &&
+        x <= 1024 && y <= 1024 && x * y <= 1024) {
+        *gx = x;
+        *gy = y;
+    } else {
+        log_error("solver", "SMOKEMORPH_TRANSPORT_GROUP='%s' is not WxH (multiples of 8, at most 1024 "
+                 "invocations): ignored, %dx%d", e, *gx, *gy);
+    }
+}
+
 static int create_fields(Solver *s, char *err, size_t errlen)
 {
     if (field_pair_create(&s->vel, s->w, s->h, 2, err, errlen) < 0) return -1; /* u, v */
@@ -804,8 +827,10 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     char defines[512]; /* the method's constants, for every pass (never typed in GLSL) */
     method_glsl_defines(defines, sizeof defines);
     size_t dl = strlen(defines);
-    snprintf(defines + dl, sizeof defines - dl, "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_CELLS %d\n",
-             SOLVER_JACOBI_TILE, SOLVER_TRANSPORT_CELLS);
+    transport_group(&s->tgx, &s->tgy);
+    snprintf(defines + dl, sizeof defines - dl,
+             "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_GX %d\n#define SM_TRANSPORT_GY %d\n",
+             SOLVER_JACOBI_TILE, s->tgx, s->tgy);
     for (int k = 0; k < SH_COUNT; k++)
         if ((s->tiled || k < SH_TRANSPORT_TILE) &&
             !(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],

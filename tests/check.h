@@ -4,12 +4,15 @@
  *   int main(void) { RUN(test_foo); return check_done(); }
  *
  * Each CHECK counts as one result; a failing one prints "FAIL file:line: msg".
- * check_done() prints "N passed, N failed" and returns the exit status. */
+ * check_done() prints "N passed, N failed" and returns the exit status.
+ * TEST_ONLY=test_foo,test_bar (environment) runs only those RUNs, for
+ * working on one test of a long file. */
 #ifndef SMOKEMORPH_CHECK_H
 #define SMOKEMORPH_CHECK_H
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int check_passed, check_failed;
 
@@ -26,8 +29,20 @@ static int check_passed, check_failed;
         }                                                                   \
     } while (0)
 
+/* whether TEST_ONLY (a comma-separated list) leaves test `name` out */
+static inline int check_skipped(const char *name)
+{
+    const char *only = getenv("TEST_ONLY");
+    if (!only || !*only) return 0;
+    size_t n = strlen(name);
+    for (const char *p = only; (p = strstr(p, name)) != NULL; p += n)
+        if ((p == only || p[-1] == ',') && (p[n] == ',' || p[n] == '\0')) return 0;
+    return 1;
+}
+
 #define RUN(fn)                                                             \
     do {                                                                    \
+        if (check_skipped(#fn)) break;                                      \
         int f0 = check_failed;                                              \
         fn();                                                               \
         printf("%s %s\n", check_failed == f0 ? "ok  " : "FAIL", #fn);       \
