@@ -102,10 +102,12 @@ uninstall:
 
 # libFuzzer harnesses (fuzz/fuzz_*.c) over the GL-free modules, with ASan and
 # UBSan, built with clang into $(FUZZ_BUILD)/; fuzz/run.sh runs each for
-# FUZZ_SECONDS from the committed corpus fuzz/corpus/NAME/.
+# FUZZ_SECONDS from the committed corpus fuzz/corpus/NAME/, with libFuzzer's
+# seed FUZZ_SEED (1: the same run every time; 0: a random one).
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
+FUZZ_SEED    ?= 1
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 -g \
                 -fno-omit-frame-pointer $(FUZZ_SAN) $(shell pkg-config --cflags libpng jansson 2>/dev/null) \
@@ -126,7 +128,7 @@ $(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_LIB_OBJ)
 		$(shell pkg-config --libs libpng zlib jansson 2>/dev/null) $(EXR_LIBS) -lm
 
 fuzz-run: fuzz
-	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	SEED=$(FUZZ_SEED) sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 clean:
 	rm -rf build build-asan build-fuzz smokemorph

@@ -6,9 +6,14 @@
 # BUILD/corpus/NAME/ (the committed corpus is never written); a crash is
 # saved as BUILD/artifacts/NAME-crash-..., and its log's tail is printed.
 # Exit status 1 when any harness found something.
-# Usage: fuzz/run.sh [BUILD] [SECONDS]
+# SEED (environment, default 1) is libFuzzer's -seed: with a fixed seed a run
+# explores the same inputs in the same order, so CI's run is one that can be
+# repeated here (a slower machine explores a prefix of it); SEED=0 takes a
+# random seed each run, for searching beyond it.
+# Usage: [SEED=N] fuzz/run.sh [BUILD] [SECONDS]
 B=${1:-build-fuzz}
 T=${2:-60}
+S=${SEED:-1}
 cd "$(dirname "$0")/.." || exit 2
 names=""
 for f in fuzz/fuzz_*.c; do
@@ -23,7 +28,7 @@ run_one() {
     dict=""
     [ -f "fuzz/$name.dict" ] && dict="-dict=fuzz/$name.dict"
     # stdout closed: fuzz_config's --help would print on every run
-    "$B/fuzz_$name" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 $dict \
+    "$B/fuzz_$name" -seed="$S" -max_total_time="$T" -timeout=10 -rss_limit_mb=2048 -close_fd_mask=1 $dict \
         -artifact_prefix="$B/artifacts/$name-" "$B/corpus/$name" "fuzz/corpus/$name" \
         >"$B/$name.log" 2>&1
 }
