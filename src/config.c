@@ -704,11 +704,18 @@ static bool ends_with_ci(const char *s, const char *end)
     return n >= k && strcasecmp(s + n - k, end) == 0;
 }
 
+bool config_frames_is_folder(const char *s)
+{
+    const char *slash = strrchr(s, '/');
+    const char *base = slash ? slash + 1 : s;
+    return !strchr(base, '#') && !strchr(base, '%');
+}
+
 int config_parse_frames(const char *s, Config *c, char *err, size_t errlen)
 {
     const char *slash = strrchr(s, '/');
     const char *base = slash ? slash + 1 : s;
-    if (!strchr(base, '#') && !strchr(base, '%')) {
+    if (config_frames_is_folder(s)) {
         c->frames_digits = 0; /* a directory */
         return 0;
     }

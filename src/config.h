@@ -161,6 +161,9 @@ int config_every(double fps, float dt);
  * split into dir, prefix, digits and suffix (which must end .png or .exr),
  * 1 is returned; a plain DIR returns 0; a bad pattern -1 with err. */
 int config_parse_frames(const char *s, Config *c, char *err, size_t errlen);
+/* Whether --frames S names a folder (no # or % after its last '/'), not a
+ * file pattern. */
+bool config_frames_is_folder(const char *s);
 
 /* Scene files (scene.h) give their settings as options, through the same
  * parsing and ranges as the command line:

@@ -1170,14 +1170,15 @@ static char *absolute_bare(const char *p)
     return j;
 }
 
-/* absolute_bare, keeping a trailing '/': "out/f.#.png/" names a folder
- * (config reads the frame pattern from the part after the last '/'), and
- * must not come back as a pattern. */
-static char *absolute(const char *p)
+/* absolute_bare, ending in '/' where p does or where folder is set: "out/f.#/"
+ * and "out/#/." name folders (config reads a frame pattern only from the
+ * part after the last '/'), and must not come back as patterns. */
+static char *absolute(const char *p, bool folder)
 {
     char *a = absolute_bare(p);
     size_t n = strlen(p), k = a ? strlen(a) : 0;
-    if (!a || n == 0 || p[n - 1] != '/' || (k && a[k - 1] == '/')) return a;
+    folder |= n > 0 && p[n - 1] == '/';
+    if (!a || !folder || (k && a[k - 1] == '/')) return a;
     char *t = realloc(a, k + 2);
     if (!t) {
         free(a);
@@ -1188,13 +1189,15 @@ static char *absolute(const char *p)
     return t;
 }
 
-static json_t *jstr_abs(const char *p)
+static json_t *jstr_path(const char *p, bool folder)
 {
-    char *a = absolute(p);
+    char *a = absolute(p, folder);
     json_t *v = json_string(a ? a : p);
     free(a);
     return v;
 }
+
+static json_t *jstr_abs(const char *p) { return jstr_path(p, false); }
 
 static json_t *jfloat(float f) { return json_real(short_float(f)); }
 
@@ -1221,7 +1224,7 @@ static json_t *setting_json(const Setting *st, const char *text)
         snprintf(buf, sizeof buf, "#%02x%02x%02x", (int)lroundf(rgb[0] * 255.0f),
                  (int)lroundf(rgb[1] * 255.0f), (int)lroundf(rgb[2] * 255.0f));
         return json_string(buf);
-    case 'p': return jstr_abs(text);
+    case 'p': return jstr_path(text, !strcmp(st->key, "frames") && config_frames_is_folder(text));
     }
     return json_string(text);
 }

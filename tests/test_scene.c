@@ -787,6 +787,20 @@ static void test_dump_roundtrip(void)
     CHECK(rc == 0 && strstr(R.out, "/out/s.###x#./\""), "its dump reads back: exit %d: %s%s", rc, R.out,
           R.err);
 
+    /* the same for a folder named by a trailing "/." after a '#' (the
+     * clean-up drops the "/.", the dump adds the '/') */
+    snprintf(text, sizeof text,
+             "{\"frames\": \"out/#/.\", \"fields\": [{\"start\": \"%s/targets/blob.png\", "
+             "\"keys\": [{\"target\": \"%s/targets/star.png\"}]}]}", root, root);
+    snprintf(scene, sizeof scene, "%s/rt5.json", tmp);
+    write_text(scene, text);
+    rc = run("--scene", scene, "--dump-scene", NULL);
+    CHECK(rc == 0 && strstr(R.out, "/out/#/\""), "a folder '#/.': exit %d: %s%s", rc, R.out, R.err);
+    snprintf(scene, sizeof scene, "%s/rt6.json", tmp);
+    write_text(scene, R.out);
+    rc = run("--scene", scene, "--dump-scene", NULL);
+    CHECK(rc == 0 && strstr(R.out, "/out/#/\""), "its dump reads back: exit %d: %s%s", rc, R.out, R.err);
+
     /* the bundled pair */
     rc = run("--dump-scene", NULL);
     CHECK(rc == 0 && strstr(R.out, "blob.png") && strstr(R.out, "star.png"), "bundled: %s%s", R.out, R.err);
