@@ -534,6 +534,10 @@ static int refresh_metrics(void)
 static int refresh_field(void)
 {
     char err[256];
+    /* a step begun pass by pass: reading the state back would run the
+     * step's remaining passes; the pass's own field is what is shown */
+    for (int f = 0; f < V.nf; f++)
+        if (V.f[f] && morph_pass_active(V.f[f])) return 0;
     V.vf_dirty = false;
     V.vf_time = export_now();
     if (!viewfield_computed(V.view)) return 0;

@@ -294,12 +294,28 @@ static void test_keys(void)
 static void test_pass_by_pass_plot(void)
 {
     Shot s;
+    /* a whole step first: the window stops at max_steps > 0 (run alone,
+     * with TEST_ONLY, no earlier test has stepped) */
+    if (morph_step_count(g_m) == 0) CHECK(morph_step(g_m) == 0, "a first step");
     long at = morph_step_count(g_m);
     if (show(VIEW_DENSITY, "............", at, "pass.png", &s, true) == 0) {
         const ViewShown *v = view_shown();
         CHECK(v->residual_points >= 2, "the residual plot has %d points after 12 passes", v->residual_points);
         CHECK(morph_step_count(g_m) == at + 1, "the step begun pass by pass is finished whole after (%ld)",
               morph_step_count(g_m));
+    }
+    shot_free(&s);
+    /* the same in a view computed from the state (pressure): refreshing it
+     * must not finish the step begun (it read the state back, which ran
+     * the step's remaining passes, so each '.' was a whole step) */
+    at = morph_step_count(g_m);
+    if (show(VIEW_PRESSURE, "............", at, "pass-pressure.png", &s, true) == 0) {
+        const ViewShown *v = view_shown();
+        CHECK(v->residual_points >= 2, "pressure view: the residual plot has %d points after 12 passes",
+              v->residual_points);
+        CHECK(strstr(v->title, "pass 12/") != NULL, "pressure view: the title names pass 12: %s", v->title);
+        CHECK(morph_step_count(g_m) == at + 1, "pressure view: one step begun and finished (%ld after %ld)",
+              morph_step_count(g_m), at);
     }
     shot_free(&s);
     if (show(VIEW_DENSITY, "", morph_step_count(g_m), "nopass.png", &s, true) == 0)
