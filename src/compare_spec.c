@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 #include <strings.h>
@@ -89,6 +90,7 @@ static int parse_value(char kind, const char *v, double *out)
     if (!isfinite(d)) return -1;
     /* an integer parameter must be whole and within int's range before any cast */
     if (kind == 'i' && (d < -2147483648.0 || d > 2147483647.0 || d != floor(d))) return -1;
+    if (kind == 'f' && fabs(d) > FLT_MAX) return -1; /* a float parameter: within float's range */
     *out = d;
     return 0;
 }

@@ -445,14 +445,16 @@ static double resample(int w, int h, const float *img, const float d[2], float s
     float cx = 0.5f * (float)w, cy = 0.5f * (float)h, inv = 1.0f / sc;
     double sum = 0.0;
     for (int j = 0; j < h; j++) {
-        float y = cy + ((float)j + 0.5f - cy - d[1]) * inv - 0.5f;
+        /* clamped just outside the image (where a sample is 0 anyway), so a
+         * tiny scale or a far move never casts an out-of-range float */
+        float y = fminf(fmaxf(cy + ((float)j + 0.5f - cy - d[1]) * inv - 0.5f, -2.0f), (float)h + 1.0f);
         float yf = floorf(y);
         int j0 = (int)yf;
         float fy = y - yf;
         bool r0 = j0 >= 0 && j0 < h, r1 = j0 + 1 >= 0 && j0 + 1 < h;
         const float *row0 = img + (size_t)(r0 ? j0 : 0) * w, *row1 = img + (size_t)(r1 ? j0 + 1 : 0) * w;
         for (int i = 0; i < w; i++) {
-            float x = cx + ((float)i + 0.5f - cx - d[0]) * inv - 0.5f;
+            float x = fminf(fmaxf(cx + ((float)i + 0.5f - cx - d[0]) * inv - 0.5f, -2.0f), (float)w + 1.0f);
             float xf = floorf(x);
             int i0 = (int)xf;
             float fx = x - xf;
@@ -1210,6 +1212,9 @@ int morph_stir(Morph *m, float x, float y, float fx, float fy, float radius)
 int morph_splat_density(Morph *m, float x, float y, float amount, float radius)
 {
     if (!(radius > 0.0f) || !isfinite(amount) || !isfinite(x) || !isfinite(y)) return -1;
+    /* mid-step the density may live in a substep field a later pass
+     * overwrites (tiled compute): the step is finished first, as for a stir */
+    if (finish_pending(m) < 0) return -1;
     if (m->ops->splat_density(m->b, x, y, amount, radius) < 0) return -1;
     if (m->sched && m->ops->observe(m->b, NULL, &m->mass_now, NULL, NULL) < 0) return -1;
     return 0;

@@ -719,6 +719,7 @@ int solver_substeps(Solver *s, int stage)
     if (!s->dynamic[stage]) return s->nsub[stage];
     GLuint n = 0;
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan[stage]);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT); /* substep_plan wrote it */
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof n, &n);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     return gl_check("solver", "reading the substep count") < 0 ? -1 : (int)n;
@@ -1353,6 +1354,7 @@ static unsigned plan_total(Solver *s, int g)
     GLuint t = 0;
     if (!s->plan[g]) return 0;
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan[g]);
+    glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT); /* substep_plan wrote it */
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 8, sizeof t, &t);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     return t;

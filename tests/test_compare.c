@@ -103,7 +103,7 @@ static void test_presets_and_settings(void)
                                       "force=strong", "dt=0", "vcycles=0,jacobi=0", "no-gather=1", "vf=abc",
                                       /* whole numbers beyond int's range (a fuzz finding: the cast was undefined) */
                                       "gather-iters=333333333333333333333333333", "jacobi=1e300", "jacobi=-1e20",
-                                      "vcycles=inf", "jacobi=nan", "vf=nan", "vf=inf"};
+                                      "vcycles=inf", "jacobi=nan", "vf=nan", "vf=inf", "vf=1e39", "sigma=-1e300"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         err[0] = '\0';
         CHECK(compare_parse(bad[k], &base, &cs, err, sizeof err) < 0 && strncmp(err, "compare: ", 9) == 0,

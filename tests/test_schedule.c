@@ -349,6 +349,15 @@ static void test_refused(void)
     MorphKey neg = {.step = 10, .target = square, .scale_to = -1.0f};
     CHECK(morph_set_schedule(m, &neg, 1, NULL, 0, err, sizeof err) < 0 && strncmp(err, "key 1: ", 7) == 0,
           "a negative scale: %s", err);
+    /* a vanishing scale and a far move: sampled positions far outside
+     * the image (once cast to int unchecked), refused in one line */
+    MorphKey tiny = {.step = 10, .target = square, .scale_from = 1e-7f, .scale_to = 1.0f};
+    CHECK(morph_set_schedule(m, &tiny, 1, NULL, 0, err, sizeof err) < 0 && strncmp(err, "key 1: ", 7) == 0 &&
+              !strchr(err, '\n'),
+          "a vanishing scale: %s", err);
+    MorphKey far = {.step = 10, .target = square, .move_to = {1e9f, -1e9f}};
+    CHECK(morph_set_schedule(m, &far, 1, NULL, 0, err, sizeof err) < 0 && strncmp(err, "key 1: ", 7) == 0,
+          "a target moved 1e9 away: %s", err);
     /* the good schedule stays: its source still adds smoke in steps 1..3 */
     double m0, m1;
     morph_metrics(m, &m0, NULL, NULL);
