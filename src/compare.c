@@ -76,19 +76,19 @@ int compare_metrics(Compare *c, CompareMetrics out[2])
     return 0;
 }
 
-void compare_write_header(const Compare *c, FILE *f)
+void compare_header_text(const Compare *c, char *buf, size_t n)
 {
-    fprintf(f, "# %s\n# %s\n", c->label[0], c->label[1]);
-    fprintf(f, "step,time,error_a,error_b,mass_a,mass_b,max_div_a,max_div_b\n");
+    snprintf(buf, n, "# %s\n# %s\nstep,time,error_a,error_b,mass_a,mass_b,max_div_a,max_div_b\n", c->label[0],
+             c->label[1]);
 }
 
-int compare_write_row(Compare *c, FILE *f)
+int compare_row_text(Compare *c, char *buf, size_t n)
 {
     CompareMetrics mt[2];
     if (compare_metrics(c, mt) < 0) return -1;
-    fprintf(f, "%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", compare_step_count(c), morph_time(c->m[0]),
-            mt[0].error, mt[1].error, mt[0].mass, mt[1].mass, mt[0].max_div, mt[1].max_div);
-    return ferror(f) ? -1 : 0;
+    snprintf(buf, n, "%ld,%.6g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", compare_step_count(c), morph_time(c->m[0]),
+             mt[0].error, mt[1].error, mt[0].mass, mt[1].mass, mt[0].max_div, mt[1].max_div);
+    return 0;
 }
 
 int compare_side_by_side(Compare *c, int gap, float gap_value, float *out)

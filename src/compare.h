@@ -59,10 +59,13 @@ typedef struct {
 /* Both morphs' metrics (morph_metrics); 0 or -1. */
 int compare_metrics(Compare *c, CompareMetrics out[2]);
 
-/* The headless record: a header naming both settings, then a row a call:
- *   step,time,error_a,error_b,mass_a,mass_b,max_div_a,max_div_b */
-void compare_write_header(const Compare *c, FILE *f);
-int compare_write_row(Compare *c, FILE *f);
+/* The headless record's text (export.h's metrics_open_header and
+ * metrics_line write it): a header naming both settings, then a row a call:
+ *   step,time,error_a,error_b,mass_a,mass_b,max_div_a,max_div_b
+ * Each ends in a newline; n of COMPARE_TEXT_MAX holds any. */
+#define COMPARE_TEXT_MAX (2 * COMPARE_LABEL_MAX + 128)
+void compare_header_text(const Compare *c, char *buf, size_t n);
+int compare_row_text(Compare *c, char *buf, size_t n);
 /* Both densities side by side into out (2W + gap x H floats, gap cells of
  * `gap` between them, row 0 at the top). 0 or -1. */
 int compare_side_by_side(Compare *c, int gap, float gap_value, float *out);

@@ -911,6 +911,11 @@ struct Metrics {
 
 Metrics *metrics_open(const char *path, char *err, size_t errlen)
 {
+    return metrics_open_header(path, "step,time,error,mass,max_div,key\n", err, errlen);
+}
+
+Metrics *metrics_open_header(const char *path, const char *header, char *err, size_t errlen)
+{
     Metrics *m = calloc(1, sizeof *m);
     if (!m || !(m->path = strdup(path))) goto oom;
     /* a directory would only fail at the rename, after the frames are written */
@@ -946,7 +951,7 @@ Metrics *metrics_open(const char *path, char *err, size_t errlen)
         goto fail;
     }
     /* a full device fails here, before any frame is written */
-    int hn = fprintf(m->f, "step,time,error,mass,max_div,key\n");
+    int hn = fprintf(m->f, "%s", header);
     m->good = hn;
     if (hn < 0 || fflush(m->f) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -969,12 +974,11 @@ fail:
 /* Each row is flushed as it is written, so the file holds whole rows. A row
  * that cannot be written makes the Metrics failed: no further rows, and
  * metrics_close cuts the file back to the rows before it. */
-int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div,
-                int key)
+int metrics_line(Metrics *m, const char *line)
 {
     if (m->failed) return -1;
     errno = 0;
-    int n = fprintf(m->f, "%ld,%.6g,%.8g,%.8g,%.6g,%d\n", step, time, error, mass, max_div, key);
+    int n = fprintf(m->f, "%s", line);
     if (n < 0 || fflush(m->f) != 0) {
         snprintf(m->why, sizeof m->why, "cannot write %s: %s", m->path,
                  strerror(errno ? errno : EIO));
@@ -984,6 +988,14 @@ int metrics_row(Metrics *m, long step, double time, double error, double mass, d
     m->good += n;
     m->rows++;
     return 0;
+}
+
+int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div,
+                int key)
+{
+    char line[192];
+    snprintf(line, sizeof line, "%ld,%.6g,%.8g,%.8g,%.6g,%d\n", step, time, error, mass, max_div, key);
+    return metrics_line(m, line);
 }
 
 const char *metrics_error(const Metrics *m) { return m->failed ? m->why : ""; }

@@ -163,6 +163,11 @@ typedef struct Metrics Metrics;
 Metrics *metrics_open(const char *path, char *err, size_t errlen);
 int metrics_row(Metrics *m, long step, double time, double error, double mass, double max_div,
                 int key);
+/* The same file with other columns (--compare's): the header's text, then
+ * whole lines ("...\n") as rows, with the same temporary file and failure
+ * rules. */
+Metrics *metrics_open_header(const char *path, const char *header, char *err, size_t errlen);
+int metrics_line(Metrics *m, const char *line);
 /* "cannot write FILE: why" after a failed metrics_row, else "". */
 const char *metrics_error(const Metrics *m);
 /* Complete rows written so far (0 for NULL). */

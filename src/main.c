@@ -1259,22 +1259,25 @@ static int run_compare(const Config *c, const Image *start, const Image *target,
     const char *dir = c->frames_dir;
     if (!dir && !c->metrics_path) dir = CONFIG_DEFAULT_OUT_DIR;
     int gw = c->grid_w, gh = c->grid_h, gap = gw / 32 > 2 ? gw / 32 : 2, ow = 2 * gw + gap;
-    FILE *mf = NULL;
+    Metrics *mf = NULL;
+    char line[COMPARE_TEXT_MAX];
     Image *im = NULL;
     float *rho = malloc((size_t)ow * gh * sizeof *rho);
     if (!rho || !(im = image_create(ow, gh, 1))) {
         log_error("compare", "out of memory");
         goto done;
     }
-    if (c->metrics_path && !(mf = fopen(c->metrics_path, "w"))) {
-        log_error("compare", "cannot write %s: %s", c->metrics_path, strerror(errno));
-        goto done;
+    if (c->metrics_path) { /* a temporary file, renamed into place when the run is done */
+        compare_header_text(cmp, line, sizeof line);
+        if (!(mf = metrics_open_header(c->metrics_path, line, err, sizeof err))) {
+            log_error("compare", "%s", err);
+            goto done;
+        }
     }
     if (dir && make_dir(dir) < 0) {
         log_error("compare", "cannot make %s: %s", dir, strerror(errno));
         goto done;
     }
-    if (mf) compare_write_header(cmp, mf);
     float sc = density_scale > 0.0f ? density_scale : 1.0f;
     for (long k = 0, frame = 1; k <= steps; k++) {
         if (k > 0 && compare_step(cmp) < 0) {
@@ -1282,8 +1285,8 @@ static int run_compare(const Config *c, const Image *start, const Image *target,
             goto done;
         }
         if (k % c->every != 0 && k != steps) continue;
-        if (mf && compare_write_row(cmp, mf) < 0) {
-            log_error("compare", "cannot write %s", c->metrics_path);
+        if (mf && (compare_row_text(cmp, line, sizeof line) < 0 || metrics_line(mf, line) < 0)) {
+            log_error("compare", "%s", metrics_error(mf)[0] ? metrics_error(mf) : "cannot read the metrics back");
             goto done;
         }
         if (!dir) continue;
@@ -1305,8 +1308,9 @@ static int run_compare(const Config *c, const Image *start, const Image *target,
                  mt[1].error, compare_label(cmp, 1));
     rc = 0;
 done:
-    if (mf && fclose(mf) != 0 && rc == 0) {
-        log_error("compare", "cannot write %s", c->metrics_path);
+    /* a failed run keeps its complete rows, as a plain run's metrics do */
+    if (mf && metrics_close(mf, rc == 0 || metrics_rows(mf) > 0, err, sizeof err) < 0) {
+        log_error("compare", "%s", err);
         rc = 1;
     }
     image_free(im);

@@ -175,6 +175,23 @@ static void test_headless_run(void)
     Image *im = testlib_load(f3, IMAGE_CHANNEL_LUMA);
     CHECK(im && im->w > 2 * 48 && im->h == 48, "frames side by side: %dx%d", im ? im->w : 0, im ? im->h : 0);
     image_free(im);
+    int tmps = -1;
+    testlib_count_entries(dir, "both.csv.tmp", &tmps);
+    CHECK(tmps == 0, "no temporary CSV left beside it (%d)", tmps);
+    /* a run that fails before its first row (the frames' folder cannot be
+     * made: a file is in the way) leaves no CSV at all, not a header alone */
+    char csv2[256], nodir[300];
+    snprintf(csv2, sizeof csv2, "%s/failed.csv", dir);
+    snprintf(nodir, sizeof nodir, "%s/sub", csv);
+    const char *fail[] = {testlib_bin(), "--cpu", "--headless", "--quiet", "--grid", "48", "--steps", "20",
+                          "--compare-preset", "force", "--metrics", csv2, "--frames", nodir, NULL};
+    TestlibResult r3 = {0};
+    rc = testlib_run(fail, NULL, &r3);
+    tmps = -1;
+    testlib_count_entries(dir, "failed.csv", &tmps);
+    CHECK(rc != 0 && tmps == 0 && strstr(r3.err, nodir), "a failed compare run: exit %d, %d CSV files: %s", rc,
+          tmps, r3.err);
+    testlib_result_free(&r3);
     const char *bad[] = {testlib_bin(), "--cpu", "--headless", "--compare", "gather=0", "--scene", "x.json", NULL};
     testlib_result_free(&r);
     TestlibResult r2 = {0};
