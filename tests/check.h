@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static int check_passed, check_failed;
 
@@ -40,12 +41,22 @@ static inline int check_skipped(const char *name)
     return 1;
 }
 
+/* wall-clock seconds, for RUN's report of each test's time */
+static inline double check_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 #define RUN(fn)                                                             \
     do {                                                                    \
         if (check_skipped(#fn)) break;                                      \
         int f0 = check_failed;                                              \
+        double t0 = check_now();                                            \
         fn();                                                               \
-        printf("%s %s\n", check_failed == f0 ? "ok  " : "FAIL", #fn);       \
+        printf("%s %s (%.1f s)\n", check_failed == f0 ? "ok  " : "FAIL", #fn, \
+               check_now() - t0);                                           \
         fflush(stdout);                                                     \
     } while (0)
 

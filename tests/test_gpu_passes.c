@@ -553,7 +553,7 @@ static void test_resolution(void)
     return;
 #endif
     enum { NR = 2, NCHK = 3 };
-    const int sides[NR] = {128, 512}, at[NCHK] = {50, 100, 300};
+    const int sides[NR] = {128, 512}, at[NCHK] = {50, 100, 150};
     float *rho[NR][NCHK] = {{0}};
     double err_at[NR][NCHK] = {{0}};
     for (int r = 0; r < NR; r++) {
@@ -593,7 +593,8 @@ static void test_resolution(void)
         printf("  step %d: error %.3f at 128^2, %.3f at 512^2; densities differ by %.1f%%\n",
                at[c], err_at[0][c], err_at[1][c], 100.0 * d / m);
         /* issue 7: the 128² and 512² runs agree within 0.05 normalised L1
-         * once arrived (step 300); mid-morph (steps 50, 100) within 10% */
+         * once arrived (step 150: error 0.019 at both sizes, 0.53 at step 50); mid-morph
+         * (steps 50, 100) within 10% */
         if (c == NCHK - 1)
             CHECK(d <= 0.05 * m, "step %d: the 512^2 morph differs from the 128^2 one by %.1f%%",
                   at[c], 100.0 * d / m);
