@@ -1284,3 +1284,18 @@ const char *config_find_scene(int argc, char **argv)
     config_each_option(argc, argv, last_scene, &path);
     return path;
 }
+
+static void last_dt(void *ctx, const char *name, const char *arg)
+{
+    if (strcmp(name, "dt") == 0) *(const char **)ctx = arg;
+}
+
+float config_find_dt(int argc, char **argv)
+{
+    const char *v = NULL;
+    config_each_option(argc, argv, last_dt, &v);
+    char *end;
+    double d = v ? strtod(v, &end) : 0.0;
+    /* the range --dt takes (config_parse says why otherwise) */
+    return v && end != v && !*end && d > 0.0 && d <= 1.0 ? (float)d : 0.0f;
+}

@@ -180,5 +180,8 @@ int config_each_option(int argc, char **argv, void (*fn)(void *ctx, const char *
 /* The value of argv's last --scene, or NULL: what main reads before it
  * parses the scene's options and argv's together. */
 const char *config_find_scene(int argc, char **argv);
+/* The value of argv's last --dt where it is one config_parse takes, else 0:
+ * the dt at which a scene's time keys become steps. */
+float config_find_dt(int argc, char **argv);
 
 #endif

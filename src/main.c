@@ -1330,7 +1330,8 @@ int main(int argc, char **argv)
     int nargs = argc;
     const char *scene_path = config_find_scene(argc, argv);
     if (scene_path) {
-        if (!(scene = scene_load(scene_path, err, sizeof err))) {
+        /* time keys at the command line's --dt where it gives one */
+        if (!(scene = scene_load_at(scene_path, config_find_dt(argc, argv), err, sizeof err))) {
             fprintf(stderr, "%s\n", err);
             return 1;
         }

@@ -872,6 +872,12 @@ static int check_fields(Ctx *x)
 Scene *scene_parse(const char *text, size_t len, const char *name, const char *dir, char *err,
                    size_t errlen)
 {
+    return scene_parse_at(text, len, name, dir, 0.0f, err, errlen);
+}
+
+Scene *scene_parse_at(const char *text, size_t len, const char *name, const char *dir, float dt, char *err,
+                      size_t errlen)
+{
     if (err && errlen) err[0] = '\0';
     Scene *s = calloc(1, sizeof *s);
     if (!s || !(s->file = dup_str(name ? name : "scene"))) {
@@ -942,7 +948,7 @@ Scene *scene_parse(const char *text, size_t len, const char *name, const char *d
     }
     pop(&x);
     for (int i = 0; i < s->nfields; i++)
-        if (resolve_steps(&x, &s->field[i], i, c.params.dt) < 0) goto fail;
+        if (resolve_steps(&x, &s->field[i], i, dt > 0.0f ? dt : c.params.dt) < 0) goto fail;
     if (check_fields(&x) < 0) goto fail;
     json_decref(root);
     return s;
@@ -952,7 +958,9 @@ fail:
     return NULL;
 }
 
-Scene *scene_load(const char *path, char *err, size_t errlen)
+Scene *scene_load(const char *path, char *err, size_t errlen) { return scene_load_at(path, 0.0f, err, errlen); }
+
+Scene *scene_load_at(const char *path, float dt, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -995,7 +1003,7 @@ Scene *scene_load(const char *path, char *err, size_t errlen)
         if (slash == dir) slash[1] = '\0';
         else if (slash) *slash = '\0';
         else dir[0] = '\0';
-        s = scene_parse(buf, n, path, dir, err, errlen);
+        s = scene_parse_at(buf, n, path, dir, dt, err, errlen);
     } else {
         snprintf(err, errlen, "scene: out of memory");
     }

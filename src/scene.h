@@ -94,6 +94,13 @@ Scene *scene_load(const char *path, char *err, size_t errlen);
  * joined to DIR (NULL or "": as they are). */
 Scene *scene_parse(const char *text, size_t len, const char *name, const char *dir, char *err,
                    size_t errlen);
+/* The same, with DT (> 0) instead of the scene's own dt for its time keys'
+ * steps and their checks: the command line's --dt, which overrides the
+ * scene's (0: the scene's). scene_apply works them out again at the run's
+ * dt. */
+Scene *scene_load_at(const char *path, float dt, char *err, size_t errlen);
+Scene *scene_parse_at(const char *text, size_t len, const char *name, const char *dir, float dt, char *err,
+                      size_t errlen);
 /* A scene of one field from a command-line run: START, then keys TARGETS
  * [0..n-1] every EVERY steps (0, with n == 1: the single key has no step). */
 Scene *scene_from_images(const char *start, const char *const *targets, int n, long every);

@@ -438,10 +438,26 @@ static void test_cli_overrides(void)
     /* the time key at the command line's dt: 0.12 s / 0.005 = step 24 above; at
      * 0.02 it is step 6, not after key 1's 6 */
     rc = run("--scene", path, "--grid", "32", "--dt", "0.02", "--cpu", "-q", NULL);
-    CHECK(rc == 1 && strstr(R.err, "over.json:4:13: fields[0].keys[1].time: 0.12 s is step 6 at dt "
+    CHECK(rc == 1 && strstr(R.err, "over.json:4:22: fields[0].keys[1].time: 0.12 s is step 6 at dt "
                                    "0.02: must come after keys[0]'s step 6") &&
               strchr(R.err, '\n') == R.err + strlen(R.err) - 1,
           "a time key that --dt puts on the key before: exit %d: '%s'", rc, R.err);
+    /* time keys that only --dt makes steps: 0.004 s and 0.008 s are steps 0
+     * and 1 at the scene's dt 0.01 (refused), steps 4 and 8 at --dt 0.001 */
+    char tpath[600], ttext[4096];
+    snprintf(tpath, sizeof tpath, "%s/fine-time.json", tmp);
+    snprintf(ttext, sizeof ttext,
+             "{\"dt\": 0.01, \"fields\": [{\"start\": \"%s/targets/blob.png\", \"keys\": [\n"
+             " {\"time\": 0.004, \"target\": \"%s/targets/star.png\"},\n"
+             " {\"time\": 0.008, \"target\": \"%s/targets/ring.png\"}]}]}\n", root, root, root);
+    write_text(tpath, ttext);
+    rc = run("--scene", tpath, "--dump-scene", NULL);
+    CHECK(rc == 1 && strstr(R.err, "fine-time.json:2:11: fields[0].keys[0].time: 0.004 s is step 0 at dt 0.01"),
+          "time keys below the scene's dt: exit %d: %s", rc, R.err);
+    rc = run("--scene", tpath, "--dt", "0.001", "--dump-scene", NULL);
+    CHECK(rc == 0 && strstr(R.out, "\"step\": 4,") && strstr(R.out, "\"step\": 8,") &&
+              strstr(R.out, "\"dt\": 0.001"),
+          "the same at --dt 0.001: exit %d: %s%s", rc, R.out, R.err);
     rc = run("--scene", path, "--grid", "32", "--cpu", "--frames", out, "--metrics", "m.csv", NULL);
     CHECK(rc == 0 && strstr(R.err, "32x32 grid, 10 steps") && strstr(R.err, "2 keys, reached at steps 6, 12"),
           "a run: exit %d: %s", rc, R.err);
