@@ -180,11 +180,13 @@ static void add(MethodStep *st, MethodPass pass, int count)
     if (count > 0) st->stage[st->n++] = (MethodStage){pass, count};
 }
 
-void method_plan(const SolverParams *p, MethodGrid g, long nstep, float dscale, MethodStep *st)
+void method_plan(const SolverParams *given, MethodGrid g, long nstep, float dscale, MethodStep *st)
 {
     memset(st, 0, sizeof *st);
-    st->p = *p;
-    method_params_resolve(&st->p);
+    SolverParams resolved = *given; /* a zeroed field means its default (the set mask) */
+    method_params_resolve(&resolved);
+    const SolverParams *p = &resolved;
+    st->p = resolved;
     method_ease(p, nstep, &st->p.vf, &st->rg);
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;

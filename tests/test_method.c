@@ -76,10 +76,34 @@ static void test_backend_resolves(void)
     ref_free(r1);
 }
 
+/* method_plan from a partly zeroed struct plans the step of its resolved
+ * parameters: the same passes and counts as from the defaults with that
+ * member given (it read vf, the solves and the gathering from the struct
+ * as given, so {.dt = 0.02} planned no pressure solve and no gathering). */
+static void test_plan_resolves(void)
+{
+    SolverParams z = {.dt = 0.02f}, d;
+    method_params_default(&d);
+    d.dt = 0.02f;
+    MethodGrid g = method_grid(64, 48);
+    for (long step = 0; step < 400; step += 133) {
+        MethodStep a, b;
+        method_plan(&z, g, step, 1.0f, &a);
+        method_plan(&d, g, step, 1.0f, &b);
+        bool same = a.n == b.n && a.p.vf == b.p.vf && a.rg == b.rg && a.gather_a == b.gather_a &&
+                    a.kb == b.kb && a.balance == b.balance;
+        for (int s = 0; same && s < a.n; s++)
+            same = a.stage[s].pass == b.stage[s].pass && a.stage[s].count == b.stage[s].count;
+        CHECK(same, "step %ld: {.dt = 0.02} plans %d stages (%d passes), the defaults %d (%d)", step, a.n,
+              method_pass_total(&a), b.n, method_pass_total(&b));
+    }
+}
+
 int main(void)
 {
     RUN(test_zeroed_is_default);
     RUN(test_partial_and_explicit_zero);
     RUN(test_backend_resolves);
+    RUN(test_plan_resolves);
     return check_done();
 }
