@@ -451,9 +451,14 @@ static int get_number(Ctx *x, json_t *v, double lo, double hi, bool lo_open, dou
 {
     if (!json_is_number(v)) return fail(x, AT_VALUE, "expected a number");
     double d = json_number_value(v);
-    if (!isfinite(d) || (lo_open ? !(d > lo) : !(d >= lo)) || !(d <= hi))
-        return fail(x, AT_VALUE, "must be in %c%g, %g]", lo_open ? '(' : '[', lo, hi);
-    *out = d;
+    /* in range as read and as the float it is kept in (1e-80 is no radius:
+     * it would be kept, and dumped, as 0) */
+    for (int k = 0; k < 2; k++) {
+        if (!isfinite(d) || (lo_open ? !(d > lo) : !(d >= lo)) || !(d <= hi))
+            return fail(x, AT_VALUE, "must be in %c%g, %g]", lo_open ? '(' : '[', lo, hi);
+        d = (double)(float)d;
+    }
+    *out = json_number_value(v);
     return 0;
 }
 
