@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "testgl.h"
 #include "glctx.h"
 #include "image.h"
 #include "fidelity.h"
@@ -691,17 +692,11 @@ done:
 int main(int argc, char **argv)
 {
     (void)argc;
-    char err[1024];
     /* the compute backend's tiled passes (what it runs on a GPU), which a
      * software renderer would otherwise leave out (solver_tiles_wanted) */
     setenv("SMOKEMORPH_COMPUTE_TILES", "1", 0);
-    GlCtx *ctx = glctx_create_headless(err, sizeof err);
-    CHECK(ctx != NULL, "no headless GL context: %s", err);
+    GlCtx *ctx = testgl_start(argv[0], g_dir, sizeof g_dir);
     if (!ctx) return check_done();
-    printf("  renderer: %s\n", glctx_renderer(ctx));
-    int rc = shader_find_dir(NULL, argv[0], g_dir, sizeof g_dir, err, sizeof err);
-    CHECK(rc == 0, "shader dir: %s", err);
-    if (rc != 0) return check_done();
     /* every test on both GPU backends: the fragment passes, then the same
      * stage functions as compute passes (GL 4.3; llvmpipe has it) */
     static const SolverKind kinds[] = {SOLVER_FRAGMENT, SOLVER_COMPUTE};

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "testgl.h"
 #include "glctx.h"
 #include "morph.h"
 #include "shader.h"
@@ -153,17 +154,11 @@ done:
 int main(int argc, char **argv)
 {
     (void)argc;
-    char err[1024];
     TestlibShape sh = {.domain = true, .width = 0.02};
     testlib_disc(start, W, H, &sh, 0.35, 0.4, 0.2, 1.0);
     testlib_box(target, W, H, &sh, 0.8, 0.5, 0.18, 0.25, 1.0);
-    GlCtx *ctx = glctx_create_headless(err, sizeof err);
-    CHECK(ctx != NULL, "no headless GL context: %s", err);
+    GlCtx *ctx = testgl_start(argv[0], g_dir, sizeof g_dir);
     if (!ctx) return check_done();
-    printf("  renderer: %s\n", glctx_renderer(ctx));
-    int rc = shader_find_dir(NULL, argv[0], g_dir, sizeof g_dir, err, sizeof err);
-    CHECK(rc == 0, "shader dir: %s", err);
-    if (rc != 0) return check_done();
     SolverParams p, q;
     method_params_default(&p);
     q = p;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "testgl.h"
 #include "glctx.h"
 #include "morph.h"
 #include "shader.h"
@@ -89,20 +90,14 @@ static void test_compute(void) { test_schedule_agrees(MORPH_COMPUTE); }
 int main(int argc, char **argv)
 {
     (void)argc;
-    char err[1024];
     setenv("SMOKEMORPH_COMPUTE_TILES", "1", 0); /* the tiled passes, as test_gpu_passes */
     static const TestlibShape s = {.domain = true, .width = 0.05};
     testlib_disc(start, W, H, &s, 0.4, 0.5, 0.22, 1.0);
     testlib_box(square, W, H, &s, 0.75, 0.45, 0.2, 0.2, 1.0);
     testlib_disc(disc, W, H, &s, 0.6, 0.5, 0.2, 1.0);
     testlib_disc(puff, W, H, &s, 0.3, 0.3, 0.1, 0.5);
-    GlCtx *ctx = glctx_create_headless(err, sizeof err);
-    CHECK(ctx != NULL, "no headless GL context: %s", err);
+    GlCtx *ctx = testgl_start(argv[0], g_dir, sizeof g_dir);
     if (!ctx) return check_done();
-    printf("  renderer: %s\n", glctx_renderer(ctx));
-    int rc = shader_find_dir(NULL, argv[0], g_dir, sizeof g_dir, err, sizeof err);
-    CHECK(rc == 0, "shader dir: %s", err);
-    if (rc != 0) return check_done();
     const char *only = getenv("TEST_GPU_BACKEND");
     if (!only || strcmp(only, "fragment") == 0) RUN(test_fragment);
     if (!only || strcmp(only, "compute") == 0) {
