@@ -215,6 +215,7 @@ GLuint field_framebuffer(const Field *f) { return f->fbo; }
 int field_upload(Field *f, const float *data)
 {
     gl_check("field", "earlier GL calls (before field_upload)");
+    field_sync();
     glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
     glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
@@ -231,6 +232,7 @@ int field_upload(Field *f, const float *data)
 int field_read(const Field *f, float *out)
 {
     gl_check("field", "earlier GL calls (before field_read)");
+    field_sync();
     GLint prev_read = 0;
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev_read);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
@@ -250,6 +252,7 @@ int field_read(const Field *f, float *out)
 int field_clear(Field *f, float r, float g, float b, float a)
 {
     const GLfloat v[4] = {r, g, b, a};
+    field_sync();
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, f->fbo);
     glClearBufferfv(GL_COLOR, 0, v);
     char what[96];
@@ -411,6 +414,7 @@ void pass_draw(Field *target)
 {
     draws++;
     if (g_count_bytes) g_bytes += pass_traffic(target);
+    field_sync();
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target->fbo);
     glViewport(0, 0, target->w, target->h);
     draw_triangle();
@@ -419,13 +423,22 @@ void pass_draw(Field *target)
 
 void field_flag_error(void) { g_flagged = true; }
 
-/* What a dispatch's image stores must be visible to: the next passes'
- * texelFetch, image access, and read-backs and draws through the FBOs. */
-#ifndef PASS_BARRIER_BITS
-#define PASS_BARRIER_BITS (GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT | \
-                           GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT |      \
-                           GL_PIXEL_BUFFER_BARRIER_BIT)
-#endif
+/* What a dispatch's image stores must be visible to at once: the next
+ * passes' texelFetch and image access. Read-backs, uploads, clears, blits and
+ * draws through the FBOs need more (FIELD_SYNC_BITS), issued once before the
+ * first of them after any dispatches (field_sync): on the H100 a step's
+ * couple of hundred barriers are part of its CPU cost. */
+#define PASS_BARRIER_BITS (GL_TEXTURE_FETCH_BARRIER_BIT | GL_SHADER_IMAGE_ACCESS_BARRIER_BIT)
+#define FIELD_SYNC_BITS (GL_FRAMEBUFFER_BARRIER_BIT | GL_TEXTURE_UPDATE_BARRIER_BIT | \
+                         GL_PIXEL_BUFFER_BARRIER_BIT)
+static bool g_unsynced; /* a dispatch wrote an image since the last FIELD_SYNC_BITS barrier */
+
+void field_sync(void)
+{
+    if (!g_unsynced) return;
+    glMemoryBarrier(FIELD_SYNC_BITS);
+    g_unsynced = false;
+}
 
 void pass_dispatch(Field *target) { pass_dispatch_tiles(target, PASS_LOCAL_X, PASS_LOCAL_Y); }
 
@@ -435,8 +448,9 @@ void pass_dispatch_tiles(Field *target, int tile_w, int tile_h)
     if (g_count_bytes) g_bytes += pass_traffic(target);
     glBindImageTexture(0, target->tex, 0, GL_FALSE, 0, GL_WRITE_ONLY, internal_format(target->channels));
     glDispatchCompute((GLuint)((target->w + tile_w - 1) / tile_w), (GLuint)((target->h + tile_h - 1) / tile_h), 1);
-    /* the next pass samples what this one wrote; read-backs go through the FBO */
+    /* the next pass samples what this one wrote; read-backs: field_sync */
     glMemoryBarrier(PASS_BARRIER_BITS);
+    g_unsynced = true;
     if (field_debug()) debug_after(target, "a dispatch");
 }
 
@@ -448,6 +462,7 @@ void pass_dispatch_indirect(Field *target, GLuint buf, GLintptr offset)
     glDispatchComputeIndirect(offset);
     glBindBuffer(GL_DISPATCH_INDIRECT_BUFFER, 0);
     glMemoryBarrier(PASS_BARRIER_BITS);
+    g_unsynced = true;
     if (field_debug()) debug_after(target, "an indirect dispatch");
 }
 

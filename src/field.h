@@ -80,6 +80,12 @@ void pass_dispatch_tiles(Field *target, int tile_w, int tile_h);
 void pass_dispatch_indirect(Field *target, GLuint buf, GLintptr offset);
 /* Bind f as a write-only image on unit (a compute pass's second output). */
 void field_bind_image(Field *f, int unit);
+/* Makes every dispatch's image stores so far visible to read-backs, uploads,
+ * clears, blits and draws through a field's FBO (a dispatch's own barrier
+ * covers only the next passes' texture fetches and image access). field.c's
+ * read, upload, clear and pass_draw call it; so must any other GL use of a
+ * field's texture or FBO, as a blit (cheap when nothing is pending). */
+void field_sync(void);
 /* The compute passes' work-group size (shader.c writes it into the source). */
 #ifndef PASS_LOCAL_X /* -D at build time, for bench sweeps */
 #define PASS_LOCAL_X 16

@@ -305,8 +305,12 @@ const char *method_glsl_defines(char *buf, size_t n)
     snprintf(buf, n,
              "#define SM_JACOBI_OMEGA %.9g\n"
              "#define SM_BLUR_TAPS %d\n"
-             "#define SM_MG_COARSE_MAX %d\n",
-             (double)METHOD_JACOBI_OMEGA, METHOD_BLUR_TAPS, METHOD_MG_COARSE_MAX);
+             "#define SM_MG_COARSE_MAX %d\n"
+             "#define SM_MG_MAX_LEVELS %d\n"
+             "#define SM_MG_SMOOTH %d\n"
+             "#define SM_MG_COARSE_ITERS %d\n",
+             (double)METHOD_JACOBI_OMEGA, METHOD_BLUR_TAPS, METHOD_MG_COARSE_MAX,
+             METHOD_MG_MAX_LEVELS, METHOD_MG_SMOOTH, METHOD_MG_COARSE_ITERS);
     return buf;
 }
 

@@ -24,6 +24,7 @@ enum {
     SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
     SH_GATHER_RHS, SH_SPEED_MAX, SH_ADD_SOURCE, SH_SPLAT_DENSITY,
     SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* compute only */
+    SH_MG_BOTTOM,
     SH_COUNT
 };
 /* The fields of the two Jacobi solves (divergence, pressure, every multigrid
@@ -35,7 +36,7 @@ static const char *const shader_files[SH_COUNT] = {
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
     "drift_vel.glsl", "gather_rhs.glsl", "speed_max.glsl", "add_source.glsl", "splat_density.glsl", "transport_tile.glsl",
-    "jacobi_tile.glsl", "mg_restrict_residual.glsl", "substep_plan.glsl",
+    "jacobi_tile.glsl", "mg_restrict_residual.glsl", "substep_plan.glsl", "mg_bottom.glsl",
 };
 
 /* Steps the CPU may queue ahead of the GPU. On the lent H100 (driver 580,
@@ -54,14 +55,25 @@ static const char *const shader_files[SH_COUNT] = {
 #define SOLVER_JACOBI_TILE 4
 #define SOLVER_JACOBI_TILE_TEXELS (512 * 512)
 
+/* Tiled compute backend: a V-cycle's levels from the first of at most
+ * SOLVER_MG_BOTTOM packed texels a side (below the grid itself) down to the
+ * coarsest and back run in one dispatch of one work group, in shared memory
+ * (mg_bottom.glsl), instead of three dispatches a level.
+ * SMOKEMORPH_MG_BOTTOM=N (0, 4, 8 or 16) chooses another bound, 0 none,
+ * for bench sweeps. (32 would need 50 KB of shared memory: llvmpipe has 32,
+ * the H100's GL 48.) */
+#define SOLVER_MG_BOTTOM 16
+
 /* Compute backend: transport_tile's work group, one cell an invocation.
  * Its tile carries a 3-cell halo, so a larger group stages fewer cells per
- * cell written (16x8: 2.4, 32x16: 1.6). SMOKEMORPH_TRANSPORT_GROUP=WxH
+ * cell written (16x8: 2.4, 16x16: 2.0, 32x16: 1.6). 16x16 was 4-6% faster
+ * than 16x8 at 1024²-4096² on the H100 (docs/PERFORMANCE.md, "Fewer
+ * dispatches"); larger groups were not. SMOKEMORPH_TRANSPORT_GROUP=WxH
  * (each a multiple of 8, W*H at most 1024) chooses another, for bench
  * sweeps. (Two cells an invocation, a 16x8 group writing 32x16, made the
  * substeps slower on the H100: 3.87 ms a step at 2048² against 2.46.) */
 #define SOLVER_TRANSPORT_GX 16
-#define SOLVER_TRANSPORT_GY 8
+#define SOLVER_TRANSPORT_GY 16
 
 /* The transport's speed S (method.h) is reduced SOLVER_SPEED_BLOCK² cells
  * (then texels) to a texel until one is left: 2048² takes 4 passes. */
@@ -121,6 +133,7 @@ struct Solver {
     unsigned long long mbytes[T_COUNT]; /* pass_bytes() at each mark */
     unsigned marked;                    /* the marks made this step (bits by T_) */
     int tgx, tgy;                       /* transport_tile's work group */
+    int mg_bottom;                      /* mg_bottom's side in texels (0: none) */
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
     int inflight_next;
     double wait_s;              /* solver_wait_seconds */
@@ -298,6 +311,16 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
 {
     FieldPair *x = l == 0 ? x0 : &s->mgx[l];
     bool last = l == s->nlev - 1;
+    if (l > 0 && s->tiled && packed(s->lw[l]) <= s->mg_bottom && packed(s->lh[l]) <= s->mg_bottom) {
+        Shader *sh = use(s, SH_MG_BOTTOM); /* the rest of the cycle, one work group */
+        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+        shader_set_float(sh, "u_h", 1.0f);
+        shader_set_texture(sh, "u_div", 0, field_texture(s->mgb[l]));
+        shader_set_int(sh, "u_levels", s->nlev - l);
+        pass_dispatch_tiles(x->write, s->mg_bottom, s->mg_bottom);
+        field_pair_swap(x);
+        return;
+    }
     if (last && l > 0 && s->lw[l] <= METHOD_MG_COARSE_MAX && s->lh[l] <= METHOD_MG_COARSE_MAX) {
         Shader *sh = use(s, SH_MG_COARSE);
         shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
@@ -652,6 +675,7 @@ int solver_step(Solver *s) { return solver_step_parts(s, METHOD_PART_ALL, false)
 
 int solver_copy_velocity(Solver *dst, const Solver *src)
 {
+    field_sync();
     glBindFramebuffer(GL_READ_FRAMEBUFFER, field_framebuffer(src->vel.read));
     glBindFramebuffer(GL_DRAW_FRAMEBUFFER, field_framebuffer(dst->vel.read));
     glBlitFramebuffer(0, 0, src->w, src->h, 0, 0, dst->w, dst->h, GL_COLOR_BUFFER_BIT, GL_NEAREST);
@@ -755,6 +779,19 @@ static void transport_group(int *gx, int *gy)
     }
 }
 
+/* mg_bottom's side: SOLVER_MG_BOTTOM, or SMOKEMORPH_MG_BOTTOM=N */
+static int mg_bottom_side(void)
+{
+    const char *e = getenv("SMOKEMORPH_MG_BOTTOM");
+    int n;
+    char c;
+    if (!e) return SOLVER_MG_BOTTOM;
+    if (sscanf(e, "%d%c", &n, &c) == 1 && (n == 0 || n == 4 || n == 8 || n == 16)) return n;
+    log_error("solver", "SMOKEMORPH_MG_BOTTOM='%s' is not 0, 4, 8 or 16: ignored, %d", e,
+              SOLVER_MG_BOTTOM);
+    return SOLVER_MG_BOTTOM;
+}
+
 static int create_fields(Solver *s, char *err, size_t errlen)
 {
     if (field_pair_create(&s->vel, s->w, s->h, 2, err, errlen) < 0) return -1; /* u, v */
@@ -829,9 +866,11 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     method_glsl_defines(defines, sizeof defines);
     size_t dl = strlen(defines);
     transport_group(&s->tgx, &s->tgy);
+    s->mg_bottom = mg_bottom_side();
     snprintf(defines + dl, sizeof defines - dl,
-             "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_GX %d\n#define SM_TRANSPORT_GY %d\n",
-             SOLVER_JACOBI_TILE, s->tgx, s->tgy);
+             "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_GX %d\n#define SM_TRANSPORT_GY %d\n"
+             "#define SM_MG_BOTTOM %d\n",
+             SOLVER_JACOBI_TILE, s->tgx, s->tgy, s->mg_bottom > 0 ? s->mg_bottom : 4);
     for (int k = 0; k < SH_COUNT; k++)
         if ((s->tiled || k < SH_TRANSPORT_TILE) &&
             !(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],
