@@ -64,12 +64,6 @@ static const char *const shader_files[SH_COUNT] = {
  * the H100's GL 48.) */
 #define SOLVER_MG_BOTTOM 16
 
-/* Tiled compute backend: the most transport substeps one transport_tile
- * dispatch runs (its halo: 3 cells a substep), where the GPU counts them.
- * SMOKEMORPH_TRANSPORT_STEPS=N (1..4, within the context's shared memory)
- * chooses another, for bench sweeps. */
-#define SOLVER_TRANSPORT_STEPS 2
-
 /* Compute backend: transport_tile's work group, one cell an invocation.
  * Its tile carries a 3-cell halo, so a larger group stages fewer cells per
  * cell written (16x8: 2.4, 16x16: 2.0, 32x16: 1.6). 16x16 was 4-6% faster
@@ -127,8 +121,6 @@ struct Solver {
                                  * arguments) of the two stages: the density's, the drift's */
     int nsub[2];                /* each stage's substeps (read back), or */
     bool dynamic[2];            /* ... the GPU's own count (indirect) */
-    int per[2];                 /* ... and the substeps of one of its dispatches */
-    int tsteps;                 /* transport_tile's substeps a dispatch at most */
     unsigned total0[2];         /* substep_plan's running totals when timing began */
     long dyn_stages[2];         /* timed steps whose stage counted on the GPU */
     MethodStep step_plan;       /* this step's, for solver_step_parts's later parts */
@@ -379,16 +371,14 @@ static void pass_subtract_grad(Solver *s, const Field *vel, const Field *p, Fiel
  * the update into out. The compute backend: one tiled dispatch
  * (transport_tile) from in (.r = ρ) into out; on the last substep out is a
  * density field and ρ*, ρ̃* come from dens. */
-/* The tiled substeps (transport_tile): in -> out, `steps` substeps with k =
- * dt_sub/h from the CPU (plan 0), or the GPU's own count in buffer plan:
- * dispatch `index` runs substeps index·steps .. (index+1)·steps − 1 of it,
- * and the one with the last writes dens_out instead. */
+/* The tiled substep (transport_tile): in -> out, with k = dt_sub/h from the
+ * CPU (plan 0), or substep `index` of the GPU's own count in buffer plan
+ * (whose last substep writes dens_out instead). */
 static void pass_transport_tile(Solver *s, const Field *vel, const Field *dens, const Field *in,
                                 Field *out, Field *dens_out, float umax, float dt_sub, bool last,
-                                GLuint plan, int index, int steps)
+                                GLuint plan, int index)
 {
     Shader *sh = use(s, SH_TRANSPORT_TILE);
-    shader_set_int(sh, "u_steps", steps);
     shader_set_texture(sh, "u_rho", 0, field_texture(in));
     shader_set_texture(sh, "u_vel", 1, field_texture(vel));
     shader_set_texture(sh, "u_dens", 2, field_texture(last || plan ? dens : in));
@@ -408,7 +398,7 @@ static void pass_transport(Solver *s, const Field *vel, const Field *dens, const
 {
     Shader *sh;
     if (s->tiled) {
-        pass_transport_tile(s, vel, dens, in, out, NULL, umax, dt_sub, last, 0, 0, 1);
+        pass_transport_tile(s, vel, dens, in, out, NULL, umax, dt_sub, last, 0, 0);
         return;
     }
     sh = use(s, SH_ADVECT_RATIO);
@@ -448,9 +438,6 @@ static int transport_begin(Solver *s, int stage, const Field *vel, float cap, in
         shader_set_float(sh, "u_dt", s->p.dt);
         shader_set_int(sh, "u_bound", bound);
         shader_set_ivec2(sh, "u_groups", (s->w + s->tgx - 1) / s->tgx, (s->h + s->tgy - 1) / s->tgy);
-        /* a stage run pass by pass takes one substep a pass */
-        s->per[stage] = s->one_by_one ? 1 : s->tsteps;
-        shader_set_int(sh, "u_per", s->per[stage]);
         glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->plan[stage]);
         glDispatchCompute(1, 1, 1);
         glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
@@ -469,14 +456,11 @@ static int transport_begin(Solver *s, int stage, const Field *vel, float cap, in
 static int transport_substep(Solver *s, int stage, const Field *vel, float cap, int k, int bound)
 {
     if (k == 0 && transport_begin(s, stage, vel, cap, bound) < 0) return -1;
-    if (s->dynamic[stage]) { /* every dispatch to `bound`, those past the GPU's count empty */
-        int per = s->per[stage];
-        if (k % per == 0) {
-            const Field *in = k == 0 ? s->dens.read : s->rho.read;
-            pass_transport_tile(s, vel, s->dens.read, in, s->rho.write, s->dens.write, cap, 0.0f,
-                                false, s->plan[stage], k / per, per);
-            field_pair_swap(&s->rho);
-        }
+    if (s->dynamic[stage]) { /* every substep to `bound`, those past the GPU's count empty */
+        const Field *in = k == 0 ? s->dens.read : s->rho.read;
+        pass_transport_tile(s, vel, s->dens.read, in, s->rho.write, s->dens.write, cap, 0.0f, false,
+                            s->plan[stage], k);
+        field_pair_swap(&s->rho);
         if (k == bound - 1) field_pair_swap(&s->dens);
         s->mid_transport = k != bound - 1;
         return 0;
@@ -775,13 +759,6 @@ bool solver_tiles_wanted(void)
     return !shader_software_renderer();
 }
 
-/* transport_tile's shared memory (bytes) for a gx x gy group and n substeps */
-static long transport_shared(int gx, int gy, int n)
-{
-    long rx = gx + 6L * n, ry = gy + 6L * n;
-    return 4 * (2 * rx * ry + 2 * (rx + 1) * ry + 2 * rx * (ry + 1));
-}
-
 /* transport_tile's work group: SOLVER_TRANSPORT_GX x GY, or
  * SMOKEMORPH_TRANSPORT_GROUP=WxH where that is a valid one */
 static void transport_group(int *gx, int *gy)
@@ -792,16 +769,13 @@ static void transport_group(int *gx, int *gy)
     int x, y;
     char c;
     if (!e) return;
-    GLint most = 0;
-    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &most);
     if (sscanf(e, "%dx%d%c", &x, &y, &c) == 2 && x >= 8 && y >= 8 && x % 8 == 0 && y % 8 == 0 &&
-        x <= 1024 && y <= 1024 && x * y <= 1024 && transport_shared(x, y, 1) <= most) {
+        x <= 1024 && y <= 1024 && x * y <= 1024) {
         *gx = x;
         *gy = y;
     } else {
         log_error("solver", "SMOKEMORPH_TRANSPORT_GROUP='%s' is not WxH (multiples of 8, at most 1024 "
-                 "invocations, a tile within %d bytes of shared memory): ignored, %dx%d", e, (int)most,
-                 *gx, *gy);
+                 "invocations): ignored, %dx%d", e, *gx, *gy);
     }
 }
 
@@ -816,23 +790,6 @@ static int mg_bottom_side(void)
     log_error("solver", "SMOKEMORPH_MG_BOTTOM='%s' is not 0, 4, 8 or 16: ignored, %d", e,
               SOLVER_MG_BOTTOM);
     return SOLVER_MG_BOTTOM;
-}
-
-/* transport_tile's substeps a dispatch: SOLVER_TRANSPORT_STEPS, or
- * SMOKEMORPH_TRANSPORT_STEPS=N; fewer where the context's shared memory
- * would not hold the tile */
-static int transport_steps(int gx, int gy)
-{
-    int n = SOLVER_TRANSPORT_STEPS;
-    const char *e = getenv("SMOKEMORPH_TRANSPORT_STEPS");
-    int v;
-    char c;
-    if (e && sscanf(e, "%d%c", &v, &c) == 1 && v >= 1 && v <= 4) n = v;
-    else if (e) log_error("solver", "SMOKEMORPH_TRANSPORT_STEPS='%s' is not 1..4: ignored, %d", e, n);
-    GLint most = 0;
-    glGetIntegerv(GL_MAX_COMPUTE_SHARED_MEMORY_SIZE, &most);
-    while (n > 1 && transport_shared(gx, gy, n) > most) n--;
-    return n;
 }
 
 static int create_fields(Solver *s, char *err, size_t errlen)
@@ -910,11 +867,10 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     size_t dl = strlen(defines);
     transport_group(&s->tgx, &s->tgy);
     s->mg_bottom = mg_bottom_side();
-    s->tsteps = s->tiled ? transport_steps(s->tgx, s->tgy) : 1;
     snprintf(defines + dl, sizeof defines - dl,
              "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_GX %d\n#define SM_TRANSPORT_GY %d\n"
-             "#define SM_TRANSPORT_STEPS %d\n#define SM_MG_BOTTOM %d\n",
-             SOLVER_JACOBI_TILE, s->tgx, s->tgy, s->tsteps, s->mg_bottom > 0 ? s->mg_bottom : 4);
+             "#define SM_MG_BOTTOM %d\n",
+             SOLVER_JACOBI_TILE, s->tgx, s->tgy, s->mg_bottom > 0 ? s->mg_bottom : 4);
     for (int k = 0; k < SH_COUNT; k++)
         if ((s->tiled || k < SH_TRANSPORT_TILE) &&
             !(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],
@@ -1459,9 +1415,9 @@ double solver_wait_seconds(const Solver *s) { return s->wait_s; }
 int solver_times(Solver *s, SolverTimes *out)
 {
     *out = s->times;
-    /* the GPU-counted dispatches (of up to tsteps substeps each): ρ and the
-     * face speeds in, ρ out a dispatch; a stage's first reads the RGBA
-     * density, its last writes it and reads ρ*, ρ̃* */
+    /* the GPU-counted substeps: ρ and the face speeds in, ρ out a substep;
+     * a stage's first reads the RGBA density, its last writes it and reads
+     * ρ*, ρ̃* */
     double cells = (double)s->w * s->h;
     for (int g = 0; g < 2 && s->timing; g++) {
         double n = (double)(plan_total(s, g) - s->total0[g]);
