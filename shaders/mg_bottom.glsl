@@ -22,10 +22,13 @@ uniform int u_levels;
 layout(local_size_x = B, local_size_y = B) in;
 layout(binding = 0) writeonly uniform image2D u_out;
 
-// every level's texels one after another (the sizes halve, rounding up)
-#define BT (B * B * 4 / 3 + 4 * B + 4 * SM_MG_MAX_LEVELS)
+// every level's texels one after another: level k below L has at most
+// B/2^k + 1 texels a side (each halving rounds up), so all of them at most
+// 4B²/3 + 4B + one a level. Level L's right-hand side is read from u_div,
+// the coarser ones' kept (with B = 32, 31.2 KB: within llvmpipe's 32 KB)
+#define BT (B * B * 4 / 3 + 1 + 4 * B + SM_MG_MAX_LEVELS)
 shared vec4 s_x[BT];
-shared vec4 s_b[BT];
+shared vec4 s_b[BT - B * B];
 
 ivec2 g_size[SM_MG_MAX_LEVELS]; // each level's cells
 int g_off[SM_MG_MAX_LEVELS];    // and its first texel in s_x, s_b
@@ -44,6 +47,9 @@ float cell_at(int k, ivec2 c)
     return v[(c.x & 1) + 2 * (c.y & 1)];
 }
 
+// the right-hand side of texel T of level k
+vec4 b_at(int k, ivec2 T) { return k == 0 ? texelFetch(u_div, T, 0) : s_b[at(k, T) - g_off[1]]; }
+
 PackedNb nb_at(int k, ivec2 T, vec4 C)
 {
     return packed_nb_at(T, C, x_at(k, T - ivec2(1, 0), C), x_at(k, T + ivec2(1, 0), C),
@@ -57,7 +63,7 @@ void smooth_level(int k, int iters, ivec2 T)
         vec4 v = vec4(0.0);
         if (mine) {
             vec4 C = s_x[at(k, T)];
-            v = packed_jacobi_at(T, C, nb_at(k, T, C), s_b[at(k, T)], u_h, g_size[k]);
+            v = packed_jacobi_at(T, C, nb_at(k, T, C), b_at(k, T), u_h, g_size[k]);
         }
         barrier();
         if (mine) s_x[at(k, T)] = v;
@@ -70,7 +76,7 @@ float children(int k, ivec2 F)
 {
     F = clamp(F, ivec2(0), texels(k) - 1);
     vec4 C = s_x[at(k, F)];
-    vec4 r = packed_residual_at(F, C, nb_at(k, F, C), s_b[at(k, F)], u_h, g_size[k]);
+    vec4 r = packed_residual_at(F, C, nb_at(k, F, C), b_at(k, F), u_h, g_size[k]);
     return r.x + r.y + r.z + r.w;
 }
 
@@ -83,10 +89,7 @@ void main()
         g_size[k] = (g_size[k - 1] + 1) / 2;
         g_off[k] = g_off[k - 1] + texels(k - 1).x * texels(k - 1).y;
     }
-    if (all(lessThan(T, texels(0)))) {
-        s_x[at(0, T)] = vec4(0.0);
-        s_b[at(0, T)] = texelFetch(u_div, T, 0);
-    }
+    if (all(lessThan(T, texels(0)))) s_x[at(0, T)] = vec4(0.0);
     barrier();
     int last = u_levels - 1;
     for (int k = 0; k < last; k++) { // down: smooth, then the next level's right-hand side
@@ -95,7 +98,7 @@ void main()
             ivec4 i = packed_i(T), j = packed_j(T);
             vec4 b = vec4(children(k, ivec2(i.x, j.x)), children(k, ivec2(i.y, j.y)),
                           children(k, ivec2(i.z, j.z)), children(k, ivec2(i.w, j.w)));
-            s_b[at(k + 1, T)] = packed_sel(packed_valid_at(T, g_size[k + 1]), b);
+            s_b[at(k + 1, T) - g_off[1]] = packed_sel(packed_valid_at(T, g_size[k + 1]), b);
             s_x[at(k + 1, T)] = vec4(0.0);
         }
         barrier();

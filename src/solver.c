@@ -59,9 +59,9 @@ static const char *const shader_files[SH_COUNT] = {
  * SOLVER_MG_BOTTOM packed texels a side (below the grid itself) down to the
  * coarsest and back run in one dispatch of one work group, in shared memory
  * (mg_bottom.glsl), instead of three dispatches a level.
- * SMOKEMORPH_MG_BOTTOM=N (0, 4, 8 or 16) chooses another bound, 0 none,
- * for bench sweeps. (32 would need 50 KB of shared memory: llvmpipe has 32,
- * the H100's GL 48.) */
+ * SMOKEMORPH_MG_BOTTOM=N (0, 4, 8, 16 or 32) chooses another bound, 0 none,
+ * for bench sweeps. (32: a work group of 1024 invocations and 28 KB of
+ * shared memory; llvmpipe allows 32 KB.) */
 #define SOLVER_MG_BOTTOM 16
 
 /* Compute backend: transport_tile's work group, one cell an invocation.
@@ -786,8 +786,8 @@ static int mg_bottom_side(void)
     int n;
     char c;
     if (!e) return SOLVER_MG_BOTTOM;
-    if (sscanf(e, "%d%c", &n, &c) == 1 && (n == 0 || n == 4 || n == 8 || n == 16)) return n;
-    log_error("solver", "SMOKEMORPH_MG_BOTTOM='%s' is not 0, 4, 8 or 16: ignored, %d", e,
+    if (sscanf(e, "%d%c", &n, &c) == 1 && (n == 0 || n == 4 || n == 8 || n == 16 || n == 32)) return n;
+    log_error("solver", "SMOKEMORPH_MG_BOTTOM='%s' is not 0, 4, 8, 16 or 32: ignored, %d", e,
               SOLVER_MG_BOTTOM);
     return SOLVER_MG_BOTTOM;
 }

@@ -495,15 +495,15 @@ static void test_transport_group(void)
 /* The compute backend's mg_bottom (the rest of a V-cycle from a small level
  * in one work group) with each bound SMOKEMORPH_MG_BOTTOM allows, none
  * included: whole runs still agree with the CPU. At 96x72 (levels 96, 48,
- * 24, 12, 6, 3 cells a side) it starts at level 2 (16 texels), 3
- * (8) or 4 (4); at 37x29 from level 1 (16), 2 (8) or 3 (4). */
+ * 24, 12, 6, 3 cells a side) it starts at level 1 (32 texels), 2 (16),
+ * 3 (8) or 4 (4); at 37x29 from level 1 (32, 16), 2 (8) or 3 (4). */
 static void test_mg_bottom(void)
 {
-    static const char *const sides[] = {"0", "4", "8", "16"};
+    static const char *const sides[] = {"0", "4", "8", "16", "32"};
     int w0 = W, h0 = H;
     SolverParams p;
     method_params_default(&p);
-    for (int g = 0; g < 4; g++) {
+    for (int g = 0; g < 5; g++) {
         setenv("SMOKEMORPH_MG_BOTTOM", sides[g], 1);
         char what[64];
         W = 96;
