@@ -6,7 +6,12 @@
 // is packed_jacobi (packed.glsl), as on the fragment path; u_zero starts
 // from p = 0 as jacobi.glsl does, and u_prolong first adds the coarse
 // level's correction as mg_prolong does (packed_prolong): a V-cycle's
-// prolongation and post-smoothing in one dispatch.
+// prolongation and post-smoothing in one dispatch. u_restrict then also
+// writes the next level's right-hand side into image unit 1 (u_coarse_out,
+// u_csize cells), as mg_restrict_residual does: each texel's residual
+// (packed_residual_at, 1 texel of halo more than the iterations need, so
+// u_iters < SM_JACOBI_TILE) summed into its coarse cell: a V-cycle's
+// pre-smoothing and restriction in one dispatch.
 #define SM_OWN_MAIN 1
 #include "packed.glsl"
 
@@ -16,15 +21,19 @@ uniform int u_zero;
 uniform int u_iters;  // 1 .. SM_JACOBI_TILE
 uniform int u_prolong;
 uniform sampler2D u_coarse;
+uniform int u_restrict;
+uniform ivec2 u_csize;
 
 layout(local_size_x = SM_LOCAL_X, local_size_y = SM_LOCAL_Y) in;
 layout(binding = 0) writeonly uniform image2D u_out;
+layout(binding = 1) writeonly uniform image2D u_coarse_out;
 
 #define K SM_JACOBI_TILE
 #define RX (SM_LOCAL_X + 2 * K)
 #define RY (SM_LOCAL_Y + 2 * K)
 shared vec4 s_p[2][RY][RX];
 shared vec4 s_b[RY][RX];
+shared float s_r[SM_LOCAL_Y][SM_LOCAL_X];  // u_restrict: each tile texel's residual, summed
 
 void main()
 {
@@ -59,6 +68,31 @@ void main()
     }
     ivec2 l = ivec2(gl_LocalInvocationID.xy);
     ivec2 T = o + K + l;
+    int a = l.x + K, b = l.y + K;
+    vec4 C = s_p[cur][b][a];
+    if (u_restrict != 0) {  // the same for every invocation: the barrier below is uniform
+        vec4 L = T.x > 0 ? s_p[cur][b][a - 1] : C, R = T.x < tsize.x - 1 ? s_p[cur][b][a + 1] : C;
+        vec4 B = T.y > 0 ? s_p[cur][b - 1][a] : C, U = T.y < tsize.y - 1 ? s_p[cur][b + 1][a] : C;
+        vec4 r = packed_residual_at(T, C, packed_nb(T, C, L, R, B, U), s_b[b][a], u_h, u_size);
+        s_r[l.y][l.x] = r.x + r.y + r.z + r.w;
+        barrier();
+        // coarse texel Tc's cells are fine texels 2Tc .. 2Tc + 1 (the last
+        // one past the level clamped to it, as mg_restrict_residual's), all
+        // in this tile: its origin o + K is even
+        ivec2 Tc = (o + K) / 2 + l;
+        if (all(lessThan(l, ivec2(SM_LOCAL_X, SM_LOCAL_Y) / 2)) &&
+            all(lessThan(Tc, imageSize(u_coarse_out)))) {
+            ivec4 i = packed_i(Tc), j = packed_j(Tc);
+            vec4 sum;
+            for (int c = 0; c < 4; c++) {
+                ivec2 F = min(ivec2(i[c], j[c]), tsize - 1) - (o + K);
+                sum[c] = s_r[F.y][F.x];
+            }
+            bvec4 in_x = lessThan(i, ivec4(u_csize.x)), in_y = lessThan(j, ivec4(u_csize.y));
+            imageStore(u_coarse_out, Tc, packed_sel(bvec4(in_x.x && in_y.x, in_x.y && in_y.y,
+                                                          in_x.z && in_y.z, in_x.w && in_y.w), sum));
+        }
+    }
     if (any(greaterThanEqual(T, tsize))) return;
-    imageStore(u_out, T, s_p[cur][l.y + K][l.x + K]);
+    imageStore(u_out, T, C);
 }

@@ -60,9 +60,10 @@ static const char *const shader_files[SH_COUNT] = {
  * coarsest and back run in one dispatch of one work group, in shared memory
  * (mg_bottom.glsl), instead of three dispatches a level.
  * SMOKEMORPH_MG_BOTTOM=N (0, 4, 8, 16 or 32) chooses another bound, 0 none,
- * for bench sweeps. (32: a work group of 1024 invocations and 28 KB of
- * shared memory; llvmpipe allows 32 KB.) */
-#define SOLVER_MG_BOTTOM 16
+ * for bench sweeps. 32 (64 cells a side, a work group of 1024 invocations,
+ * 31 KB of shared memory: llvmpipe allows 32) was the fastest on the H100:
+ * 256² 1078 steps/s against 988 with 16 and 624 with none (PERFORMANCE.md). */
+#define SOLVER_MG_BOTTOM 32
 
 /* Compute backend: transport_tile's work group, one cell an invocation.
  * Its tile carries a 3-cell halo, so a larger group stages fewer cells per
@@ -134,6 +135,7 @@ struct Solver {
     unsigned marked;                    /* the marks made this step (bits by T_) */
     int tgx, tgy;                       /* transport_tile's work group */
     int mg_bottom;                      /* mg_bottom's side in texels (0: none) */
+    bool no_fuse;                       /* SMOKEMORPH_MG_FUSE=0: restrict in its own pass */
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
     int inflight_next;
     double wait_s;              /* solver_wait_seconds */
@@ -257,6 +259,9 @@ static void pass_jacobi_level(Solver *s, int l, bool zero, FieldPair *x0, Field 
 
 
 
+static void jacobi_iters_to(Solver *s, int l, int n, bool zero, bool prolong, bool restrict_,
+                            FieldPair *x0, Field *b0);
+
 static bool jacobi_tiled(const Solver *s, int l)
 {
     return s->tiled &&
@@ -267,6 +272,15 @@ static bool jacobi_tiled(const Solver *s, int l)
  * passes, or on a small level of the compute backend SOLVER_JACOBI_TILE a
  * dispatch (jacobi_tile). */
 static void jacobi_iters_from(Solver *s, int l, int n, bool zero, bool prolong, FieldPair *x0, Field *b0)
+{
+    jacobi_iters_to(s, l, n, zero, prolong, false, x0, b0);
+}
+
+/* As jacobi_iters_from; on a tiled level with restrict, the last dispatch
+ * also writes level l+1's right-hand side (the residual, restricted), as
+ * mg_restrict_residual would after it. */
+static void jacobi_iters_to(Solver *s, int l, int n, bool zero, bool prolong, bool restrict_,
+                            FieldPair *x0, Field *b0)
 {
     FieldPair *x = l == 0 ? x0 : &s->mgx[l];
     if (!jacobi_tiled(s, l)) {
@@ -293,6 +307,12 @@ static void jacobi_iters_from(Solver *s, int l, int n, bool zero, bool prolong, 
         shader_set_int(sh, "u_prolong", pro ? 1 : 0);
         shader_set_int(sh, "u_zero", zero && k == 0 ? 1 : 0);
         shader_set_int(sh, "u_iters", n - k < SOLVER_JACOBI_TILE ? n - k : SOLVER_JACOBI_TILE);
+        bool res = restrict_ && k + SOLVER_JACOBI_TILE >= n;
+        shader_set_int(sh, "u_restrict", res ? 1 : 0);
+        if (res) {
+            shader_set_ivec2(sh, "u_csize", s->lw[l + 1], s->lh[l + 1]);
+            field_bind_image(s->mgb[l + 1], 1);
+        }
         run(s, x->write);
         field_pair_swap(x);
     }
@@ -330,10 +350,15 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
         field_pair_swap(x);
         return;
     }
-    jacobi_iters(s, l, last ? METHOD_MG_COARSE_ITERS : METHOD_MG_SMOOTH, l > 0, x0, b0);
+    /* on a tiled level (and for the residual's halo, SOLVER_JACOBI_TILE >
+     * the smoothing), the smoothing's dispatch also restricts the residual */
+    bool fused = !last && jacobi_tiled(s, l) && !s->no_fuse && METHOD_MG_SMOOTH < SOLVER_JACOBI_TILE;
+    jacobi_iters_to(s, l, last ? METHOD_MG_COARSE_ITERS : METHOD_MG_SMOOTH, l > 0, false, fused, x0,
+                    b0);
     if (last) return;
     Shader *sh;
-    if (s->tiled) { /* the residual and its restriction in one pass */
+    if (fused) { /* level l+1's right-hand side is written */
+    } else if (s->tiled) { /* the residual and its restriction in one pass */
         sh = use(s, SH_MG_RESTRICT_RESIDUAL);
         shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
         shader_set_ivec2(sh, "u_csize", s->lw[l + 1], s->lh[l + 1]);
@@ -867,6 +892,10 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     size_t dl = strlen(defines);
     transport_group(&s->tgx, &s->tgy);
     s->mg_bottom = mg_bottom_side();
+    { /* for bench sweeps and test_mg_bottom: the restriction in its own pass */
+        const char *e = getenv("SMOKEMORPH_MG_FUSE");
+        s->no_fuse = e && strcmp(e, "0") == 0;
+    }
     snprintf(defines + dl, sizeof defines - dl,
              "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_GX %d\n#define SM_TRANSPORT_GY %d\n"
              "#define SM_MG_BOTTOM %d\n",

@@ -494,7 +494,8 @@ static void test_transport_group(void)
 
 /* The compute backend's mg_bottom (the rest of a V-cycle from a small level
  * in one work group) with each bound SMOKEMORPH_MG_BOTTOM allows, none
- * included: whole runs still agree with the CPU. At 96x72 (levels 96, 48,
+ * included, and without the restriction fused into the pre-smoothing
+ * (SMOKEMORPH_MG_FUSE=0): whole runs still agree with the CPU. At 96x72 (levels 96, 48,
  * 24, 12, 6, 3 cells a side) it starts at level 1 (32 texels), 2 (16),
  * 3 (8) or 4 (4); at 37x29 from level 1 (32, 16), 2 (8) or 3 (4). */
 static void test_mg_bottom(void)
@@ -516,6 +517,13 @@ static void test_mg_bottom(void)
         whole_steps(&p, what);
     }
     unsetenv("SMOKEMORPH_MG_BOTTOM");
+    /* and the pre-smoothing's restriction in its own pass, as before it was
+     * fused into the smoothing's last dispatch */
+    setenv("SMOKEMORPH_MG_FUSE", "0", 1);
+    W = 96;
+    H = 72;
+    whole_steps(&p, "96x72, the restriction in its own pass");
+    unsetenv("SMOKEMORPH_MG_FUSE");
     W = w0;
     H = h0;
 }
