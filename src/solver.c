@@ -24,7 +24,7 @@ enum {
     SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
     SH_GATHER_RHS, SH_SPEED_MAX, SH_ADD_SOURCE, SH_SPLAT_DENSITY,
     SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* compute only */
-    SH_MG_BOTTOM,
+    SH_MG_BOTTOM, SH_GATHER_JACOBI_TILE,
     SH_COUNT
 };
 /* The fields of the two Jacobi solves (divergence, pressure, every multigrid
@@ -37,6 +37,7 @@ static const char *const shader_files[SH_COUNT] = {
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
     "drift_vel.glsl", "gather_rhs.glsl", "speed_max.glsl", "add_source.glsl", "splat_density.glsl", "transport_tile.glsl",
     "jacobi_tile.glsl", "mg_restrict_residual.glsl", "substep_plan.glsl", "mg_bottom.glsl",
+    "gather_jacobi_tile.glsl",
 };
 
 /* Steps the CPU may queue ahead of the GPU. On the lent H100 (driver 580,
@@ -135,7 +136,8 @@ struct Solver {
     unsigned marked;                    /* the marks made this step (bits by T_) */
     int tgx, tgy;                       /* transport_tile's work group */
     int mg_bottom;                      /* mg_bottom's side in texels (0: none) */
-    bool no_fuse;                       /* SMOKEMORPH_MG_FUSE=0: restrict in its own pass */
+    bool no_fuse;                       /* SMOKEMORPH_MG_FUSE=0: restrict in its own pass, and
+                                           one gathering iteration a dispatch */
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
     int inflight_next;
     double wait_s;              /* solver_wait_seconds */
@@ -556,6 +558,20 @@ static void pass_gather_jacobi(Solver *s, const Field *rhs, const Field *coef, c
     run(s, out);
 }
 
+/* n (≤ SOLVER_JACOBI_TILE) iterations of the gathering solve in one
+ * dispatch (gather_jacobi_tile): e -> out */
+static void pass_gather_jacobi_tile(Solver *s, const Field *rhs, const Field *coef, const Field *e,
+                                    Field *out, int n)
+{
+    Shader *sh = use(s, SH_GATHER_JACOBI_TILE);
+    shader_set_texture(sh, "u_rhs", 0, field_texture(rhs));
+    shader_set_texture(sh, "u_coef", 2, field_texture(coef));
+    shader_set_texture(sh, "u_e", 1, field_texture(e));
+    shader_set_float(sh, "u_a", gather_a(s));
+    shader_set_int(sh, "u_iters", n);
+    run(s, out);
+}
+
 /* the donors' ratios into ratio, then the limited fluxes: dens -> out */
 static void pass_gather_apply(Solver *s, const Field *dens, const Field *e, Field *ratio, Field *out)
 {
@@ -663,9 +679,15 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_GATHER_BEGIN:
         mark(s, T_DRIFT); /* the drift's speeds and substeps before it */
         pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
-    case METHOD_PASS_GATHER_JACOBI: /* from the last step's e */
-        pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false);
-        field_pair_swap(&s->gerr);
+    case METHOD_PASS_GATHER_JACOBI: /* from the last step's e; tiled: SOLVER_JACOBI_TILE a dispatch */
+        if (!jacobi_tiled(s, 0) || s->one_by_one || s->no_fuse) {
+            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false);
+            field_pair_swap(&s->gerr);
+        } else if (k % SOLVER_JACOBI_TILE == 0) {
+            pass_gather_jacobi_tile(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write,
+                                    count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE);
+            field_pair_swap(&s->gerr);
+        }
         break;
     case METHOD_PASS_GATHER_APPLY:
         pass_gather_apply(s, s->dens.read, s->gerr.read, s->ratio, s->dens.write);
