@@ -44,6 +44,12 @@ struct Shader {
 
 /* One full-screen triangle: vertices (-1,-1), (3,-1), (-1,3); v_uv is 0..1
  * over the viewport. */
+/* The program last made current through here (use_prog), so that a pass's
+ * use and its uniform sets cost one glUseProgram, not one each. Creating a
+ * program forgets it (a new context, or a deleted program's name reused),
+ * as does freeing it; nothing else in smokemorph calls glUseProgram. */
+static GLuint g_current;
+
 static const char *const vertex_src =
     "#version 330 core\n"
     "out vec2 v_uv;\n"
@@ -515,6 +521,7 @@ static Shader *load(const char *dir, const char *name, ShaderStage stage, bool p
                  err, errlen);
     if (!fs) goto undo_vs;
 
+    g_current = 0; /* a new context, or a deleted program's name again */
     prog = glCreateProgram();
     if (vs) glAttachShader(prog, vs);
     glAttachShader(prog, fs);
@@ -587,6 +594,7 @@ bool shader_is_compute(const Shader *s) { return s->compute; }
 void shader_free(Shader *s)
 {
     if (!s) return;
+    if (g_current == s->prog) g_current = 0;
     glDeleteProgram(s->prog);
     free(s->name);
     free(s->declared);
@@ -596,7 +604,14 @@ void shader_free(Shader *s)
 const char *shader_name(const Shader *s) { return s->name; }
 GLuint shader_program(const Shader *s) { return s->prog; }
 
-void shader_use(Shader *s) { glUseProgram(s->prog); }
+static void use_prog(GLuint prog)
+{
+    if (prog == g_current) return;
+    glUseProgram(prog);
+    g_current = prog;
+}
+
+void shader_use(Shader *s) { use_prog(s->prog); }
 
 static UniformSlot *find_slot(Shader *s, const char *name, GLint *loc)
 {
@@ -656,7 +671,7 @@ static GLint changed(Shader *s, const char *name, GLenum type, int n, const void
 
 static void set_i(Shader *s, const char *name, int n, const GLint *v)
 {
-    glUseProgram(s->prog);
+    use_prog(s->prog);
     GLint loc = changed(s, name, GL_INT, n, v);
     if (loc < 0) return;
     if (n == 1) glUniform1i(loc, v[0]);
@@ -665,7 +680,7 @@ static void set_i(Shader *s, const char *name, int n, const GLint *v)
 
 static void set_f(Shader *s, const char *name, int n, const GLfloat *v)
 {
-    glUseProgram(s->prog);
+    use_prog(s->prog);
     GLint loc = changed(s, name, GL_FLOAT, n, v);
     if (loc < 0) return;
     switch (n) {
@@ -714,7 +729,7 @@ void shader_set_vec4(Shader *s, const char *name, float x, float y, float z, flo
 
 void shader_set_float_array(Shader *s, const char *name, const float *v, int n)
 {
-    glUseProgram(s->prog);
+    use_prog(s->prog);
     glUniform1fv(shader_uniform(s, name), n, v);
 }
 
