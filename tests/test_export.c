@@ -859,6 +859,12 @@ static void test_auto_scale(void)
 }
 
 /* A directory on PATH with an "ffmpeg" that is a shell script. */
+/* The fake's script runs with PATH set to the fake's folder alone (no
+ * ffmpeg anywhere else), so it names its own tools' folders: without
+ * them, `cat` was not found, the script exited at once, and a frame
+ * written after that met a closed pipe (a failure that came and went). */
+#define FAKE_SH "#!/bin/sh\nPATH=/usr/bin:/bin\n"
+
 static void fake_ffmpeg(const char *bindir, const char *script)
 {
     mkdir(bindir, 0777);
@@ -894,7 +900,7 @@ static void test_video_failures(void)
     export_close(x);
 
     /* an ffmpeg that reads a little and fails */
-    fake_ffmpeg(bindir, "#!/bin/sh\nhead -c 10 >/dev/null\necho 'first line' >&2\n"
+    fake_ffmpeg(bindir, FAKE_SH "head -c 10 >/dev/null\necho 'first line' >&2\n"
                         "echo 'fake encoder: it broke' >&2\nexit 1\n");
     o.out_w = 9, o.out_h = 7;
     o.dir = NULL;
@@ -916,7 +922,7 @@ static void test_video_failures(void)
     CHECK(ntmp == 0, "a failed video left %d files named out.mp4*", ntmp);
 
     /* abandoned (export_close without export_finish: an interrupted run) */
-    fake_ffmpeg(bindir, "#!/bin/sh\ncat >/dev/null\necho done > \"$(eval echo \\${$#})\"\n");
+    fake_ffmpeg(bindir, FAKE_SH "cat >/dev/null\necho done > \"$(eval echo \\${$#})\"\n");
     x = export_create(&o, err, sizeof err);
     if (x) {
         float *rho = make_density(9, 7);
