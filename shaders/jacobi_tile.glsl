@@ -28,6 +28,9 @@ layout(local_size_x = SM_LOCAL_X, local_size_y = SM_LOCAL_Y) in;
 layout(binding = 0) writeonly uniform image2D u_out;
 layout(binding = 1) writeonly uniform image2D u_coarse_out;
 
+#if (SM_LOCAL_X % 2) != 0 || (SM_LOCAL_Y % 2) != 0
+#error "u_restrict needs an even work group: a tile's coarse texels are half its own"
+#endif
 #define K SM_JACOBI_TILE
 #define RX (SM_LOCAL_X + 2 * K)
 #define RY (SM_LOCAL_Y + 2 * K)

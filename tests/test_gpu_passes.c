@@ -528,6 +528,76 @@ static void test_mg_bottom(void)
     H = h0;
 }
 
+/* The solves' own fields after a few steps, against the CPU's: the
+ * pressure after one V-cycle a step and no Jacobi iterations, the deficit
+ * potential after one V-cycle, the gathering's e after 10 iterations (4, 4
+ * and 2 a dispatch when tiled) at full strength and 100 times the default
+ * coefficient (at the default the solve converges within a few iterations,
+ * so a missing one would not show). A whole run's density
+ * hides a solve's error in the next steps; these fields show it at once.
+ * With mg_bottom at each bound, none, and the restriction and the gathering
+ * iterations in their own dispatches (SMOKEMORPH_MG_FUSE=0). */
+static void test_solve_fields(void)
+{
+    static const char *const sides[] = {"32", "16", "4", "0"};
+    int w0 = W, h0 = H;
+    W = 96;
+    H = 72;
+    SolverParams p;
+    method_params_default(&p);
+    p.vcycles = 1;
+    p.jacobi = 0;
+    p.bcycles = 1;
+    p.gather_iters = 10;
+    p.vg = 0.2f; /* a = dt·vg/h² ≈ 10: the solve far from converged in 10 iterations */
+    p.tramp = 0.0f;
+    p.framp = 0.0f;
+    size_t n = (size_t)W * H;
+    float *start = malloc(n * 4), *target = malloc(n * 4);
+    float *cpu = malloc(n * 4 * METHOD_FIELD_COUNT), *gpu = malloc(n * 4 * METHOD_FIELD_COUNT);
+    shapes(start, target);
+    MethodState cs = {0}, gs = {0};
+    for (int f = 0; f < METHOD_FIELD_COUNT; f++) {
+        cs.field[f] = cpu + (size_t)f * n;
+        gs.field[f] = gpu + (size_t)f * n;
+    }
+    char err[512];
+    RefSolver *r = ref_create(W, H, &p, err, sizeof err);
+    if (r) {
+        ref_set_density(r, start);
+        ref_set_target(r, target, true);
+        for (int k = 0; k < 5; k++) ref_step(r);
+        ref_get_state(r, &cs);
+    }
+    for (int g = 0; g < 5 && r; g++) {
+        if (g < 4) setenv("SMOKEMORPH_MG_BOTTOM", sides[g], 1);
+        else setenv("SMOKEMORPH_MG_FUSE", "0", 1);
+        Solver *s = make_solver(&p);
+        if (!s) break;
+        solver_set_density(s, start);
+        solver_set_target(s, target, true);
+        for (int k = 0; k < 5; k++) CHECK(solver_step(s) == 0, "solver_step %d", k);
+        CHECK(solver_get_state(s, &gs) == 0, "solver_get_state");
+        const char *what = g < 4 ? sides[g] : "32, restriction and gathering iterations apart";
+        static const MethodField fs[] = {METHOD_FIELD_PRESSURE, METHOD_FIELD_POTENTIAL,
+                                         METHOD_FIELD_GATHER_E, METHOD_FIELD_DENSITY};
+        for (int q = 0; q < 4; q++) {
+            double e = rel_l2(gs.field[fs[q]], cs.field[fs[q]], n, 1, 1);
+            CHECK(e <= TOL, "5 steps, bottom %s: %s rel L2 %.3g", what, method_field_name(fs[q]), e);
+            if (q == 0) printf("  5 steps, bottom %s: %s %.2e", what, method_field_name(fs[q]), e);
+            else printf(", %s %.2e", method_field_name(fs[q]), e);
+        }
+        printf("\n");
+        solver_free(s);
+    }
+    unsetenv("SMOKEMORPH_MG_BOTTOM");
+    unsetenv("SMOKEMORPH_MG_FUSE");
+    ref_free(r);
+    free(start); free(target); free(cpu); free(gpu);
+    W = w0;
+    H = h0;
+}
+
 /* The mouse stir (window): a Gaussian push around a point, clamped to umax,
  * walls untouched. */
 static void test_stir(void)
@@ -761,6 +831,7 @@ int main(int argc, char **argv)
         RUN(test_odd_size);
         if (g_kind == SOLVER_COMPUTE) RUN(test_transport_group);
         if (g_kind == SOLVER_COMPUTE) RUN(test_mg_bottom);
+        RUN(test_solve_fields);
         RUN(test_stir);
         RUN(test_unobserved_run);
         /* the long behavioural runs once, on the backend a GPU runs by
