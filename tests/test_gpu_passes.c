@@ -463,6 +463,30 @@ static void test_odd_size(void)
     H = h0;
 }
 
+/* whole_steps with the default parameters at each size, with the
+ * environment variable var set to each of values in turn (what: its
+ * meaning, for the messages); var unset after, W and H restored. */
+static void env_runs(const char *var, const char *what, const char *const *values, int n,
+                     const int (*sizes)[2], int nsizes)
+{
+    int w0 = W, h0 = H;
+    SolverParams p;
+    method_params_default(&p);
+    for (int g = 0; g < n; g++) {
+        setenv(var, values[g], 1);
+        for (int z = 0; z < nsizes; z++) {
+            char msg[96];
+            W = sizes[z][0];
+            H = sizes[z][1];
+            snprintf(msg, sizeof msg, "%dx%d, %s %s", W, H, what, values[g]);
+            whole_steps(&p, msg);
+        }
+    }
+    unsetenv(var);
+    W = w0;
+    H = h0;
+}
+
 /* The compute backend's transport_tile with other work-group shapes
  * (SMOKEMORPH_TRANSPORT_GROUP, for bench sweeps): whole runs still agree
  * with the CPU on an odd grid, where tiles overhang both edges, and on one
@@ -470,62 +494,23 @@ static void test_odd_size(void)
 static void test_transport_group(void)
 {
     static const char *const groups[] = {"32x16", "8x8", "64x16", "16x8"};
-    int w0 = W, h0 = H;
-    SolverParams p;
-    method_params_default(&p);
-    for (int g = 0; g < 4; g++) {
-        setenv("SMOKEMORPH_TRANSPORT_GROUP", groups[g], 1);
-        char what[64];
-        W = 37;
-        H = 29;
-        snprintf(what, sizeof what, "37x29, transport group %s", groups[g]);
-        whole_steps(&p, what);
-        if (g == 0) {
-            W = 24;
-            H = 12;
-            snprintf(what, sizeof what, "24x12, transport group %s", groups[g]);
-            whole_steps(&p, what);
-        }
-    }
-    unsetenv("SMOKEMORPH_TRANSPORT_GROUP");
-    W = w0;
-    H = h0;
+    static const int sizes[][2] = {{37, 29}, {24, 12}};
+    env_runs("SMOKEMORPH_TRANSPORT_GROUP", "transport group", groups, 4, sizes, 2);
 }
 
 /* The compute backend's mg_bottom (the rest of a V-cycle from a small level
  * in one work group) with each bound SMOKEMORPH_MG_BOTTOM allows, none
  * included, and without the restriction fused into the pre-smoothing
- * (SMOKEMORPH_MG_FUSE=0): whole runs still agree with the CPU. At 96x72 (levels 96, 48,
- * 24, 12, 6, 3 cells a side) it starts at level 1 (32 texels), 2 (16),
- * 3 (8) or 4 (4); at 37x29 from level 1 (32, 16), 2 (8) or 3 (4). */
+ * (SMOKEMORPH_MG_FUSE=0): whole runs still agree with the CPU. At 96x72
+ * (levels 96, 48, 24, 12, 6, 3 cells a side) it starts at level 1 (32
+ * texels), 2 (16), 3 (8) or 4 (4); at 37x29 from level 1 (32, 16), 2 (8)
+ * or 3 (4). test_solve_fields checks the solves' own fields. */
 static void test_mg_bottom(void)
 {
-    static const char *const sides[] = {"0", "4", "8", "16", "32"};
-    int w0 = W, h0 = H;
-    SolverParams p;
-    method_params_default(&p);
-    for (int g = 0; g < 5; g++) {
-        setenv("SMOKEMORPH_MG_BOTTOM", sides[g], 1);
-        char what[64];
-        W = 96;
-        H = 72;
-        snprintf(what, sizeof what, "96x72, V-cycle bottom %s", sides[g]);
-        whole_steps(&p, what);
-        W = 37;
-        H = 29;
-        snprintf(what, sizeof what, "37x29, V-cycle bottom %s", sides[g]);
-        whole_steps(&p, what);
-    }
-    unsetenv("SMOKEMORPH_MG_BOTTOM");
-    /* and the pre-smoothing's restriction in its own pass, as before it was
-     * fused into the smoothing's last dispatch */
-    setenv("SMOKEMORPH_MG_FUSE", "0", 1);
-    W = 96;
-    H = 72;
-    whole_steps(&p, "96x72, the restriction in its own pass");
-    unsetenv("SMOKEMORPH_MG_FUSE");
-    W = w0;
-    H = h0;
+    static const char *const sides[] = {"0", "4", "8", "16", "32"}, *const off[] = {"0"};
+    static const int sizes[][2] = {{96, 72}, {37, 29}};
+    env_runs("SMOKEMORPH_MG_BOTTOM", "V-cycle bottom", sides, 5, sizes, 2);
+    env_runs("SMOKEMORPH_MG_FUSE", "fusions", off, 1, sizes, 1);
 }
 
 /* The solves' own fields after a few steps, against the CPU's: the
