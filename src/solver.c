@@ -261,9 +261,6 @@ static void pass_jacobi_level(Solver *s, int l, bool zero, FieldPair *x0, Field 
 
 
 
-static void jacobi_iters_to(Solver *s, int l, int n, bool zero, bool prolong, bool restrict_,
-                            FieldPair *x0, Field *b0);
-
 static bool jacobi_tiled(const Solver *s, int l)
 {
     return s->tiled &&
@@ -272,14 +269,9 @@ static bool jacobi_tiled(const Solver *s, int l)
 
 /* n damped Jacobi iterations on level l (zero: the first from p = 0): n
  * passes, or on a small level of the compute backend SOLVER_JACOBI_TILE a
- * dispatch (jacobi_tile). */
-static void jacobi_iters_from(Solver *s, int l, int n, bool zero, bool prolong, FieldPair *x0, Field *b0)
-{
-    jacobi_iters_to(s, l, n, zero, prolong, false, x0, b0);
-}
-
-/* As jacobi_iters_from; on a tiled level with restrict, the last dispatch
- * also writes level l+1's right-hand side (the residual, restricted), as
+ * dispatch (jacobi_tile).
+ * With restrict_, on a tiled level, the last dispatch also writes level
+ * l+1's right-hand side (the residual, restricted), as
  * mg_restrict_residual would after it. */
 static void jacobi_iters_to(Solver *s, int l, int n, bool zero, bool prolong, bool restrict_,
                             FieldPair *x0, Field *b0)
@@ -318,6 +310,11 @@ static void jacobi_iters_to(Solver *s, int l, int n, bool zero, bool prolong, bo
         run(s, x->write);
         field_pair_swap(x);
     }
+}
+
+static void jacobi_iters_from(Solver *s, int l, int n, bool zero, bool prolong, FieldPair *x0, Field *b0)
+{
+    jacobi_iters_to(s, l, n, zero, prolong, false, x0, b0);
 }
 
 static void jacobi_iters(Solver *s, int l, int n, bool zero, FieldPair *x0, Field *b0)
@@ -359,7 +356,8 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
                     b0);
     if (last) return;
     Shader *sh;
-    if (fused) { /* level l+1's right-hand side is written */
+    if (fused) {
+        /* level l+1's right-hand side is written */
     } else if (s->tiled) { /* the residual and its restriction in one pass */
         sh = use(s, SH_MG_RESTRICT_RESIDUAL);
         shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
