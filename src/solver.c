@@ -81,11 +81,6 @@ static const char *const shader_files[SH_COUNT] = {
  * (then texels) to a texel until one is left: 2048² takes 4 passes. */
 #define SOLVER_SPEED_BLOCK 8
 #define SOLVER_SPEED_LEVELS 12
-/* Tiled compute backend: on a grid of at most this many cells, substep_plan
- * reduces the transport's speed S itself (one work group), instead of
- * speed_max's chain of dispatches before it. SMOKEMORPH_SPEED_ONE_GROUP=N
- * (cells; 0: never) chooses another bound, for bench sweeps. */
-#define SOLVER_SPEED_ONE_GROUP (256 * 256)
 /* Tiled compute backend: a stage whose bound is at most this many substeps
  * takes its count on the GPU (substep_plan, indirect dispatches: no
  * read-back); above it (settings far outside the defaults: 2048² at the
@@ -141,7 +136,6 @@ struct Solver {
     unsigned marked;                    /* the marks made this step (bits by T_) */
     int tgx, tgy;                       /* transport_tile's work group */
     int mg_bottom;                      /* mg_bottom's side in texels (0: none) */
-    long speed_one_cells;               /* grids of at most this many cells: S in substep_plan */
     bool no_fuse;                       /* SMOKEMORPH_MG_FUSE=0: restrict in its own pass, and
                                            one gathering iteration a dispatch */
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
@@ -450,10 +444,7 @@ static void pass_transport(Solver *s, const Field *vel, const Field *dens, const
  * read back into s->nsub. */
 static int transport_begin(Solver *s, int stage, const Field *vel, float cap, int bound)
 {
-    s->dynamic[stage] = s->tiled && bound <= SOLVER_INDIRECT_MAX;
-    /* a small grid: substep_plan reduces S itself, in one dispatch */
-    bool one = s->dynamic[stage] && (long)s->w * s->h <= s->speed_one_cells;
-    for (int l = 0; l < s->nspeed && !one; l++) {
+    for (int l = 0; l < s->nspeed; l++) {
         Shader *sh = use(s, SH_SPEED_MAX);
         const Field *src = l == 0 ? vel : s->speed[l - 1];
         shader_set_texture(sh, "u_src", 0, field_texture(src));
@@ -464,11 +455,10 @@ static int transport_begin(Solver *s, int stage, const Field *vel, float cap, in
         run(s, s->speed[l]);
     }
     float scale = method_speed_scale(s->p.dt, s->cell);
+    s->dynamic[stage] = s->tiled && bound <= SOLVER_INDIRECT_MAX;
     if (s->dynamic[stage]) {
         Shader *sh = use(s, SH_SUBSTEP_PLAN);
-        shader_set_texture(sh, "u_speed", 0, field_texture(one ? vel : s->speed[s->nspeed - 1]));
-        shader_set_int(sh, "u_reduce", one ? 1 : 0);
-        shader_set_float(sh, "u_cap", cap);
+        shader_set_texture(sh, "u_speed", 0, field_texture(s->speed[s->nspeed - 1]));
         shader_set_float(sh, "u_scale", scale);
         shader_set_float(sh, "u_dt", s->p.dt);
         shader_set_int(sh, "u_bound", bound);
@@ -922,12 +912,6 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     size_t dl = strlen(defines);
     transport_group(&s->tgx, &s->tgy);
     s->mg_bottom = mg_bottom_side();
-    {
-        const char *e = getenv("SMOKEMORPH_SPEED_ONE_GROUP");
-        char *end = NULL;
-        long v = e ? strtol(e, &end, 10) : -1;
-        s->speed_one_cells = e && end != e && !*end && v >= 0 ? v : SOLVER_SPEED_ONE_GROUP;
-    }
     { /* for bench sweeps and test_mg_bottom: the restriction in its own pass */
         const char *e = getenv("SMOKEMORPH_MG_FUSE");
         s->no_fuse = e && strcmp(e, "0") == 0;

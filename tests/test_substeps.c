@@ -174,15 +174,9 @@ static char g_dir[4096];
 
 static void test_gpu_fragment(void) { gpu_agrees(g_dir, SOLVER_FRAGMENT, "0", "fragment"); }
 static void test_gpu_compute(void) { gpu_agrees(g_dir, SOLVER_COMPUTE, "0", "compute"); }
-/* tiled: the GPU's own count, S reduced by substep_plan's one work group
- * (a grid this small), then by speed_max's chain of dispatches as on a
- * large grid (SMOKEMORPH_SPEED_ONE_GROUP=0) */
 static void test_gpu_compute_tiled(void)
 {
     gpu_agrees(g_dir, SOLVER_COMPUTE, "1", "compute, tiled (the GPU's own count)");
-    setenv("SMOKEMORPH_SPEED_ONE_GROUP", "0", 1);
-    gpu_agrees(g_dir, SOLVER_COMPUTE, "1", "compute, tiled, S by speed_max's chain");
-    unsetenv("SMOKEMORPH_SPEED_ONE_GROUP");
 }
 
 int main(int argc, char **argv)
