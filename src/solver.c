@@ -273,8 +273,8 @@ static bool jacobi_tiled(const Solver *s, int l)
  * With restrict_, on a tiled level, the last dispatch also writes level
  * l+1's right-hand side (the residual, restricted), as
  * mg_restrict_residual would after it. */
-static void jacobi_iters_to(Solver *s, int l, int n, bool zero, bool prolong, bool restrict_,
-                            FieldPair *x0, Field *b0)
+static void jacobi_iters_from(Solver *s, int l, int n, bool zero, bool prolong, bool restrict_,
+                              FieldPair *x0, Field *b0)
 {
     FieldPair *x = l == 0 ? x0 : &s->mgx[l];
     if (!jacobi_tiled(s, l)) {
@@ -312,14 +312,9 @@ static void jacobi_iters_to(Solver *s, int l, int n, bool zero, bool prolong, bo
     }
 }
 
-static void jacobi_iters_from(Solver *s, int l, int n, bool zero, bool prolong, FieldPair *x0, Field *b0)
-{
-    jacobi_iters_to(s, l, n, zero, prolong, false, x0, b0);
-}
-
 static void jacobi_iters(Solver *s, int l, int n, bool zero, FieldPair *x0, Field *b0)
 {
-    jacobi_iters_from(s, l, n, zero, false, x0, b0);
+    jacobi_iters_from(s, l, n, zero, false, false, x0, b0);
 }
 
 /* One multigrid V-cycle from level l; see vcycle() in refsolver.c. A coarse
@@ -352,8 +347,8 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
     /* on a tiled level (and for the residual's halo, SOLVER_JACOBI_TILE >
      * the smoothing), the smoothing's dispatch also restricts the residual */
     bool fused = !last && jacobi_tiled(s, l) && !s->no_fuse && METHOD_MG_SMOOTH < SOLVER_JACOBI_TILE;
-    jacobi_iters_to(s, l, last ? METHOD_MG_COARSE_ITERS : METHOD_MG_SMOOTH, l > 0, false, fused, x0,
-                    b0);
+    jacobi_iters_from(s, l, last ? METHOD_MG_COARSE_ITERS : METHOD_MG_SMOOTH, l > 0, false, fused, x0,
+                      b0);
     if (last) return;
     Shader *sh;
     if (fused) {
@@ -380,7 +375,7 @@ static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
     }
     vcycle(s, l + 1, x0, b0);
     /* the coarse correction, then the post-smoothing (one dispatch on a tiled level) */
-    jacobi_iters_from(s, l, METHOD_MG_SMOOTH, false, true, x0, b0);
+    jacobi_iters_from(s, l, METHOD_MG_SMOOTH, false, true, false, x0, b0);
 }
 
 static void pass_subtract_grad(Solver *s, const Field *vel, const Field *p, Field *out)
@@ -543,30 +538,20 @@ static void pass_gather_begin(Solver *s, const Field *dens, Field *coef, Field *
     run(s, rhs);
 }
 
-/* one Jacobi iteration of the gathering solve: e -> out (first: from e = 0) */
+/* The gathering solve's Jacobi iterations: e -> out. n = 0: one iteration,
+ * a gather_jacobi pass (first: from e = 0); n > 0 (tiled compute, at most
+ * SOLVER_JACOBI_TILE): n iterations from e in one gather_jacobi_tile
+ * dispatch. */
 static void pass_gather_jacobi(Solver *s, const Field *rhs, const Field *coef, const Field *e,
-                               Field *out, bool first)
+                               Field *out, bool first, int n)
 {
-    Shader *sh = use(s, SH_GATHER_JACOBI);
-    shader_set_texture(sh, "u_rhs", 0, field_texture(rhs));
-    shader_set_texture(sh, "u_coef", 2, field_texture(coef));
-    shader_set_texture(sh, "u_e", 1, field_texture(e));
-    shader_set_int(sh, "u_first", first ? 1 : 0);
-    shader_set_float(sh, "u_a", gather_a(s));
-    run(s, out);
-}
-
-/* n (≤ SOLVER_JACOBI_TILE) iterations of the gathering solve in one
- * dispatch (gather_jacobi_tile): e -> out */
-static void pass_gather_jacobi_tile(Solver *s, const Field *rhs, const Field *coef, const Field *e,
-                                    Field *out, int n)
-{
-    Shader *sh = use(s, SH_GATHER_JACOBI_TILE);
+    Shader *sh = use(s, n > 0 ? SH_GATHER_JACOBI_TILE : SH_GATHER_JACOBI);
     shader_set_texture(sh, "u_rhs", 0, field_texture(rhs));
     shader_set_texture(sh, "u_coef", 2, field_texture(coef));
     shader_set_texture(sh, "u_e", 1, field_texture(e));
     shader_set_float(sh, "u_a", gather_a(s));
-    shader_set_int(sh, "u_iters", n);
+    if (n > 0) shader_set_int(sh, "u_iters", n);
+    else shader_set_int(sh, "u_first", first ? 1 : 0);
     run(s, out);
 }
 
@@ -679,11 +664,11 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
     case METHOD_PASS_GATHER_JACOBI: /* from the last step's e; tiled: SOLVER_JACOBI_TILE a dispatch */
         if (!jacobi_tiled(s, 0) || s->one_by_one || s->no_fuse) {
-            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false);
+            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false, 0);
             field_pair_swap(&s->gerr);
         } else if (k % SOLVER_JACOBI_TILE == 0) {
-            pass_gather_jacobi_tile(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write,
-                                    count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE);
+            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false,
+                               count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE);
             field_pair_swap(&s->gerr);
         }
         break;
@@ -1361,7 +1346,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
         if (first) { /* the first iteration, from e = 0 */
             s->vf_now = s->p.vf;
             s->rg_now = 1.0f;
-            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, true);
+            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, true, 0);
             field_pair_swap(&s->gerr);
         } else {
             debug_run(s, METHOD_PASS_GATHER_JACOBI);
