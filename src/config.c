@@ -2,6 +2,7 @@
  * Never touches GL. Every number is parsed strictly (whole string, finite,
  * in range); every error is one line "config: ..." naming the option. */
 #include "config.h"
+#include "budget.h"
 #include "viewfield.h"
 #include "compare_spec.h"
 #include "exr.h"
@@ -96,6 +97,9 @@ enum {
     OPT_DUMP_SCENE,
     OPT_COMPARE, /* issue 11: two settings side by side */
     OPT_COMPARE_PRESET,
+    OPT_MAX_MEMORY, /* issue 21: never touch what isn't ours */
+    OPT_OVERWRITE,
+    OPT_ALLOW_SCENE_OUTPUTS,
 };
 
 static const struct option long_options[] = {
@@ -165,6 +169,9 @@ static const struct option long_options[] = {
     {"dump-scene", no_argument, NULL, OPT_DUMP_SCENE},
     {"compare", required_argument, NULL, OPT_COMPARE},
     {"compare-preset", required_argument, NULL, OPT_COMPARE_PRESET},
+    {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
+    {"overwrite", no_argument, NULL, OPT_OVERWRITE},
+    {"allow-scene-outputs", no_argument, NULL, OPT_ALLOW_SCENE_OUTPUTS},
     {NULL, 0, NULL, 0},
 };
 
@@ -470,6 +477,10 @@ void config_usage(FILE *out, const char *prog)
         "  --no-mass-match       do not scale the target to the current mass (default: %s)\n"
         "  --max-image-mb N      memory one image's decode may take, in MiB; a larger\n"
         "                        image is refused before it is read, 1..%d (default %d)\n"
+        "  --max-memory MB       memory the whole run may take (images, fields, frames\n"
+        "                        in flight), in MiB; a run that needs more is refused\n"
+        "                        at start, naming its biggest item, %ld..%ld\n"
+        "                        (default %d%% of this machine's memory)\n"
         "  --scene FILE          a scene (JSON): the settings, the start image, the\n"
         "                        keys with their own steps and parameters, moving\n"
         "                        targets and sources; options given here override\n"
@@ -478,7 +489,8 @@ void config_usage(FILE *out, const char *prog)
         "                        given, or the images and options given) as JSON\n"
         "                        on stdout and exit\n",
         channel_name(d.load.channel), d.load.invert ? "on" : "off",
-        d.mass_match ? "matched" : "not matched", MAX_IMAGE_MB_MAX, IMAGE_DEFAULT_MAX_MB);
+        d.mass_match ? "matched" : "not matched", MAX_IMAGE_MB_MAX, IMAGE_DEFAULT_MAX_MB,
+        BUDGET_MB_MIN, BUDGET_MB_MAX, BUDGET_DEFAULT_PERCENT);
 
     fprintf(out,
         "\n"
@@ -511,7 +523,12 @@ void config_usage(FILE *out, const char *prog)
         "  --video FILE          also make a video through ffmpeg: FILE.mp4 (H.264 over\n"
         "                        --background) or FILE.mov (ProRes 4444 with alpha)\n"
         "  --background RRGGBB   .mp4 and the ffmpeg hint: colour under the smoke\n"
-        "                        (default %02x%02x%02x)\n",
+        "                        (default %02x%02x%02x)\n"
+        "  --overwrite           replace files in the way of the frames or the metrics\n"
+        "                        that an earlier run did not write (default: such a\n"
+        "                        file stops the run; an input is never replaced)\n"
+        "  --allow-scene-outputs let a scene's frames, metrics and video go outside\n"
+        "                        the scene's folder (default: refused)\n",
         CONFIG_DEFAULT_OUT_DIR, EVERY_MAX, d.every,
         color_byte(d.color[0]), color_byte(d.color[1]), color_byte(d.color[2]),
         IMAGE_MAX_SIDE, format_name(d.format), d.alpha == IMAGE_ALPHA_STRAIGHT ? "straight" :
@@ -1038,6 +1055,12 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         if (int_opt("max-image-mb", arg, 1, MAX_IMAGE_MB_MAX, &v, err, errlen) < 0) return -1;
         c->load.max_mb = (int)v;
         return 0;
+    case OPT_MAX_MEMORY:
+        if (int_opt("max-memory", arg, BUDGET_MB_MIN, BUDGET_MB_MAX, &v, err, errlen) < 0) return -1;
+        c->max_memory_mb = v;
+        return 0;
+    case OPT_OVERWRITE: c->overwrite = true; return 0;
+    case OPT_ALLOW_SCENE_OUTPUTS: c->allow_scene_outputs = true; return 0;
     case OPT_NO_MASS_MATCH: c->mass_match = false; return 0;
     case OPT_COLOR:
         if (config_parse_color(arg, c->color) < 0) {

@@ -119,6 +119,13 @@ typedef struct {
     const char *checkpoint_dir;/* --checkpoint-dir DIR (default: the frames directory) */
     const char *resume_path;   /* --resume FILE */
     const char *sidecar_path;  /* --sidecar FILE (default: FRAMES/run.json) */
+    /* safety (issue 21) */
+    long max_memory_mb;        /* --max-memory MB: the whole run's budget (budget.h);
+                                  0: the default, budget_default_mb() */
+    bool overwrite;            /* --overwrite: replace files in the way that are not
+                                  an earlier run's frames or metrics (never an input) */
+    bool allow_scene_outputs;  /* --allow-scene-outputs: a scene may write outside
+                                  its own folder */
     int progress_format;       /* --progress-format: CONFIG_PROGRESS_AUTO or _JSON */
     unsigned char given[16];   /* one bit per long option given (config_given) */
 
