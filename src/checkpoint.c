@@ -538,7 +538,9 @@ int checkpoint_read(const char *path, Checkpoint *c, char *err, size_t errlen)
 {
     char why[256];
     memset(c, 0, sizeof *c);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO is refused below at once, not waited on (mmap
+     * ignores the flag) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
         int e = errno;

@@ -753,6 +753,41 @@ static long frame_temp_pid(const char *name)
     return pid;
 }
 
+/* Whether a temporary file's NAME (before ".tmp.PID.N") is one this
+ * exporter or its run writes: a frame of the pattern, or a record run*.json. */
+static bool own_temp_name(const Exporter *x, const char *name)
+{
+    const char *t = strstr(name, ".tmp.");
+    for (const char *n; t && (n = strstr(t + 1, ".tmp.")) != NULL;) t = n;
+    if (!t) return false;
+    char base[1024];
+    size_t len = (size_t)(t - name);
+    if (len >= sizeof base) return false;
+    memcpy(base, name, len);
+    base[len] = '\0';
+    if (frame_number_of(x, base) >= 0) return true;
+    return len >= 8 && !strncmp(base, "run", 3) && !strcmp(base + len - 5, ".json");
+}
+
+int export_check_way(Exporter *x, long remove_from, long write_first, long write_last,
+                     ExportOwned owned, void *ctx, char *err, size_t errlen)
+{
+    if (!x->dir) return 0;
+    DIR *d = opendir(x->dir);
+    if (!d) return 0; /* nothing in the way (export_clean reports an unreadable one) */
+    int rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        long k = frame_number_of(x, e->d_name);
+        if (k < 0 || !(k >= remove_from || (k >= write_first && k <= write_last))) continue;
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
+        if (!owned(path, e->d_name, ctx, err, errlen)) rc = -1;
+    }
+    closedir(d);
+    return rc;
+}
+
 int export_clean(Exporter *x, int first_frame, int *temps)
 {
     if (temps) *temps = 0;
@@ -766,7 +801,7 @@ int export_clean(Exporter *x, int first_frame, int *temps)
         snprintf(path, sizeof path, "%s/%s", x->dir, e->d_name);
         long pid = frame_temp_pid(e->d_name);
         if (pid > 0) {
-            if (pid_gone(pid) && unlink(path) == 0 && temps) (*temps)++;
+            if (own_temp_name(x, e->d_name) && pid_gone(pid) && unlink(path) == 0 && temps) (*temps)++;
             continue;
         }
         long k = frame_number_of(x, e->d_name);
@@ -944,7 +979,9 @@ Metrics *metrics_open_header(const char *path, const char *header, char *err, si
         size_t n = strlen(final) + 32;
         if (!(m->tmp = malloc(n))) goto oom;
         snprintf(m->tmp, n, "%s.tmp%ld", final, (long)getpid());
-        m->f = fopen(m->tmp, "w");
+        /* never through a symlink planted at the temporary name */
+        int fd = open(m->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 && !(m->f = fdopen(fd, "w"))) close(fd);
     }
     if (!m->f) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
@@ -969,6 +1006,30 @@ fail:
         free(m);
     }
     return NULL;
+}
+
+bool metrics_is_ours(const char *path, const char *header)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return errno == ENOENT; /* nothing there */
+    struct stat st;
+    bool ours = false;
+    if (fstat(fd, &st) == 0) {
+        if (!S_ISREG(st.st_mode)) {
+            ours = true; /* a device or a pipe is written in place; metrics_open refuses a folder */
+        } else if (st.st_size == 0) {
+            ours = true; /* nothing to lose */
+        } else {
+            /* smokemorph's: its first line is this header, or the plain one */
+            static const char plain[] = "step,time,error,mass,max_div,key\n";
+            char buf[1024];
+            ssize_t n = read(fd, buf, sizeof buf - 1);
+            buf[n > 0 ? n : 0] = '\0';
+            ours = !strncmp(buf, header, strlen(header)) || !strncmp(buf, plain, sizeof plain - 1);
+        }
+    }
+    close(fd);
+    return ours;
 }
 
 /* Each row is flushed as it is written, so the file holds whole rows. A row

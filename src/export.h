@@ -126,12 +126,23 @@ int export_frame_path(const Exporter *x, long number, char *buf, size_t n);
  * directory holds one run. Returns how many were deleted, or -1 when the
  * directory cannot be read. */
 int export_remove_stale(Exporter *x);
+/* Before a run removes or overwrites anything: every file named by this
+ * exporter's pattern and numbered remove_from or later (what export_clean
+ * would remove) or write_first..write_last (what the run will write over) is
+ * passed to owned(path, name, ctx, err, errlen), which says whether the run
+ * may replace it (smokemorph's own frame, or --overwrite), and when not
+ * fills err. 0, or -1 at the first file that may not be touched (err as
+ * owned filled it). A directory that does not exist holds nothing. */
+typedef bool (*ExportOwned)(const char *path, const char *name, void *ctx, char *err, size_t errlen);
+int export_check_way(Exporter *x, long remove_from, long write_first, long write_last,
+                     ExportOwned owned, void *ctx, char *err, size_t errlen);
 /* What earlier runs left in the directory, removed before this run writes:
  * every file named by this exporter's pattern and numbered first_frame or
  * later (0 for a new run: the directory then never mixes two runs, even
  * after a kill -9; INT_MAX for a --frame-range chunk, whose neighbours'
  * frames stay), and every temporary file "NAME.tmp.PID.N" whose process is
- * gone (a killed run's). Returns the frames removed (and the temporaries in
+ * gone (a killed run's) and whose NAME is a frame of the pattern or a record
+ * run*.json. Call export_check_way first: this removes without asking. Returns the frames removed (and the temporaries in
  * *temps when not NULL), or -1 when the directory cannot be read. */
 int export_clean(Exporter *x, int first_frame, int *temps);
 const char *export_dir(const Exporter *x); /* NULL: no frames */
@@ -168,6 +179,10 @@ int metrics_row(Metrics *m, long step, double time, double error, double mass, d
  * rules. */
 Metrics *metrics_open_header(const char *path, const char *header, char *err, size_t errlen);
 int metrics_line(Metrics *m, const char *line);
+/* Whether a run may replace what is at path with metrics of this header:
+ * nothing, an empty file, smokemorph's own metrics (its first line this
+ * header or metrics_open's), or a device or pipe (written in place). */
+bool metrics_is_ours(const char *path, const char *header);
 /* "cannot write FILE: why" after a failed metrics_row, else "". */
 const char *metrics_error(const Metrics *m);
 /* Complete rows written so far (0 for NULL). */

@@ -129,6 +129,10 @@ static exr_result_t write_body(exr_context_t ctx, const ExrWrite *d)
         if ((rc = exr_attr_set_rational(ctx, part, "framesPerSecond", &r)) != EXR_ERR_SUCCESS)
             return rc;
     }
+    /* smokemorph's own mark (image_file_tagged): what a later run may
+     * replace or remove without asking */
+    if ((rc = exr_attr_set_string(ctx, part, IMAGE_TAG_EXR_ATTR, IMAGE_TAG_VALUE)) != EXR_ERR_SUCCESS)
+        return rc;
     if ((rc = exr_write_header(ctx)) != EXR_ERR_SUCCESS) return rc;
 
     int32_t lines = 1;

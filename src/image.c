@@ -130,27 +130,28 @@ double image_sum(const Image *im)
 static FILE *open_regular(const char *path, long long *size, char *err, size_t errlen)
 {
     char why[128];
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        errno_text(errno, why, sizeof why);
-        set_err(err, errlen, "cannot read %s: %s", path, why);
-        return NULL;
-    }
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer before the
+     * check below refuses it; cleared again for the reads */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     struct stat st;
-    if (fstat(fileno(f), &st) != 0) {
+    if (fd < 0 || fstat(fd, &st) != 0) {
         errno_text(errno, why, sizeof why);
         set_err(err, errlen, "cannot read %s: %s", path, why);
-        fclose(f);
-        return NULL;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        set_err(err, errlen, "cannot read %s: is a directory", path);
-        fclose(f);
+        if (fd >= 0) close(fd);
         return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
-        set_err(err, errlen, "cannot read %s: not a regular file", path);
-        fclose(f);
+        set_err(err, errlen, "cannot read %s: %s", path,
+                S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file");
+        close(fd);
+        return NULL;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    FILE *f = fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0 ? NULL : fdopen(fd, "rb");
+    if (!f) {
+        errno_text(errno, why, sizeof why);
+        set_err(err, errlen, "cannot read %s: %s", path, why);
+        close(fd);
         return NULL;
     }
     *size = (long long)st.st_size;
@@ -830,6 +831,11 @@ static int wr_body(PngWrite *wr, const Image *im, int bits)
     png_set_IHDR(wr->png, wr->info, (png_uint_32)im->w, (png_uint_32)im->h, bits,
                  im->channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+    png_text tag = {.compression = PNG_TEXT_COMPRESSION_NONE,
+                    .key = (png_charp)IMAGE_TAG_PNG_KEY,
+                    .text = (png_charp)IMAGE_TAG_VALUE,
+                    .text_length = sizeof IMAGE_TAG_VALUE - 1};
+    png_set_text(wr->png, wr->info, &tag, 1);
     png_write_info(wr->png, wr->info);
     size_t n = (size_t)im->w * (size_t)im->channels;
     unsigned max = bits == 16 ? 65535u : 255u;
@@ -960,6 +966,78 @@ free_mem:
     free(wr.row);
     free(tmp);
     return rc;
+}
+
+/* ---- smokemorph's mark ------------------------------------------------------ */
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+bool image_mem_tagged(const void *data, size_t n)
+{
+    static const unsigned char png_sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+    static const unsigned char exr_magic[4] = {0x76, 0x2f, 0x31, 0x01};
+    const unsigned char *b = data;
+    const size_t klen = sizeof IMAGE_TAG_PNG_KEY, vlen = sizeof IMAGE_TAG_VALUE - 1;
+    if (n >= 8 && !memcmp(b, png_sig, 8)) {
+        /* chunks: length, type, data, CRC; the mark is a tEXt before IDAT */
+        for (size_t at = 8; at + 8 <= n;) {
+            uint32_t len = be32(b + at);
+            const unsigned char *type = b + at + 4;
+            if (len > n || at + 12 + len > n || !memcmp(type, "IDAT", 4) || !memcmp(type, "IEND", 4))
+                return false;
+            if (!memcmp(type, "tEXt", 4) && len == klen + vlen &&
+                !memcmp(b + at + 8, IMAGE_TAG_PNG_KEY, klen) &&
+                !memcmp(b + at + 8 + klen, IMAGE_TAG_VALUE, vlen))
+                return true;
+            at += 12 + (size_t)len;
+        }
+        return false;
+    }
+    if (n >= 8 && !memcmp(b, exr_magic, 4)) {
+        /* the header: NAME\0 TYPE\0 SIZE(int32 LE) VALUE ..., an empty
+         * name ends it; a string attribute's value is its bytes */
+        size_t at = 8;
+        while (at < n && b[at]) {
+            const char *name = (const char *)b + at;
+            const void *z = memchr(b + at, 0, n - at);
+            if (!z) return false;
+            size_t tat = (size_t)((const unsigned char *)z - b) + 1;
+            const void *z2 = tat < n ? memchr(b + tat, 0, n - tat) : NULL;
+            if (!z2) return false;
+            size_t sat = (size_t)((const unsigned char *)z2 - b) + 1;
+            if (sat + 4 > n) return false;
+            uint32_t size = (uint32_t)b[sat] | (uint32_t)b[sat + 1] << 8 |
+                            (uint32_t)b[sat + 2] << 16 | (uint32_t)b[sat + 3] << 24;
+            size_t vat = sat + 4;
+            if (size > n || vat + size > n) return false;
+            if (!strcmp(name, IMAGE_TAG_EXR_ATTR) && !strcmp((const char *)b + tat, "string") &&
+                size == vlen && !memcmp(b + vat, IMAGE_TAG_VALUE, vlen))
+                return true;
+            at = vat + size;
+        }
+        return false;
+    }
+    return false;
+}
+
+bool image_file_tagged(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return false;
+    struct stat st;
+    unsigned char *buf = NULL;
+    bool tagged = false;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (buf = malloc(65536))) {
+        size_t n = 0;
+        for (ssize_t got; n < 65536 && (got = read(fd, buf + n, 65536 - n)) > 0;) n += (size_t)got;
+        tagged = image_mem_tagged(buf, n);
+    }
+    free(buf);
+    close(fd);
+    return tagged;
 }
 
 /* ---- option parsing ----------------------------------------------------- */

@@ -113,6 +113,19 @@ Image *image_load_info(const char *path, const ImageLoadOpts *opts, ImageInfo *i
 Image *image_load_mem(const void *data, size_t n, const char *name, const ImageLoadOpts *opts,
                       ImageInfo *info, char *err, size_t errlen);
 
+/* smokemorph's mark on the files it writes, so that a later run replaces or
+ * removes only its own: a PNG's tEXt chunk "Software" and an EXR's string
+ * attribute "software", each "smokemorph". */
+#define IMAGE_TAG_PNG_KEY "Software"
+#define IMAGE_TAG_EXR_ATTR "software"
+#define IMAGE_TAG_VALUE "smokemorph"
+/* Whether the file at path is a PNG or an EXR that carries the mark (only
+ * its first 64 KiB are read: the mark comes before the pixels). A FIFO, a
+ * device or a missing file is not. */
+bool image_file_tagged(const char *path);
+/* The same from n bytes in memory. */
+bool image_mem_tagged(const void *data, size_t n);
+
 /* Resample an image to w x h, the two axes independently: on an axis that
  * shrinks, area-averaging (each destination cell is the exact box-overlap
  * weighted mean of the source cells it covers); on an axis that enlarges (or

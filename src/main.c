@@ -15,6 +15,7 @@
 #include "config.h"
 #include "export.h"
 #include "glctx.h"
+#include "guard.h"
 #include "image.h"
 #include "log.h"
 #include "fidelity.h"
@@ -66,6 +67,7 @@ static int find_data_dir(const char *argv0, const char *sub, const char *probe, 
 static Image *load_image(const char *path, const ImageLoadOpts *lo, ImageInfo *info)
 {
     char err[1024];
+    guard_note_input(path); /* no output may replace it */
     Image *im = image_load_info(path, lo, info, err, sizeof err);
     if (!im) die("image", "%s", err);
     return im;
@@ -380,6 +382,52 @@ static void keys_text(Morph *m, char *buf, size_t n)
     else snprintf(buf, n, "%d key%s, reached at step%s %s", nk, nk > 1 ? "s" : "", nk > 1 ? "s" : "", at);
 }
 
+/* What a run may replace in the frames folder (export_check_way): never an
+ * input; with --overwrite anything else; otherwise an earlier run's frame
+ * (listed by a record in the folder, or carrying smokemorph's mark). */
+typedef struct {
+    char **listed;
+    int nlisted;
+    bool overwrite;
+} Way;
+
+static bool frame_ours(const char *path, const char *name, void *ctx, char *err, size_t errlen)
+{
+    const Way *w = ctx;
+    const char *in = guard_input_of(path);
+    if (in) {
+        snprintf(err, errlen, "cannot write frames over %s: it is an input of this run (%s); "
+                 "write the frames elsewhere", path, in);
+        return false;
+    }
+    if (w->overwrite) return true;
+    for (int i = 0; i < w->nlisted; i++)
+        if (!strcmp(w->listed[i], name)) return true;
+    if (image_file_tagged(path)) return true;
+    snprintf(err, errlen, "%s is in the way of the frames and is not an earlier run's frame; "
+             "move it, write the frames elsewhere, or give --overwrite", path);
+    return false;
+}
+
+/* An output file that must not replace an input, nor (without --overwrite)
+ * a file smokemorph did not write: ours says whether it did. 0, or -1
+ * after one line. */
+static int check_output(const char *what, const char *path, bool ours, const Config *c)
+{
+    const char *in = guard_input_of(path);
+    if (in) {
+        log_error("export", "cannot write the %s to %s: it is an input of this run (%s)", what, path,
+                  in);
+        return -1;
+    }
+    if (!ours && !c->overwrite) {
+        log_error("export", "%s exists and is not smokemorph's %s; move it, name another file, or "
+                  "give --overwrite", path, what);
+        return -1;
+    }
+    return 0;
+}
+
 static int run_headless(Fields *fs, const Config *c, float density_scale, const RunInfo *info)
 {
     Morph *m = fs->m[0];
@@ -435,6 +483,12 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
     }
     /* metrics first: it creates nothing under its name until the end, while
      * export_open makes the frames directory, which a failed run must not leave */
+    if (c->metrics_path &&
+        check_output("metrics", c->metrics_path,
+                     metrics_is_ours(c->metrics_path, "step,time,error,mass,max_div,key\n"), c) < 0)
+        goto done;
+    if (c->screenshot && check_output("screenshot", c->screenshot, true, c) < 0) goto done;
+    if (c->video_path && check_output("video", c->video_path, true, c) < 0) goto done;
     if (c->metrics_path && !(o.metrics = metrics_open(c->metrics_path, err, sizeof err))) {
         log_error("export", "%s", err);
         goto done;
@@ -462,6 +516,22 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
         else
             snprintf(sidecar_path, sizeof sidecar_path, "%s/run.json", dir);
         sp = sidecar_path;
+    }
+    if (sp && check_output("record", sp, access(sp, F_OK) != 0 || sidecar_is_ours(sp), c) < 0)
+        goto done;
+    if (o.frames && dir) {
+        /* nothing in the way of the frames that is not an earlier run's */
+        Way way = {.overwrite = c->overwrite};
+        way.listed = sidecar_listed_frames(dir, &way.nlisted);
+        long from = res ? frame_number(c, first) : c->frame_start;
+        int in_way = export_check_way(o.frames, range ? LONG_MAX : res ? from : 0,
+                                      range ? c->range_first : from, range ? c->range_last : LONG_MAX,
+                                      frame_ours, &way, err, sizeof err);
+        sidecar_names_free(way.listed, way.nlisted);
+        if (in_way < 0) {
+            log_error("export", "%s", err);
+            goto done;
+        }
     }
     if (sp) {
         SidecarRun sr = {.version = SMOKEMORPH_VERSION,
@@ -895,6 +965,7 @@ static int resume_scene(const Fields *fs, const Config *c, Checkpoint *ck, const
 static int load_resume(Config *c, Checkpoint *ck, const Scene *scene)
 {
     char err[PATH_MAX + 512];
+    guard_note_input(c->resume_path);
     if (checkpoint_read(c->resume_path, ck, err, sizeof err) < 0) {
         log_error("checkpoint", "%s", err);
         return -1;
@@ -1336,6 +1407,7 @@ int main(int argc, char **argv)
             return 1;
         }
         if (scene_args(scene, argc, argv, &nargs, &args) < 0) die("smokemorph", "out of memory");
+        guard_note_input(scene_path);
     }
     int r = config_parse(&c, nargs, args, err, sizeof err), rc = -1;
     if (r < 0) {

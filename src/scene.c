@@ -24,6 +24,7 @@
 #include "scene.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <jansson.h>
 #include <limits.h>
@@ -31,6 +32,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "method.h"
@@ -967,10 +969,19 @@ Scene *scene_load(const char *path, char *err, size_t errlen) { return scene_loa
 
 Scene *scene_load_at(const char *path, float dt, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK, then a regular file: a FIFO is refused at once */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    struct stat st;
+    const char *why = NULL;
+    if (fd < 0 || fstat(fd, &st) != 0) why = strerror(errno);
+    else if (!S_ISREG(st.st_mode)) why = S_ISDIR(st.st_mode) ? "is a directory" : "not a regular file";
+    int fl = why ? -1 : fcntl(fd, F_GETFL);
+    if (!why && (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)) why = strerror(errno);
+    FILE *f = why ? NULL : fdopen(fd, "rb");
     if (!f) {
-        snprintf(err, errlen, "scene: cannot read %s: %s", path, strerror(errno));
+        snprintf(err, errlen, "scene: cannot read %s: %s", path, why ? why : strerror(errno));
         one_line(err);
+        if (fd >= 0) close(fd);
         return NULL;
     }
     size_t cap = 65536, n = 0;

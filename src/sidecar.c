@@ -8,7 +8,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct Sidecar {
@@ -165,7 +167,7 @@ int sidecar_write(Sidecar *s, const char *status, int exit_code, long last_step,
     if (tmp) {
         /* "NAME.tmp.PID.N", as the frames' (export_clean removes a killed run's) */
         snprintf(tmp, tlen, "%s.tmp.%ld.0", s->path, (long)getpid());
-        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0666);
         e = errno;
     }
     int rc = -1;
@@ -208,4 +210,79 @@ void sidecar_free(Sidecar *s)
     json_decref(s->root);
     free(s->path);
     free(s);
+}
+
+/* A smokemorph record at path, parsed (NULL: none, or not ours). Only a
+ * regular file of at most 64 MiB, opened without blocking. */
+static json_t *load_record(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return NULL;
+    struct stat st;
+    json_t *root = NULL;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size < (64L << 20)) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl >= 0 && fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) == 0)
+            root = json_loadfd(fd, JSON_REJECT_DUPLICATES, NULL);
+    }
+    close(fd);
+    if (root && (!json_is_object(root) || !json_is_string(json_object_get(root, "smokemorph")))) {
+        json_decref(root);
+        root = NULL;
+    }
+    return root;
+}
+
+bool sidecar_is_ours(const char *path)
+{
+    json_t *root = load_record(path);
+    json_decref(root);
+    return root != NULL;
+}
+
+char **sidecar_listed_frames(const char *dir, int *n)
+{
+    *n = 0;
+    int cap = 0;
+    char **names = NULL;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        /* run.json, or a chunk's run_A-B.json */
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "run", 3) != 0 || len < 8 || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        size_t plen = strlen(dir) + len + 2;
+        char *path = malloc(plen);
+        if (!path) break;
+        snprintf(path, plen, "%s/%s", dir, e->d_name);
+        json_t *root = load_record(path);
+        free(path);
+        json_t *frames = root ? json_object_get(root, "frames") : NULL;
+        size_t i;
+        json_t *row;
+        json_array_foreach(frames, i, row) {
+            const char *file = json_string_value(json_object_get(row, "file"));
+            if (!file || strchr(file, '/')) continue;
+            if (*n == cap) {
+                int nc = cap ? 2 * cap : 64;
+                char **nn = realloc(names, (size_t)nc * sizeof *nn);
+                if (!nn) break;
+                names = nn;
+                cap = nc;
+            }
+            if (!(names[*n] = strdup(file))) break;
+            (*n)++;
+        }
+        json_decref(root);
+    }
+    closedir(d);
+    return names;
+}
+
+void sidecar_names_free(char **names, int n)
+{
+    for (int i = 0; i < n; i++) free(names[i]);
+    free(names);
 }

@@ -67,4 +67,14 @@ const char *sidecar_path(const Sidecar *s);
 int sidecar_probe(const char *path, char *err, size_t errlen);
 void sidecar_free(Sidecar *s);
 
+/* Whether path is a smokemorph record (a JSON object with "smokemorph"):
+ * what a run may replace. */
+bool sidecar_is_ours(const char *path);
+/* The frames (file names) that the records in dir (run.json, a chunk's
+ * run_A-B.json) list: an earlier run's own, which a run may replace or
+ * remove. *n of them (0 and NULL: none, or dir unreadable); free with
+ * sidecar_names_free. */
+char **sidecar_listed_frames(const char *dir, int *n);
+void sidecar_names_free(char **names, int n);
+
 #endif

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -18,6 +19,10 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "export.h"
+#include "exr.h"
+#include "guard.h"
+#include "sidecar.h"
 #include "check.h"
 #include "image.h"
 #include "testlib.h"
@@ -77,21 +82,21 @@ static void run(const char *first, ...)
 /* A file in `work` (path relative to it) */
 static void wpath(char *buf, size_t n, const char *rel) { path_in(buf, n, work, rel); }
 
-__attribute__((unused)) static bool wexists(const char *rel)
+static bool wexists(const char *rel)
 {
     char p[1024];
     wpath(p, sizeof p, rel);
     return testlib_exists(p);
 }
 
-__attribute__((unused)) static void wwrite(const char *rel, const char *text)
+static void wwrite(const char *rel, const char *text)
 {
     char p[1024];
     wpath(p, sizeof p, rel);
     testlib_write_file(p, text, strlen(text));
 }
 
-__attribute__((unused)) static char *wread(const char *rel)
+static char *wread(const char *rel)
 {
     char p[1024];
     wpath(p, sizeof p, rel);
@@ -155,6 +160,234 @@ static void test_budget(void)
           "format: %s", buf);
 }
 
+
+/* ------------------------------------------------ 1. only what we wrote */
+
+/* a copy of the disc (an untagged PNG: not written by smokemorph's writer
+ * after the copy? it was: the fixture is written by image_save_png, so
+ * strip the mark by writing the bytes of a plain PNG instead) */
+static void plain_png(const char *rel)
+{
+    /* a 1x1 grey PNG from no smokemorph writer */
+    static const unsigned char png[] = {
+        0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x00, 0x00, 0x00, 0x00, 0x3a,
+        0x7e, 0x9b, 0x55, 0x00, 0x00, 0x00, 0x0a, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x60,
+        0x00, 0x00, 0x00, 0x02, 0x00, 0x01, 0x48, 0xaf, 0xa4, 0x71, 0x00, 0x00, 0x00, 0x00, 0x49,
+        0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+    char p[1024];
+    wpath(p, sizeof p, rel);
+    testlib_write_file(p, png, sizeof png);
+}
+
+static void test_mark(void)
+{
+    char p[1024];
+    reset_work();
+    /* image_save_png marks its files; a plain PNG is not marked */
+    CHECK(image_file_tagged(disc), "image_save_png's file carries the mark");
+    plain_png("plain.png");
+    wpath(p, sizeof p, "plain.png");
+    CHECK(!image_file_tagged(p), "a plain PNG has no mark");
+    wwrite("text.png", "not a png");
+    wpath(p, sizeof p, "text.png");
+    CHECK(!image_file_tagged(p) && !image_file_tagged("/nonexistent/x.png"), "no file, no mark");
+    /* exr_write marks too */
+    float px[4] = {1, 1, 1, 1};
+    ExrChannel ch[] = {{"A", px}};
+    ExrWrite d = {.w = 2, .h = 2, .x0 = 0, .y0 = 0, .x1 = 1, .y1 = 1, .channels = ch, .nchannels = 1};
+    char err[512];
+    wpath(p, sizeof p, "f.exr");
+    CHECK(exr_write(p, &d, err, sizeof err) == 0 && image_file_tagged(p), "exr_write marks: %s", err);
+    /* a truncated or lying header never reads out of bounds (and is not marked) */
+    size_t n;
+    unsigned char *b = (unsigned char *)testlib_read_file(p, &n);
+    bool ok = b != NULL, seen = false;
+    for (size_t k = 0; b && k < n; k++) { /* once the mark is whole, every longer prefix has it */
+        bool t = image_mem_tagged(b, k);
+        ok = ok && (!seen || t) && (k > 8 || !t);
+        seen = seen || t;
+    }
+    CHECK(ok && seen && b && image_mem_tagged(b, n), "prefixes of a marked EXR");
+    free(b);
+    b = (unsigned char *)testlib_read_file(disc, &n);
+    ok = b != NULL;
+    for (size_t k = 0; b && k < n && k < 200; k++) {
+        bool t = image_mem_tagged(b, k);
+        ok = ok && (!t || k >= 33 + 12 + 19); /* only once the whole tEXt is there */
+    }
+    CHECK(ok && b && image_mem_tagged(b, n), "prefixes of a marked PNG");
+    free(b);
+}
+
+static void test_plates(void)
+{
+    reset_work();
+    mkdir(strcat(strcpy((char[1024]){0}, work), "/plates"), 0777);
+    plain_png("plates/0001.png");
+    plain_png("plates/4000.png");
+    plain_png("plates/12345.png");
+    run("--headless", "--cpu", "--grid", "16", "--steps", "8", "--frames", "plates/%04d.png", disc, disc,
+        NULL);
+    CHECK(R.code == 1 && has(R.err, "plates/") && has(R.err, "--overwrite") &&
+              count_lines(R.err) == 1,
+          "plates stop the run: %d\n%s", R.code, R.err);
+    CHECK(wexists("plates/0001.png") && wexists("plates/4000.png") && wexists("plates/12345.png"),
+          "the plates are all there");
+    char *a = wread("plates/4000.png");
+    CHECK(a && !strncmp(a, "\x89PNG", 4), "4000 untouched");
+    free(a);
+    /* a frame range over them: the same */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "8", "--every", "1", "--frames",
+        "plates/%04d.png", "--frame-range", "1-2", disc, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "plates/0001.png") && wexists("plates/0001.png"),
+          "range over a plate: %d %s", R.code, R.err);
+    /* a chunk elsewhere in the sequence leaves them alone and runs */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "8", "--every", "1", "--frames",
+        "plates/%04d.png", "--frame-range", "5-6", disc, disc, NULL);
+    CHECK(R.code == 0 && wexists("plates/0005.png") && wexists("plates/0001.png") &&
+              wexists("plates/4000.png"),
+          "a chunk beside the plates: %d %s", R.code, R.err);
+    /* --overwrite: the user said so */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "8", "--frames", "plates/%04d.png",
+        "--overwrite", disc, disc, NULL);
+    CHECK(R.code == 0 && !wexists("plates/4000.png") && wexists("plates/0001.png"),
+          "--overwrite: %d %s", R.code, R.err);
+    /* and now they are ours: a second run replaces them without asking */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "8", "--frames", "plates/%04d.png", disc, disc,
+        NULL);
+    CHECK(R.code == 0 && has(R.err, "removed"), "our own frames: %d %s", R.code, R.err);
+}
+
+static void test_listed_frames(void)
+{
+    /* a frame listed by the folder's record is an earlier run's even
+     * without the mark (frames of a version before the mark) */
+    reset_work();
+    run("--headless", "--cpu", "--grid", "16", "--steps", "20", "--every", "10", "--frames", "out", disc,
+        disc, NULL);
+    CHECK(R.code == 0 && wexists("out/frame_00003.png") && wexists("out/run.json"), "first run: %s",
+          R.err);
+    plain_png("out/frame_00002.png");
+    plain_png("out/frame_00003.png");
+    run("--headless", "--cpu", "--grid", "16", "--steps", "10", "--every", "10", "--frames", "out", disc,
+        disc, NULL);
+    CHECK(R.code == 0 && !wexists("out/frame_00003.png"), "listed frames replaced: %d %s", R.code,
+          R.err);
+    /* not listed (the record now lists 1..2), not marked: in the way */
+    plain_png("out/frame_00007.png");
+    run("--headless", "--cpu", "--grid", "16", "--steps", "10", "--every", "10", "--frames", "out", disc,
+        disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "frame_00007.png") && wexists("out/frame_00007.png"),
+          "unlisted: %d %s", R.code, R.err);
+    /* the library: names from every record in the folder */
+    char dir[1024];
+    wpath(dir, sizeof dir, "out");
+    int n = 0;
+    char **names = sidecar_listed_frames(dir, &n);
+    CHECK(n == 2 && names && !strcmp(names[0], "frame_00001.png"), "listed: %d", n);
+    sidecar_names_free(names, n);
+    wwrite("out/run_1-2.json", "{\"smokemorph\": \"0\", \"frames\": [{\"file\": \"../x.png\"}, "
+                               "{\"file\": \"frame_00009.png\"}, {\"file\": 3}]}");
+    wwrite("out/run_3-4.json", "[1, 2");
+    names = sidecar_listed_frames(dir, &n);
+    CHECK(n == 3, "a chunk's record adds its frames, a path or a bad file none: %d", n);
+    sidecar_names_free(names, n);
+}
+
+static void test_input_in_frames(void)
+{
+    reset_work();
+    run("--headless", "--cpu", "--grid", "16", "--steps", "10", "--frames", "shots", disc, disc, NULL);
+    CHECK(R.code == 0 && wexists("shots/frame_00001.png"), "first run: %s", R.err);
+    char start[1024];
+    wpath(start, sizeof start, "shots/frame_00002.png");
+    char *before = wread("shots/frame_00002.png");
+    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "10", "--frames", "shots", start, disc,
+        NULL);
+    char *after = wread("shots/frame_00002.png");
+    CHECK(R.code == 1 && has(R.err, "input") && count_lines(R.err) == 1 && before && after &&
+              !strcmp(before, after),
+          "an input among the frames is refused, untouched: %d\n%s", R.code, R.err);
+    free(before);
+    free(after);
+    /* even with --overwrite */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "10", "--frames", "shots", "--overwrite",
+        start, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "input") && wexists("shots/frame_00002.png"),
+          "--overwrite never replaces an input: %d %s", R.code, R.err);
+    /* the metrics, the record, the screenshot onto an input */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "4", "--metrics", disc, disc, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "input"), "metrics onto an input: %d %s", R.code, R.err);
+    run("--headless", "--cpu", "--grid", "16", "--steps", "4", "--frames", "o2", "--sidecar", disc, disc,
+        disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "input"), "record onto an input: %d %s", R.code, R.err);
+    run("--headless", "--cpu", "--grid", "16", "--steps", "4", "--screenshot", disc, disc, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "input") && image_file_tagged(disc), "screenshot onto an input: %d %s",
+          R.code, R.err);
+}
+
+static void test_foreign_outputs(void)
+{
+    reset_work();
+    wwrite("notes.csv", "name,phone\nann,123\n");
+    run("--headless", "--cpu", "--grid", "16", "--steps", "4", "--metrics", "notes.csv", disc, disc, NULL);
+    char *t = wread("notes.csv");
+    CHECK(R.code == 1 && has(R.err, "notes.csv") && has(R.err, "--overwrite") && count_lines(R.err) == 1 &&
+              t && !strcmp(t, "name,phone\nann,123\n"),
+          "a foreign CSV: %d %s", R.code, R.err);
+    free(t);
+    run("--headless", "--cpu", "--grid", "16", "--steps", "4", "--metrics", "notes.csv", "--overwrite",
+        disc, disc, NULL);
+    t = wread("notes.csv");
+    CHECK(R.code == 0 && has(t, "step,time"), "--overwrite: %d %s", R.code, R.err);
+    free(t);
+    /* ours now: replaced without asking */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "4", "--metrics", "notes.csv", disc, disc, NULL);
+    CHECK(R.code == 0, "our own metrics: %d %s", R.code, R.err);
+    /* a foreign run.json in the frames folder */
+    mkdir(strcat(strcpy((char[1024]){0}, work), "/f"), 0777);
+    wwrite("f/run.json", "{\"name\": \"my project\"}");
+    run("--headless", "--cpu", "--grid", "16", "--steps", "4", "--frames", "f", disc, disc, NULL);
+    t = wread("f/run.json");
+    CHECK(R.code == 1 && has(R.err, "run.json") && has(t, "my project") && !wexists("f/frame_00001.png"),
+          "a foreign record: %d %s", R.code, R.err);
+    free(t);
+    /* only our own temporaries are swept: a dead pid's name not of ours stays */
+    wwrite("f/photo.png.tmp.999999.1", "x");
+    wwrite("f/frame_00009.png.tmp.999999.1", "x");
+    run("--headless", "--cpu", "--grid", "16", "--steps", "4", "--frames", "f", "--sidecar", "r.json",
+        disc, disc, NULL);
+    CHECK(R.code == 0 && wexists("f/photo.png.tmp.999999.1") && !wexists("f/frame_00009.png.tmp.999999.1"),
+          "temporaries: %d %s", R.code, R.err);
+}
+
+
+/* ------------------------------------------------------- 6. safe opening */
+
+static void test_fifo(void)
+{
+    reset_work();
+    char fifo[1024];
+    wpath(fifo, sizeof fifo, "pipe");
+    CHECK(mkfifo(fifo, 0666) == 0, "mkfifo");
+    /* each refused at once, in one line (a hang would be killed after 20 s) */
+    next.kill_after_ms = 20000;
+    next.kill_signal = SIGKILL;
+    run("--headless", "--cpu", "--grid", "16", "--steps", "2", fifo, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "not a regular file") && count_lines(R.err) == 1, "a FIFO image: %d %s",
+          R.code, R.err);
+    next.kill_after_ms = 20000;
+    next.kill_signal = SIGKILL;
+    run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--resume", fifo, NULL);
+    CHECK(R.code == 1 && has(R.err, "not a regular file"), "a FIFO --resume: %d %s", R.code, R.err);
+    next.kill_after_ms = 20000;
+    next.kill_signal = SIGKILL;
+    run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--scene", fifo, NULL);
+    CHECK(R.code == 1 && has(R.err, "not a regular file"), "a FIFO --scene: %d %s", R.code, R.err);
+    CHECK(!image_file_tagged(fifo), "a FIFO is never marked (and not waited on)");
+}
+
 static void test_options(void)
 {
     reset_work();
@@ -187,6 +420,12 @@ int main(void)
     }
     RUN(test_budget);
     RUN(test_options);
+    RUN(test_mark);
+    RUN(test_plates);
+    RUN(test_listed_frames);
+    RUN(test_input_in_frames);
+    RUN(test_foreign_outputs);
+    RUN(test_fifo);
     testlib_rm_rf(tmp);
     testlib_result_free(&R);
     return check_done();
