@@ -80,4 +80,58 @@ typedef struct {
 enum { FIDELITY_RUNNING = 0, FIDELITY_ARRIVED_AT = 1, FIDELITY_SETTLED_AT = 2 };
 int fidelity_settle_update(FidelitySettle *s, long step, double error);
 
+/* ---- does the flow carry the smoke? (issue 20) ------------------------------ */
+
+/* The print-through index P = corr(H(ρ) − H(start), H(tgt)), H(x) = x − G*x
+ * with G a Gaussian of FIDELITY_PRINT_SIGMA cells (edges clamped): whether
+ * the fine detail that appeared since the start has the shape of the
+ * target's fine detail. Smoke that has not arrived reads about 0, a target
+ * printed in where the smoke stands reads up to 1. Pearson's correlation
+ * over all cells; 0 when either side has no fine detail; NaN when out of
+ * memory. */
+#define FIDELITY_PRINT_SIGMA 1.5
+double fidelity_print_through(const float *rho, const float *start, const float *tgt, int w, int h);
+
+/* The flow share: how much of the density's change a flow explains.
+ * Feed it every step (rho0 -> rho1, moved by the velocity ux, uy at the cell
+ * centres, in cells per step): it adds
+ *     r = (ρ1 − ρ0) + ∇·(ρ0 u)   (centred differences, 0 outside the grid)
+ * to U's sums Σ|r| and Σ|ρ1 − ρ0|, and the same with r and ρ1 − ρ0 both
+ * blurred by a Gaussian of FIDELITY_COARSE_SIGMA of the shorter side (Uc's:
+ * local compression drops out, long-range transport stays; the blur runs
+ * on a grid box-averaged so that the Gaussian is about 4 cells there). With
+ * enstrophy on, also the mean enstrophy ½Σω²h² (ω = ∂v/∂x − ∂u/∂y in 1/time,
+ * h the cell, the velocity given in cells per step and turned into domain
+ * units per time with cell and dt). 0, or -1 when out of memory. */
+#define FIDELITY_COARSE_SIGMA 0.1
+typedef struct {
+    double r, d;       /* Σ|r|, Σ|Δρ| */
+    double rc, dc;     /* the same, blurred */
+    double enstrophy;  /* Σ over the steps of ½Σω²h² */
+    long steps;
+} FidelityFlow;
+int fidelity_flow_add(FidelityFlow *f, const float *rho0, const float *rho1, const float *ux,
+                      const float *uy, int w, int h, double cell, double dt);
+/* U = Σ|r| / Σ|Δρ| and Uc likewise (NaN before any change); the mean
+ * enstrophy over the steps added (NaN before any). */
+double fidelity_flow_u(const FidelityFlow *f);
+double fidelity_flow_uc(const FidelityFlow *f);
+double fidelity_flow_enstrophy(const FidelityFlow *f);
+
+/* The front: smoke must never be visible farther from where smoke was at
+ * the start than the flow's speed limit could have carried it, plus the
+ * blur's width. The limit clamps each component of the velocity (umax on
+ * each axis), so what the flow can reach in time t is a square of half-side
+ * umax·t around each start cell: the distance is the chessboard one,
+ * max(|Δi|, |Δj|). fidelity_front_map gives each cell's distance, in cells,
+ * to the nearest cell where start > thresh (a malloc'd W*H array; NULL when
+ * out of memory; +inf everywhere when no cell is);
+ * fidelity_front_excess the largest (distance − reach) over the cells where
+ * rho > thresh, in cells, 0 when no visible cell is beyond the reach. The
+ * suite's thresh is FIDELITY_FRONT_VISIBLE of the start's peak. */
+#define FIDELITY_FRONT_VISIBLE 0.02
+float *fidelity_front_map(const float *start, int w, int h, float thresh);
+double fidelity_front_excess(const float *rho, const float *map, int w, int h, float thresh,
+                             double reach);
+
 #endif

@@ -221,6 +221,123 @@ static void test_stripes(void)
     CHECK(isinf(fidelity_stripe_ratio(1.0, 0.0)), "ratio 1/0: inf");
 }
 
+
+/* ------------------------------------------ does the flow carry the smoke */
+
+/* P: no change reads 0; the target's own detail added reads 1; a disc
+ * moved by a cell (detail that is not the target's) reads little. */
+static void test_print_through(void)
+{
+    int w = 48, h = 40;
+    size_t n = (size_t)w * h;
+    float *start = field(n), *tgt = field(n), *rho = field(n);
+    disc(start, w, h, 16, 20, 8, 1.0);
+    for (int j = 8; j < 32; j++) /* a thin cross: fine detail */
+        for (int i = 30; i < 42; i++)
+            if (j == 20 || j == 21 || i == 35 || i == 36) tgt[(size_t)j * w + i] = 1.0f;
+    memcpy(rho, start, n * sizeof *rho);
+    CHECK(fabs(fidelity_print_through(rho, start, tgt, w, h)) < 1e-12, "no change: 0, got %g",
+          fidelity_print_through(rho, start, tgt, w, h));
+    for (size_t k = 0; k < n; k++) rho[k] = start[k] + 0.01f * tgt[k];
+    double p = fidelity_print_through(rho, start, tgt, w, h);
+    CHECK(p > 0.999, "the target printed in faintly: 1, got %g", p);
+    memset(rho, 0, n * sizeof *rho);
+    disc(rho, w, h, 17, 20, 8, 1.0);
+    p = fidelity_print_through(rho, start, tgt, w, h);
+    CHECK(fabs(p) < 0.05, "a disc moved a cell, away from the cross: about 0, got %g", p);
+    free(start);
+    free(tgt);
+    free(rho);
+}
+
+/* U and Uc: a change that a flow carried reads near 0, one that appeared
+ * where no flow was reads 1; the swirl of a solid rotation is known. */
+static void test_flow_share(void)
+{
+    int w = 64, h = 64;
+    size_t n = (size_t)w * h;
+    float *a = field(n), *b = field(n), *ux = field(n), *uy = field(n);
+    /* a wide Gaussian moved by 0.2 cells to the right: ρ1 − ρ0 ≈ −0.2·∂ρ/∂x */
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double x0 = i - 30.0, x1 = i - 30.2, y = j - 32.0;
+            a[(size_t)j * w + i] = (float)exp(-(x0 * x0 + y * y) / 72.0);
+            b[(size_t)j * w + i] = (float)exp(-(x1 * x1 + y * y) / 72.0);
+            ux[(size_t)j * w + i] = 0.2f;
+        }
+    FidelityFlow f = {0};
+    CHECK(isnan(fidelity_flow_u(&f)) && isnan(fidelity_flow_uc(&f)) && isnan(fidelity_flow_enstrophy(&f)),
+          "nothing added: NaN");
+    CHECK(fidelity_flow_add(&f, a, b, ux, uy, w, h, 1.0 / 64, 0.01) == 0, "add");
+    CHECK(fidelity_flow_u(&f) < 0.05, "a translation carried by its flow: U about 0, got %g",
+          fidelity_flow_u(&f));
+    CHECK(fidelity_flow_uc(&f) < 0.05, "Uc about 0, got %g", fidelity_flow_uc(&f));
+    CHECK(fabs(fidelity_flow_enstrophy(&f)) < 1e-9, "a uniform flow has no swirl");
+    /* the same change with no flow: all of it unexplained */
+    FidelityFlow g = {0};
+    memset(ux, 0, n * sizeof *ux);
+    fidelity_flow_add(&g, a, b, ux, uy, w, h, 1.0 / 64, 0.01);
+    CHECK(fabs(fidelity_flow_u(&g) - 1.0) < 1e-9, "no flow: U = 1, got %g", fidelity_flow_u(&g));
+    CHECK(fabs(fidelity_flow_uc(&g) - 1.0) < 1e-9, "no flow: Uc = 1, got %g", fidelity_flow_uc(&g));
+    /* a flow carries a disc 2 cells while it is also pulled together by a
+     * cell with no flow: the compression is fine-scale, so it weighs far
+     * less at the coarse scale (Uc) than cell by cell (U) */
+    FidelityFlow c = {0};
+    memset(a, 0, n * sizeof *a);
+    memset(b, 0, n * sizeof *b);
+    disc(a, w, h, 24, 32, 10, 0.5);
+    disc(b, w, h, 26, 32, 9, 0.5 * 100.0 / 81.0);
+    for (size_t k = 0; k < n; k++) ux[k] = 2.0f;
+    fidelity_flow_add(&c, a, b, ux, uy, w, h, 1.0 / 64, 0.01);
+    CHECK(fidelity_flow_uc(&c) < 0.5 * fidelity_flow_u(&c), "local compression: Uc %g, U %g",
+          fidelity_flow_uc(&c), fidelity_flow_u(&c));
+    memset(ux, 0, n * sizeof *ux);
+    /* solid rotation u = Ω × r: ω = 2Ω everywhere inside; cells per step
+     * -> domain units per time: × h/dt */
+    double om = 0.5, cell = 1.0 / 64, dt = 0.01; /* Ω in 1/time */
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            ux[(size_t)j * w + i] = (float)(-om * (j - 32) * dt);
+            uy[(size_t)j * w + i] = (float)(om * (i - 32) * dt);
+        }
+    FidelityFlow r = {0};
+    fidelity_flow_add(&r, a, a, ux, uy, w, h, cell, dt);
+    double expect = 0.5 * (2 * om) * (2 * om) * cell * cell * (double)(w - 2) * (h - 2);
+    CHECK(fabs(fidelity_flow_enstrophy(&r) - expect) < 1e-6 * expect, "solid rotation: %g, expected %g",
+          fidelity_flow_enstrophy(&r), expect);
+    free(a);
+    free(b);
+    free(ux);
+    free(uy);
+}
+
+/* The front: chessboard distances from the start's cells, and the excess
+ * of visible smoke beyond the reach. */
+static void test_front(void)
+{
+    int w = 20, h = 10;
+    size_t n = (size_t)w * h;
+    float *s = field(n), *rho = field(n);
+    s[(size_t)5 * w + 4] = 1.0f;
+    float *m = fidelity_front_map(s, w, h, 0.5f);
+    CHECK(m != NULL, "map");
+    CHECK(m[(size_t)5 * w + 4] == 0.0f, "a seed: 0");
+    CHECK(m[(size_t)5 * w + 10] == 6.0f, "6 cells right: 6, got %g", m[(size_t)5 * w + 10]);
+    CHECK(m[(size_t)8 * w + 7] == 3.0f, "3 diagonally: 3 (chessboard), got %g", m[(size_t)8 * w + 7]);
+    CHECK(m[(size_t)0 * w + 19] == 15.0f, "corner: max(15, 5) = 15, got %g", m[19]);
+    rho[(size_t)5 * w + 10] = 1.0f;
+    CHECK(fidelity_front_excess(rho, m, w, h, 0.5f, 6.0) == 0.0, "within the reach: 0");
+    CHECK(fidelity_front_excess(rho, m, w, h, 0.5f, 4.5) == 1.5, "1.5 beyond");
+    CHECK(fidelity_front_excess(rho, m, w, h, 1.5f, 0.0) == 0.0, "invisible smoke does not count");
+    free(m);
+    memset(s, 0, n * sizeof *s);
+    m = fidelity_front_map(s, w, h, 0.5f);
+    CHECK(m && isinf(m[0]) && isinf(m[n - 1]), "no start smoke: infinitely far");
+    free(m);
+    free(s);
+    free(rho);
+}
+
 /* ------------------------------------------------- the resampled distance */
 
 static void test_resampled(void)
@@ -322,7 +439,7 @@ static int count_lines(const char *s)
 
 /* The table's row for PAIR split into cells (without the outer bars);
  * returns the number of cells. */
-static int row_cells(const char *table, const char *pair, char cells[16][64])
+static int row_cells(const char *table, const char *pair, char cells[24][64])
 {
     char key[128];
     snprintf(key, sizeof key, "| %s |", pair);
@@ -331,7 +448,7 @@ static int row_cells(const char *table, const char *pair, char cells[16][64])
     const char *end = strchr(p, '\n');
     int n = 0;
     p++;
-    while (p < end && n < 16) {
+    while (p < end && n < 24) {
         const char *q = strchr(p, '|');
         if (!q || q > end) break;
         int len = (int)(q - p);
@@ -358,12 +475,20 @@ static void test_tool(void)
                        "| mass drift | blend dist @ half | stripes (max/start) | 128 vs 512 |\n",
                   140) == 0,
           "the header: %s", out);
-    char c[16][64];
+    char c[24][64];
     const char *names[2] = {"diagonal", "crescent-bars"};
     for (int k = 0; k < 2; k++) {
         int n = row_cells(out, names[k], c);
-        CHECK(n == 12, "%s: 12 cells, got %d", names[k], n);
-        if (n != 12) continue;
+        CHECK(n == 19, "%s: 19 cells, got %d", names[k], n);
+        if (n != 19) continue;
+        /* issue 20's columns: U, Uc (a share, 0 .. a few), P5, P10, P20
+         * (correlations), the front (domain units, >= 0), the swirl */
+        CHECK(atof(c[12]) >= 0.0 && atof(c[12]) < 5.0 && strcmp(c[12], "-"), "%s: U %s", names[k], c[12]);
+        CHECK(atof(c[13]) >= 0.0 && atof(c[13]) < 5.0 && strcmp(c[13], "-"), "%s: Uc %s", names[k], c[13]);
+        for (int q = 14; q <= 16; q++)
+            CHECK(strcmp(c[q], "-") && fabs(atof(c[q])) <= 1.0, "%s: P column %d: %s", names[k], q, c[q]);
+        CHECK(strcmp(c[17], "-") && atof(c[17]) >= 0.0, "%s: front %s", names[k], c[17]);
+        CHECK(strcmp(c[18], "-") && atof(c[18]) >= 0.0, "%s: swirl %s", names[k], c[18]);
         CHECK(!strcmp(c[1], "32²"), "%s: grid %s", names[k], c[1]);
         double e10 = atof(c[2]);
         CHECK(e10 > 0.5 && e10 <= 2.0, "%s: err@10 %s", names[k], c[2]);
@@ -373,7 +498,7 @@ static void test_tool(void)
         CHECK(!strcmp(c[11], "-"), "%s: no --compare: %s", names[k], c[11]);
     }
     /* the diagonal disc cannot reach its target in 20 steps: error stays ~2 */
-    if (row_cells(out, "diagonal", c) == 12) CHECK(atof(c[2]) > 1.9, "diagonal err@10 %s", c[2]);
+    if (row_cells(out, "diagonal", c) == 19) CHECK(atof(c[2]) > 1.9, "diagonal err@10 %s", c[2]);
     const char *err = R.err;
     CHECK(strstr(err, "[2/2] crescent-bars"), "progress lines: %s", err);
 
@@ -381,11 +506,11 @@ static void test_tool(void)
     CHECK(count_lines(csv) == 3 && !strncmp(csv, "pair,grid_w,grid_h,steps,err0,", 30), "csv:\n%s", csv);
     CHECK(strstr(csv, "\ndiagonal,32,32,20,"), "csv diagonal row:\n%s", csv);
 
-    /* the strip: frames at steps 0 and 10, then the target, 2 px apart */
+    /* the strip: frames at steps 0, 5, 10 and 20, then the target, 2 px apart */
     char path[512];
     snprintf(path, sizeof path, "%s/strips/crescent-bars.png", dir);
     Image *im = testlib_load(path, IMAGE_CHANNEL_LUMA);
-    CHECK(im && im->w == 3 * 32 + 2 * 2 && im->h == 32, "strip %dx%d", im ? im->w : 0, im ? im->h : 0);
+    CHECK(im && im->w == 5 * 32 + 4 * 2 && im->h == 32, "strip %dx%d", im ? im->w : 0, im ? im->h : 0);
     if (im) {
         /* the first panel is the crescent: smoke at the left of the disc
          * (the carved disc is offset right and up), none in the corner */
@@ -406,7 +531,7 @@ static void test_tool(void)
     rc = run("--cpu --grid 32 --steps 10 --pairs diagonal --compare");
     CHECK(rc == 0, "--compare exits 0, got %d: %s", rc, R.err);
     out = R.out;
-    if (row_cells(out, "diagonal", c) == 12) {
+    if (row_cells(out, "diagonal", c) == 19) {
         double d = atof(c[11]);
         CHECK(strcmp(c[11], "-") && d >= 0 && d < 0.2, "128 vs 512 after 10 steps: %s", c[11]);
     } else
@@ -638,6 +763,9 @@ int main(void)
     RUN(test_blend_random);
     RUN(test_stripes);
     RUN(test_resampled);
+    RUN(test_print_through);
+    RUN(test_flow_share);
+    RUN(test_front);
     RUN(test_tool);
     RUN(test_tool_keys);
     RUN(test_suite_bounds);

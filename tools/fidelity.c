@@ -122,8 +122,12 @@ static const Sequence sequences[] = {
 /* the steps with a column of their own, and the steps of a strip's frames */
 static const long at_steps[] = {10, 300, 1000, 3000};
 #define NAT 4
-static const long strip_steps[] = {0, 10, 100, 300, 1000, 3000};
-#define NSTRIP 6
+/* the morph happens in the first 200 steps: the strip looks there closely */
+static const long strip_steps[] = {0, 5, 10, 20, 40, 60, 80, 100, 150, 200, 1000, 3000};
+#define NSTRIP 12
+/* the print-through index's steps (issue 20) */
+static const long print_steps[] = {5, 10, 20};
+#define NPRINT 3
 #define SAMPLE_EVERY 10 /* steps between observations */
 #define COMPARE_STEP 1000
 #define STRIP_GAP 2
@@ -171,6 +175,11 @@ typedef struct {
     long stripes_max_step;
     double d128_512;
     long compare_step;
+    /* does the flow carry the smoke (issue 20; src/fidelity.h) */
+    double u, uc;              /* the flow shares over steps 1 .. half_step (or all) */
+    double print[NPRINT];      /* P at print_steps */
+    double front;              /* the largest distance beyond the reach, domain units */
+    double swirl;              /* the mean enstrophy over the same steps */
     double seconds;
 } Result;
 
@@ -628,7 +637,10 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
 {
     int rc = -1;
     Morph *m = NULL;
-    float *rho = NULL, *blend_tgt = NULL;
+    float *rho = NULL, *blend_tgt = NULL, *prev = NULL, *vx = NULL, *vy = NULL, *front = NULL;
+    FidelityFlow flow = {0};
+    bool flowing = r != NULL; /* U, Uc and the swirl: every step until the error halves */
+    float visible = 0.0f;
     Image *start = draw_image(env, p, false, w, h, err, errlen);
     Image *target = start ? draw_image(env, p, true, w, h, err, errlen) : NULL;
     if (!target) goto out_images;
@@ -642,10 +654,18 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
     }
     rho = malloc(n * sizeof *rho);
     blend_tgt = malloc(n * sizeof *blend_tgt);
-    if (!rho || !blend_tgt) {
+    if (r) {
+        prev = malloc(n * sizeof *prev);
+        vx = malloc(n * sizeof *vx);
+        vy = malloc(n * sizeof *vy);
+    }
+    if (!rho || !blend_tgt || (r && (!prev || !vx || !vy))) {
         snprintf(err, errlen, "out of memory");
         goto out_morph;
     }
+    SolverParams rp = o->params;
+    method_params_resolve(&rp);
+    double cell = 1.0 / (double)(w < h ? w : h);
     /* the target at the start's mass, as the morph uses it */
     double scale = image_sum(start) / image_sum(target);
     for (size_t k = 0; k < n; k++) blend_tgt[k] = (float)(target->px[k] * scale);
@@ -657,19 +677,46 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         r->stripes0 = r->stripes_max = fidelity_stripes(rho, w, h);
         r->stripes_max_step = 0;
         if (s) strip_put(s, 0, rho);
+        memcpy(prev, rho, n * sizeof *rho);
+        float peak = 0.0f;
+        for (size_t k = 0; k < n; k++) peak = rho[k] > peak ? rho[k] : peak;
+        visible = (float)FIDELITY_FRONT_VISIBLE * peak;
+        if (!(front = fidelity_front_map(rho, w, h, visible))) {
+            snprintf(err, errlen, "out of memory");
+            goto out_morph;
+        }
     }
     for (long step = 1; step <= steps; step++) {
         if (morph_step(m) < 0) {
             snprintf(err, errlen, "step %ld failed", step);
             goto out_morph;
         }
-        bool sample = r && (step % SAMPLE_EVERY == 0 || step == steps);
+        bool sample = r && (step % SAMPLE_EVERY == 0 || step == steps || flowing || step <= 200);
         bool snapping = snap && step == snap_step;
         if (!sample && !snapping) continue;
         double mass, e;
         if (morph_observe(m, rho, &mass, &e, NULL) < 0) goto out_readback;
         if (snapping) memcpy(snap, rho, n * sizeof *rho);
         if (!sample) continue;
+        if (flowing) { /* the velocity that moved prev to rho, in cells per step */
+            if (morph_read_velocity(m, vx, vy) < 0) goto out_readback;
+            double k = rp.dt / cell;
+            for (size_t c = 0; c < n; c++) {
+                vx[c] = (float)(vx[c] * k);
+                vy[c] = (float)(vy[c] * k);
+            }
+            if (fidelity_flow_add(&flow, prev, rho, vx, vy, w, h, cell, rp.dt) < 0) {
+                snprintf(err, errlen, "out of memory");
+                goto out_morph;
+            }
+            memcpy(prev, rho, n * sizeof *rho);
+            if (e <= 0.5 * err0) flowing = false;
+        }
+        for (int k = 0; k < NPRINT; k++)
+            if (step == print_steps[k]) r->print[k] = fidelity_print_through(rho, start->px, blend_tgt, w, h);
+        double reach = (rp.umax * rp.dt * (double)step + rp.sigma) / cell;
+        double ex = fidelity_front_excess(rho, front, w, h, visible, reach) * cell;
+        if (ex > r->front) r->front = ex;
         r->err_end = e;
         for (int k = 0; k < NAT; k++)
             if (step == at_steps[k]) r->err_at[k] = e;
@@ -690,6 +737,11 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
             if (step == strip_steps[k]) strip_put(s, k, rho);
     }
     if (s) strip_put(s, s->panels - 1, target->px);
+    if (r) {
+        r->u = fidelity_flow_u(&flow);
+        r->uc = fidelity_flow_uc(&flow);
+        r->swirl = fidelity_flow_enstrophy(&flow);
+    }
     rc = 0;
     goto out_morph;
 out_readback:
@@ -697,6 +749,10 @@ out_readback:
 out_morph:
     free(rho);
     free(blend_tgt);
+    free(prev);
+    free(vx);
+    free(vy);
+    free(front);
     morph_free(m);
 out_images:
     image_free(start);
@@ -726,6 +782,8 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
     r->steps10 = r->steps3 = r->half_step = -1;
     r->blend = r->blend_s = r->d128_512 = NAN;
     r->compare_step = -1;
+    r->u = r->uc = r->swirl = NAN;
+    for (int k = 0; k < NPRINT; k++) r->print[k] = NAN;
     double t0 = now_s();
 
     Strip strip = {0}, *s = NULL;
@@ -981,8 +1039,9 @@ static const char *fmt_step(char *buf, size_t n, long v)
 static void print_header(void)
 {
     printf("| pair | grid | err@10 | err@300 | err@1000 | err@3000 | steps to 10%% | steps to 3%% "
-           "| mass drift | blend dist @ half | stripes (max/start) | 128 vs 512 |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| mass drift | blend dist @ half | stripes (max/start) | 128 vs 512 "
+           "| U | Uc | P5 | P10 | P20 | front | swirl |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 }
 
 static void print_row(const Pair *p, const Result *r)
@@ -991,11 +1050,16 @@ static void print_row(const Pair *p, const Result *r)
     if (r->w == r->h) snprintf(grid, sizeof grid, "%d²", r->w);
     else snprintf(grid, sizeof grid, "%d×%d", r->w, r->h);
     for (int k = 0; k < NAT; k++) fmt_num(a[k], sizeof a[k], "%.3f", r->err_at[k]);
-    printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p->name, grid, a[0],
-           a[1], a[2], a[3], fmt_step(s10, sizeof s10, r->steps10), fmt_step(s3, sizeof s3, r->steps3),
+    char fu[32], fuc[32], fp[NPRINT][32], ff[32], fsw[32];
+    for (int k = 0; k < NPRINT; k++) fmt_num(fp[k], sizeof fp[k], "%.2f", r->print[k]);
+    printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+           p->name, grid, a[0], a[1], a[2], a[3], fmt_step(s10, sizeof s10, r->steps10),
+           fmt_step(s3, sizeof s3, r->steps3),
            isnan(r->drift) ? "NaN" : fmt_num(dr, sizeof dr, "%.1e", r->drift), fmt_num(bl, sizeof bl, "%.3f", r->blend),
            fmt_num(st, sizeof st, "%.2f", fidelity_stripe_ratio(r->stripes_max, r->stripes0)),
-           fmt_num(cmp, sizeof cmp, "%.3f", r->d128_512));
+           fmt_num(cmp, sizeof cmp, "%.3f", r->d128_512), fmt_num(fu, sizeof fu, "%.2f", r->u),
+           fmt_num(fuc, sizeof fuc, "%.2f", r->uc), fp[0], fp[1], fp[2],
+           fmt_num(ff, sizeof ff, "%.3f", r->front), fmt_num(fsw, sizeof fsw, "%.3f", r->swirl));
 }
 
 /* CSV: numbers in full precision; empty fields for "never" / "not run". */
@@ -1017,7 +1081,8 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
     if (!f) fail("cannot write %s: %s", path, strerror(errno));
     fprintf(f, "pair,grid_w,grid_h,steps,err0,err10,err300,err1000,err3000,err_end,steps_to_10,"
                "steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,"
-               "stripes_max_step,stripes_ratio,compare_step,d128_512,seconds\n");
+               "stripes_max_step,stripes_ratio,compare_step,d128_512,u,uc,p5,p10,p20,front,swirl,"
+               "seconds\n");
     for (int k = 0; k < NPAIRS; k++) {
         if (!o->selected[k]) continue;
         const Result *r = &res[k];
@@ -1037,6 +1102,11 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
         csv_num(f, fidelity_stripe_ratio(r->stripes_max, r->stripes0));
         csv_step(f, r->compare_step);
         csv_num(f, r->d128_512);
+        csv_num(f, r->u);
+        csv_num(f, r->uc);
+        for (int q = 0; q < NPRINT; q++) csv_num(f, r->print[q]);
+        csv_num(f, r->front);
+        csv_num(f, r->swirl);
         fprintf(f, ",%.2f\n", r->seconds);
     }
     if (ferror(f) | (fclose(f) != 0)) fail("cannot write %s: %s", path, strerror(errno));
