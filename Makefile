@@ -93,11 +93,12 @@ targets: $(BUILD)/tools/mktargets
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/smokemorph/shaders $(DESTDIR)$(PREFIX)/share/smokemorph/targets
 	install -m 755 $(BUILD)/smokemorph $(DESTDIR)$(PREFIX)/bin/smokemorph
+	install -m 755 tools/smokemorph-farm $(DESTDIR)$(PREFIX)/bin/smokemorph-farm
 	if [ -n "$(SHADERS)" ]; then install -m 644 $(SHADERS) $(DESTDIR)$(PREFIX)/share/smokemorph/shaders/; fi
 	install -m 644 targets/*.png $(DESTDIR)$(PREFIX)/share/smokemorph/targets/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/smokemorph
+	rm -f $(DESTDIR)$(PREFIX)/bin/smokemorph $(DESTDIR)$(PREFIX)/bin/smokemorph-farm
 	rm -rf $(DESTDIR)$(PREFIX)/share/smokemorph
 
 # libFuzzer harnesses (fuzz/fuzz_*.c) over the GL-free modules, with ASan and
