@@ -35,6 +35,7 @@ static void test_install(void)
     CHECK(testlib_sh(cmd) == 0, "make install failed (see %s/make.log)", g_tmp);
     snprintf(root, sizeof root, "%s/opt/sm", g_tmp);
     CHECK(exists(root, "bin/smokemorph"), "no bin/smokemorph");
+    CHECK(exists(root, "bin/smokemorph-farm"), "no bin/smokemorph-farm");
     CHECK(exists(root, "share/smokemorph/shaders/common.glsl"), "no shaders");
     CHECK(exists(root, "share/smokemorph/shaders/jacobi.glsl"), "no jacobi.glsl");
     CHECK(exists(root, "share/smokemorph/targets/blob.png"), "no bundled targets");
@@ -53,6 +54,18 @@ static void test_install(void)
         snprintf(f, sizeof f, "out%d/frame_00003.png", k);
         CHECK(exists(g_tmp, f), "installed %s run wrote no frames", modes[k]);
     }
+    /* the installed farm runs the installed smokemorph beside it */
+    TestlibResult r = {0};
+    snprintf(cmd, sizeof cmd,
+             "cd %s && PATH=/usr/bin:/bin %s/bin/smokemorph-farm chunks --out o --chunks 2 --dry-run -- "
+             "--cpu --grid 16 --steps 8 --every 2",
+             g_tmp, root);
+    int rc = testlib_run_sh(cmd, NULL, &r);
+    char want[600];
+    snprintf(want, sizeof want, "# chunk 2: frames 4-5 (steps 4..8): %s/bin/smokemorph --headless", root);
+    CHECK(rc == 0 && strstr(r.out, want), "the installed smokemorph-farm: exit %d:\n%s%s", rc, r.out,
+          r.err);
+    testlib_result_free(&r);
 }
 
 /* ------------------------------------------------------ install-deps.sh */
@@ -417,6 +430,29 @@ static void test_deps_no_sudo(void)
     deps_free(&r);
 }
 
+/* --farm: Slurm and munge too (tests/test_slurm.c's cluster), only then;
+ * an unknown option is refused with exit 2 */
+static void test_deps_farm(void)
+{
+    DepsRun r = deps_run(true, 1000, "", "", false, "");
+    CHECK(!strstr(r.log, "[slurm-wlm]") && !strstr(r.log, "[munge]"),
+          "without --farm, install-deps asks about Slurm:\n%s", r.log);
+    deps_free(&r);
+    r = deps_run(true, 1000, "slurm-wlm\nmunge\n", "", false, "--farm");
+    long pos;
+    const char *ins = log_line(r.log, "apt-get [install]", &pos);
+    CHECK(r.rc == 0 && strstr(ins, "[slurm-wlm]") && strstr(ins, "[munge]"),
+          "--farm with Slurm missing: exit %d, installs '%s'", r.rc, ins);
+    deps_free(&r);
+    r = deps_run(true, 1000, "slurm-wlm\n", "", false, "--check --farm");
+    CHECK(r.rc == 1 && strstr(r.err, "slurm-wlm"), "--check --farm: exit %d, '%s'", r.rc, r.err);
+    deps_free(&r);
+    r = deps_run(true, 1000, "", "", false, "--frobnicate");
+    CHECK(r.rc == 2 && strstr(r.err, "--frobnicate") && log_count(r.log, "apt-get") == 0,
+          "an unknown option: exit %d, '%s'", r.rc, r.err);
+    deps_free(&r);
+}
+
 /* apt-get failing: install-deps fails too and does not say done */
 static void test_deps_apt_fails(void)
 {
@@ -447,6 +483,7 @@ int main(void)
         RUN(test_deps_check);
         RUN(test_deps_no_sudo);
         RUN(test_deps_apt_fails);
+        RUN(test_deps_farm);
     }
     if (check_failed == 0) {
         testlib_rm_rf(g_tmp);

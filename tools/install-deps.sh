@@ -1,12 +1,28 @@
 #!/bin/sh
 # Install every Debian package smokemorph needs to build, test and run.
 # Idempotent: prints nothing and changes nothing when all are present.
-# Works as root or through sudo.  Usage: tools/install-deps.sh [--check]
+# Works as root or through sudo.  Usage: tools/install-deps.sh [--check] [--farm]
+# --farm also installs Slurm and munge, which only tests/test_slurm.c needs
+# (it starts a one-node cluster); CI passes it. smokemorph-farm itself needs
+# only the cluster's own sbatch and squeue.
 set -eu
+
+check=0
+farm=0
+for a in "$@"; do
+    case $a in
+        --check) check=1 ;;
+        --farm) farm=1 ;;
+        *) echo "install-deps: unknown option '$a' (usage: tools/install-deps.sh [--check] [--farm])" >&2; exit 2 ;;
+    esac
+done
 
 # clang and its runtime (libFuzzer; only a Recommends of clang) build `make fuzz`
 PKGS="gcc libc6-dev make pkg-config freeglut3-dev libglew-dev libpng-dev libegl-dev \
 libgl-dev zlib1g-dev libjansson-dev libgl1-mesa-dri libegl-mesa0 libopenexr-dev libfreetype-dev fonts-dejavu-core xvfb xauth xdotool clang libclang-rt-14-dev"
+# the farm test's cluster: slurmctld, slurmd, sbatch, squeue (slurm-wlm), munged (munge)
+FARM_PKGS="slurm-wlm munge"
+[ $farm -eq 1 ] && PKGS="$PKGS $FARM_PKGS"
 
 missing=""
 for p in $PKGS; do
@@ -19,7 +35,7 @@ done
 
 [ -z "$missing" ] && exit 0
 
-if [ "${1:-}" = "--check" ]; then
+if [ $check -eq 1 ]; then
     echo "install-deps: missing packages:$missing" >&2
     exit 1
 fi
