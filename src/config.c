@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #ifndef SMOKEMORPH_VERSION
 #define SMOKEMORPH_VERSION "unknown"
@@ -733,6 +734,22 @@ int config_parse_frames(const char *s, Config *c, char *err, size_t errlen)
     const char *slash = strrchr(s, '/');
     const char *base = slash ? slash + 1 : s;
     if (config_frames_is_folder(s)) {
+        /* a name that ends like an image is a file name missing its
+         * number (issue 21: --frames out/smoke.exr made a folder of PNGs),
+         * unless that folder is already there */
+        static const char *const ext[] = {".png", ".exr", ".tif", ".tiff", ".jpg", ".jpeg", ".dpx"};
+        size_t bl = strlen(base);
+        struct stat st;
+        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+            size_t el = strlen(ext[i]);
+            if (bl > el && strcasecmp(base + bl - el, ext[i]) == 0 &&
+                !(stat(s, &st) == 0 && S_ISDIR(st.st_mode))) {
+                set_err(err, errlen, "--frames: '%s' names one file, and frames are numbered: "
+                        "put the number where it goes, %.*s.####%s (or give a folder)", s,
+                        (int)(strlen(s) - el), s, s + strlen(s) - el);
+                return -1;
+            }
+        }
         c->frames_digits = 0; /* a directory */
         return 0;
     }

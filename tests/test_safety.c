@@ -388,6 +388,31 @@ static void test_fifo(void)
     CHECK(!image_file_tagged(fifo), "a FIFO is never marked (and not waited on)");
 }
 
+
+/* ------------------------------------------- 3. --frames means what it says */
+
+static void test_frames_file_name(void)
+{
+    reset_work();
+    const char *bad[] = {"out/smoke.exr", "smoke.png", "out/Smoke.PNG", "a/b.tiff"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--frames", bad[i], disc, disc, NULL);
+        CHECK(R.code == 2 && has(R.err, "####") && count_lines(R.err) == 1, "--frames %s: %d %s", bad[i],
+              R.code, R.err);
+    }
+    CHECK(!wexists("out") && !wexists("smoke.png"), "nothing made");
+    run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--frames", "out/smoke.exr", disc, disc,
+        NULL);
+    CHECK(has(R.err, "out/smoke.####.exr"), "the hint: %s", R.err);
+    /* a folder of that name that exists is a folder; patterns and plain names run */
+    mkdir(strcat(strcpy((char[1024]){0}, work), "/shots.png"), 0777);
+    run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--frames", "shots.png", disc, disc, NULL);
+    CHECK(R.code == 0 && wexists("shots.png/frame_00001.png"), "an existing folder: %d %s", R.code, R.err);
+    run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--frames", "o/s.####.exr", disc, disc,
+        NULL);
+    CHECK(R.code == 0 && wexists("o/s.0001.exr"), "a pattern: %d %s", R.code, R.err);
+}
+
 static void test_options(void)
 {
     reset_work();
@@ -426,6 +451,7 @@ int main(void)
     RUN(test_input_in_frames);
     RUN(test_foreign_outputs);
     RUN(test_fifo);
+    RUN(test_frames_file_name);
     testlib_rm_rf(tmp);
     testlib_result_free(&R);
     return check_done();
