@@ -24,7 +24,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(EXR_LIBS)
 OPT      ?= -O2
 CFLAGS   ?=
 CPPFLAGS += -DSMOKEMORPH_VERSION='"$(VERSION)"' -DSMOKEMORPH_DATADIR='"$(PREFIX)/share/smokemorph"'
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror $(OPT) -g \
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Wall -Wextra -Werror $(OPT) -g \
              -MMD -MP $(PKG_CFLAGS) $(SAN) $(CFLAGS)
 LDLIBS  += $(PKG_LIBS) -lm
 
@@ -110,11 +110,11 @@ FUZZ_CC      ?= clang
 FUZZ_SECONDS ?= 60
 FUZZ_SEED    ?= 1
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
-FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -O1 -g \
+FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Wall -Wextra -Werror -O1 -g \
                 -fno-omit-frame-pointer $(FUZZ_SAN) $(shell pkg-config --cflags libpng jansson 2>/dev/null) \
                 $(EXR_CFLAGS)
 FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_BUILD)/src/%.o,src/image.c src/config.c src/method.c src/log.c \
-                src/checkpoint.c src/exr.c src/scene.c src/compare_spec.c src/viewfield.c \
+                src/checkpoint.c src/exr.c src/pool.c src/scene.c src/compare_spec.c src/viewfield.c \
                 src/refsolver.c)
 FUZZ_BIN     := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
 

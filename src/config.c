@@ -6,6 +6,7 @@
 #include "viewfield.h"
 #include "compare_spec.h"
 #include "exr.h"
+#include "pool.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -101,6 +102,10 @@ enum {
     OPT_MAX_MEMORY, /* issue 21: never touch what isn't ours */
     OPT_OVERWRITE,
     OPT_ALLOW_SCENE_OUTPUTS,
+    OPT_THREADS, /* issue 22: frames at the simulation's speed */
+    OPT_NO_FRAMES,
+    OPT_PNG_COMPRESSION,
+    OPT_EXR_TILED,
 };
 
 static const struct option long_options[] = {
@@ -173,6 +178,10 @@ static const struct option long_options[] = {
     {"max-memory", required_argument, NULL, OPT_MAX_MEMORY},
     {"overwrite", no_argument, NULL, OPT_OVERWRITE},
     {"allow-scene-outputs", no_argument, NULL, OPT_ALLOW_SCENE_OUTPUTS},
+    {"threads", required_argument, NULL, OPT_THREADS},
+    {"no-frames", no_argument, NULL, OPT_NO_FRAMES},
+    {"png-compression", required_argument, NULL, OPT_PNG_COMPRESSION},
+    {"exr-tiled", no_argument, NULL, OPT_EXR_TILED},
     {NULL, 0, NULL, 0},
 };
 
@@ -204,6 +213,7 @@ void config_defaults(Config *c)
     c->key_every = CONFIG_KEY_EVERY_DEFAULT;
 
     c->frames_dir = NULL;
+    c->png_compression = IMAGE_PNG_LEVEL_DEFAULT;
     c->fps = CONFIG_FPS_DEFAULT;
     c->every = config_every(c->fps, c->params.dt);
     c->frame_start = 1;
@@ -366,7 +376,7 @@ static const char *format_name(ImageFormat f)
 }
 
 /* in ImageExrCompression's order */
-static const char *const compression_names[] = {"zip", "piz", "dwaa", "none"};
+
 
 /* Every default printed here comes from config_defaults(). */
 void config_usage(FILE *out, const char *prog)
@@ -499,7 +509,8 @@ void config_usage(FILE *out, const char *prog)
         "  --frames DIR          write numbered frames into DIR (DIR/frame_00001.png), or\n"
         "                        name them by a PATTERN: out/smoke.####.exr or\n"
         "                        out/smoke.%%04d.png (default: none; ./%s/\n"
-        "                        when headless)\n"
+        "                        when headless); 'none' (or --no-frames): a\n"
+        "                        headless run with metrics only, for timing and farms\n"
         "  --every K             write every K-th step, 1..%d (default: from --fps, %d\n"
         "                        at the default --fps and --dt)\n"
         "  --metrics FILE        write per-step metrics (mass, error, ...) to FILE\n"
@@ -513,8 +524,13 @@ void config_usage(FILE *out, const char *prog)
         "                        (mass-matched) target is alpha 1 (default auto);\n"
         "                        EXR also keeps the raw density in density.smoke\n"
         "  --exr-type T          EXR samples: half or float (default %s)\n"
-        "  --exr-compression C   zip, piz, dwaa (lossy; OpenEXR 3.2 and later) or none\n"
-        "                        (default %s)\n"
+        "  --png-compression L   PNG zlib level, 0 (none) to 9 (smallest) (default %d:\n"
+        "                        fast, files a little larger)\n"
+        "  --exr-compression C   zip, zips (one line a chunk), piz, rle, pxr24 (lossy\n"
+        "                        for float), b44 (lossy), dwaa (lossy; OpenEXR 3.2\n"
+        "                        and later) or none (default %s)\n"
+        "  --exr-tiled           EXR: 64x64 tiles instead of scanlines (huge frames\n"
+        "                        read in parts)\n"
         "  --exr-velocity        EXR: add velocity.x and velocity.y (pixels per frame)\n"
         "  --fps F               frames per second, (0, %g] (default %g); a second is one\n"
         "                        unit of simulated time: without --every, frames are\n"
@@ -533,8 +549,8 @@ void config_usage(FILE *out, const char *prog)
         CONFIG_DEFAULT_OUT_DIR, EVERY_MAX, d.every,
         color_byte(d.color[0]), color_byte(d.color[1]), color_byte(d.color[2]),
         IMAGE_MAX_SIDE, format_name(d.format), d.alpha == IMAGE_ALPHA_STRAIGHT ? "straight" :
-        "premultiplied", d.exr_pixel == IMAGE_EXR_FLOAT ? "float" : "half",
-        compression_names[d.exr_compression], CONFIG_FPS_MAX, d.fps, CONFIG_FRAME_MAX,
+        "premultiplied", d.exr_pixel == IMAGE_EXR_FLOAT ? "float" : "half", d.png_compression,
+        exr_compression_name(d.exr_compression), CONFIG_FPS_MAX, d.fps, CONFIG_FRAME_MAX,
         d.frame_start, color_byte(d.background[0]), color_byte(d.background[1]),
         color_byte(d.background[2]));
 
@@ -556,8 +572,11 @@ void config_usage(FILE *out, const char *prog)
         "                        as they were)\n"
         "  --sidecar FILE        the run's JSON record: version, backend, renderer,\n"
         "                        parameters, per-frame metrics (default: run.json\n"
-        "                        in the frames directory)\n",
-        CONFIG_STEPS_MAX);
+        "                        in the frames directory)\n"
+        "  --threads N           frame writer threads, 1..%d (default: the cores\n"
+        "                        this process may use); frames are written in\n"
+        "                        parallel and appear in order, each whole\n",
+        CONFIG_STEPS_MAX, POOL_MAX_THREADS);
 
     fprintf(out,
         "\n"
@@ -856,21 +875,39 @@ static int output_option(Config *c, int opt, const char *arg, char *err, size_t 
         }
         c->exr_set = true;
         return 0;
-    case OPT_EXR_COMPRESSION:
-        for (int k = 0; k < 4; k++)
-            if (!strcmp(arg, compression_names[k])) {
-                if (!exr_compression_available((ImageExrCompression)k)) {
-                    set_err(err, errlen, "--exr-compression: this build's OpenEXR C library (%s) "
-                            "cannot write %s (it needs OpenEXR 3.2); zip and piz are lossless",
-                            exr_library_version(), arg);
-                    return -1;
-                }
-                c->exr_compression = (ImageExrCompression)k;
-                c->exr_set = true;
-                return 0;
-            }
-        set_err(err, errlen, "--exr-compression: expected zip, piz, dwaa or none, got '%s'", arg);
-        return -1;
+    case OPT_EXR_COMPRESSION: {
+        int k = exr_compression_parse(arg);
+        if (k < 0) {
+            set_err(err, errlen, "--exr-compression: expected zip, zips, piz, rle, pxr24, b44, dwaa "
+                    "or none, got '%s'", arg);
+            return -1;
+        }
+        if (!exr_compression_available((ImageExrCompression)k)) {
+            set_err(err, errlen, "--exr-compression: this build's OpenEXR C library (%s) "
+                    "cannot write %s (it needs OpenEXR 3.2); zip and piz are lossless",
+                    exr_library_version(), arg);
+            return -1;
+        }
+        c->exr_compression = (ImageExrCompression)k;
+        c->exr_set = true;
+        return 0;
+    }
+    case OPT_EXR_TILED:
+        c->exr_tiled = true;
+        c->exr_set = true;
+        return 0;
+    case OPT_PNG_COMPRESSION:
+        if (int_opt("png-compression", arg, 0, IMAGE_PNG_LEVEL_MAX, &v, err, errlen) < 0) return -1;
+        c->png_compression = (int)v;
+        c->png_set = true;
+        return 0;
+    case OPT_THREADS:
+        if (int_opt("threads", arg, 1, POOL_MAX_THREADS, &v, err, errlen) < 0) return -1;
+        c->threads = (int)v;
+        return 0;
+    case OPT_NO_FRAMES:
+        c->no_frames = true;
+        return 0;
     case OPT_EXR_VELOCITY:
         c->exr_velocity = true;
         c->exr_set = true;
@@ -936,8 +973,18 @@ static int output_check(Config *c, char *err, size_t errlen)
         }
     }
     if (c->exr_set && c->format != IMAGE_FORMAT_EXR) {
-        set_err(err, errlen, "--exr-type, --exr-compression and --exr-velocity are for EXR frames: "
-                "add --format exr");
+        set_err(err, errlen, "--exr-type, --exr-compression, --exr-tiled and --exr-velocity are "
+                "for EXR frames: add --format exr");
+        return -1;
+    }
+    if (c->png_set && c->format == IMAGE_FORMAT_EXR) {
+        set_err(err, errlen, "--png-compression is for PNG frames; EXR frames take "
+                "--exr-compression");
+        return -1;
+    }
+    if (c->no_frames && c->frames_dir) {
+        set_err(err, errlen, "--no-frames (--frames none) and --frames %s: give one of them",
+                c->frames_dir);
         return -1;
     }
     if (!c->every_set) c->every = config_every(c->fps, c->params.dt);
@@ -1036,6 +1083,10 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
         c->key_every_set = true;
         return 0;
     case OPT_FRAMES:
+        if (!strcmp(arg, "none")) { /* a headless run with metrics only */
+            c->no_frames = true;
+            return 0;
+        }
         if (path_opt("frames", arg, &c->frames_dir, err, errlen) < 0) return -1;
         return config_parse_frames(arg, c, err, errlen) < 0 ? -1 : 0;
     case OPT_EVERY:
@@ -1132,6 +1183,10 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_EXR_TYPE:
     case OPT_EXR_COMPRESSION:
     case OPT_EXR_VELOCITY:
+    case OPT_EXR_TILED:
+    case OPT_PNG_COMPRESSION:
+    case OPT_THREADS:
+    case OPT_NO_FRAMES:
     case OPT_FPS:
     case OPT_FRAME_START:
     case OPT_FRAME_RANGE:

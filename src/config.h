@@ -80,6 +80,11 @@ typedef struct {
     ImageExrPixel exr_pixel;   /* --exr-type half|float, default half */
     ImageExrCompression exr_compression; /* --exr-compression, default zip */
     bool exr_velocity;         /* --exr-velocity */
+    bool exr_tiled;            /* --exr-tiled: 64x64 tiles */
+    int png_compression;       /* --png-compression 0..9, default IMAGE_PNG_LEVEL_DEFAULT */
+    bool png_set;              /* --png-compression given */
+    bool no_frames;            /* --frames none, --no-frames: metrics only, no ./out */
+    int threads;               /* --threads N, 1..POOL_MAX_THREADS; 0: the cores available */
     bool format_set, exr_set;  /* --format given; an --exr-* option given */
     double fps;                /* --fps, default 24 */
     bool every_set;            /* --every given; else every = max(1, round(1 / (fps × dt))):

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -22,6 +23,7 @@
 
 #include "exr.h"
 #include "image.h"
+#include "pool.h"
 
 extern char **environ;
 
@@ -42,7 +44,41 @@ struct Exporter {
     unsigned char *vbuf; /* one raw frame */
     int vw, vh;          /* the video's frame size (the first frame's) */
     int fw, fh;          /* the last frame's size */
+    /* the writers (o.threads > 0): frames handed over (submitted), each
+     * encoded on a worker, then committed in order (renamed, piped to the
+     * video, counted); mu guards what follows */
+    Pool *pool;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    long submitted;       /* frames handed over */
+    long next_number;     /* the number after the last handed over */
+    long committed;       /* frames past their ordered step, written or not */
+    int in_flight;        /* handed over, not yet committed */
+    size_t flight_bytes;  /* their memory (frame_bytes each) */
+    size_t budget;        /* at most this much in flight (one frame always) */
+    int max_flight;       /* and at most this many */
+    bool failed, cancel;
+    char why[4400];       /* the first failure */
+    double t_convert, t_encode, t_commit; /* seconds spent (all threads), for the summary */
 };
+
+/* A frame on its way: copies of its planes (owned when handed over), then
+ * the encoded file under its temporary name. */
+typedef struct {
+    Exporter *x;
+    long seq, number;
+    int w, h;
+    const float *rho[EXPORT_FIELDS_MAX];
+    const float *vx, *vy;
+    float *own;          /* the copies, one block (NULL: borrowed) */
+    size_t bytes;        /* what export_frame_bytes counted */
+    char temp[4300];     /* the encoded file; "" when none */
+    float *al, *col;     /* kept for the video */
+    int ow, oh;
+    int rc;
+    double t_convert;    /* frame_encode's seconds before the file */
+    char err[4400];
+} Job;
 
 ExportOptions export_defaults(void)
 {
@@ -57,6 +93,7 @@ ExportOptions export_defaults(void)
     o.field = "smoke";
     o.fps = 24.0;
     o.frame_time = 1.0;
+    o.png_compression = EXPORT_PNG_COMPRESSION_DEFAULT;
     return o;
 }
 
@@ -276,6 +313,10 @@ static int video_frame(Exporter *x, const float *al, const float *col, int ow, i
 
 int export_finish(Exporter *x, char *err, size_t errlen)
 {
+    if (x && export_wait(x, err, errlen) < 0) {
+        video_abandon(x);
+        return -1;
+    }
     if (!x || !x->video || (!x->pipe && x->pid <= 0)) return 0;
     int rc = 0;
     if (x->pipe && fclose(x->pipe) != 0) rc = -1;
@@ -300,6 +341,11 @@ int export_finish(Exporter *x, char *err, size_t errlen)
 static void exporter_free(Exporter *x)
 {
     if (!x) return;
+    if (x->pool) {
+        pool_free(x->pool); /* every frame committed or dropped by now */
+        pthread_cond_destroy(&x->cv);
+        pthread_mutex_destroy(&x->mu);
+    }
     if (x->log) fclose(x->log);
     free(x->dir);
     free(x->prefix);
@@ -399,6 +445,14 @@ Exporter *export_create(const ExportOptions *o, char *err, size_t errlen)
         }
     }
     if (x->dir && make_dirs(x->dir, err, errlen) < 0) goto fail;
+    if (o->threads > 0) {
+        if (!(x->pool = pool_create(o->threads, err, errlen))) goto fail;
+        pthread_mutex_init(&x->mu, NULL);
+        pthread_cond_init(&x->cv, NULL);
+        x->budget = o->max_flight_bytes ? o->max_flight_bytes : EXPORT_FLIGHT_BYTES_DEFAULT;
+        /* more frames than twice the workers only wait in the queue */
+        x->max_flight = 2 * o->threads;
+    }
     return x;
 oom:
     snprintf(err, errlen, "out of memory");
@@ -479,8 +533,8 @@ static void composite(const Exporter *x, const float *const *rho, size_t n, floa
     }
 }
 
-static int write_png(Exporter *x, const char *path, const float *al, const float *col, int ow, int oh,
-                     char *err, size_t errlen)
+static int write_png(const Exporter *x, const char *path, char *temp, size_t templen,
+                     const float *al, const float *col, int ow, int oh, char *err, size_t errlen)
 {
     Image *out = image_create(ow, oh, 4);
     if (!out) {
@@ -494,15 +548,17 @@ static int write_png(Exporter *x, const char *path, const float *al, const float
         for (int c = 0; c < 3; c++) out->px[4 * k + c] = pre ? col[c * n + k] * a : col[c * n + k];
         out->px[4 * k + 3] = a;
     }
-    int rc = image_save_png(path, out, x->o.format == IMAGE_FORMAT_PNG16 ? 16 : 8, err, errlen);
+    ImagePngOut po = {.bits = x->o.format == IMAGE_FORMAT_PNG16 ? 16 : 8,
+                      .level = x->o.png_compression, .temp = temp, .templen = templen};
+    int rc = image_save_png_ex(path, out, &po, err, errlen);
     image_free(out);
     return rc;
 }
 
 /* The EXR: premultiplied linear RGBA, each field's raw density, the velocity. */
-static int write_exr(Exporter *x, const char *path, const float *al, const float *lin,
-                     const float *const *rho, const float *vx, const float *vy, int ow, int oh,
-                     char *err, size_t errlen)
+static int write_exr(const Exporter *x, const char *path, char *temp, size_t templen,
+                     const float *al, const float *lin, const float *const *rho, const float *vx,
+                     const float *vy, int ow, int oh, char *err, size_t errlen)
 {
     size_t n = (size_t)ow * oh;
     float *planes = malloc(3 * n * sizeof(float));
@@ -540,7 +596,8 @@ static int write_exr(Exporter *x, const char *path, const float *al, const float
     }
     ExrWrite d = {.w = ow, .h = oh, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .channels = ch,
                   .nchannels = nch, .pixel = x->o.exr_pixel, .compression = x->o.exr_compression,
-                  .fps = x->o.fps};
+                  .fps = x->o.fps, .tiled = x->o.exr_tiled, .pool = x->pool, .temp = temp,
+                  .templen = templen};
     int rc = exr_write(path, &d, err, errlen);
     free(planes);
     return rc;
@@ -567,21 +624,26 @@ int export_write(Exporter *x, long number, const float *rho, const float *vx, co
     return export_write_fields(x, number, one, vx, vy, w, h, err, errlen);
 }
 
-int export_write_fields(Exporter *x, long number, const float *const *rho, const float *vx,
-                        const float *vy, int w, int h, char *err, size_t errlen)
+/* The frame's file under its temporary name (j->temp), and for a video its
+ * alpha and colour (j->al, j->col): everything of a frame that can run
+ * beside other frames. 0, or -1 with j->err. */
+static int frame_encode(Exporter *x, Job *j)
 {
-    if (number < 0) number = x->count ? x->last + 1 : x->o.frame_start;
+    double t0 = export_now();
+    int w = j->w, h = j->h;
     int ow = x->o.out_w ? x->o.out_w : w, oh = x->o.out_h ? x->o.out_h : h;
     bool exr = x->o.format == IMAGE_FORMAT_EXR;
-    bool vel = exr && x->o.velocity && vx && vy && x->dir;
+    bool vel = exr && x->o.velocity && j->vx && j->vy && x->dir;
+    char *err = j->err;
+    size_t errlen = sizeof j->err;
     int rc = -1;
     Image *ka[EXPORT_FIELDS_MAX] = {NULL}, *kx = NULL, *ky = NULL;
     const float *a[EXPORT_FIELDS_MAX];
     float *al = NULL, *pv = NULL, *col = NULL;
     bool ok = true;
-    for (int f = 0; f < x->nf; f++) ok = (a[f] = resampled(rho[f], w, h, ow, oh, true, &ka[f])) && ok;
-    const float *rx = vel ? resampled(vx, w, h, ow, oh, false, &kx) : NULL;
-    const float *ry = vel ? resampled(vy, w, h, ow, oh, false, &ky) : NULL;
+    for (int f = 0; f < x->nf; f++) ok = (a[f] = resampled(j->rho[f], w, h, ow, oh, true, &ka[f])) && ok;
+    const float *rx = vel ? resampled(j->vx, w, h, ow, oh, false, &kx) : NULL;
+    const float *ry = vel ? resampled(j->vy, w, h, ow, oh, false, &ky) : NULL;
     size_t n = (size_t)ow * oh;
     if (!ok || (vel && (!rx || !ry))) {
         snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
@@ -604,23 +666,25 @@ int export_write_fields(Exporter *x, long number, const float *const *rho, const
             pv[n + k] = ry[k] * sy;
         }
     }
+    j->t_convert = export_now() - t0;
     if (x->dir) {
         char path[4200];
-        if (export_frame_path(x, number, path, sizeof path) < 0) {
-            snprintf(err, errlen, "cannot write frame %ld into %s: path too long", number, x->dir);
+        if (export_frame_path(x, j->number, path, sizeof path) < 0) {
+            snprintf(err, errlen, "cannot write frame %ld into %s: path too long", j->number, x->dir);
             goto done;
         }
-        if (exr ? write_exr(x, path, al, col + 3 * n, a, vel ? pv : NULL, vel ? pv + n : NULL, ow, oh,
-                            err, errlen)
-                : write_png(x, path, al, col, ow, oh, err, errlen))
+        if (exr ? write_exr(x, path, j->temp, sizeof j->temp, al, col + 3 * n, a, vel ? pv : NULL,
+                            vel ? pv + n : NULL, ow, oh, err, errlen)
+                : write_png(x, path, j->temp, sizeof j->temp, al, col, ow, oh, err, errlen))
             goto done;
     }
-    if (x->video && video_frame(x, al, col, ow, oh, err, errlen) < 0) goto done;
-    if (!x->count) x->first = number;
-    x->last = number;
-    x->fw = ow;
-    x->fh = oh;
-    x->count++;
+    j->ow = ow;
+    j->oh = oh;
+    if (x->video) { /* piped in order, at the commit */
+        j->al = al;
+        j->col = col;
+        al = col = NULL;
+    }
     rc = 0;
 done:
     free(al);
@@ -630,6 +694,202 @@ done:
     image_free(kx);
     image_free(ky);
     return rc;
+}
+
+/* The frame's ordered step, one frame at a time in the order handed over:
+ * its file renamed into place (or removed when the run has failed or been
+ * cancelled), its video frame piped, the counts. 0, or -1 with j->err. */
+static int frame_commit(Exporter *x, Job *j, bool drop)
+{
+    int rc = drop ? -1 : j->rc;
+    if (rc == 0 && j->temp[0]) {
+        char path[4200] = "";
+        if (export_frame_path(x, j->number, path, sizeof path) < 0 || rename(j->temp, path) != 0) {
+            snprintf(j->err, sizeof j->err, "cannot write %s: %s", path, strerror(errno));
+            rc = -1;
+        }
+    }
+    if (rc < 0 && j->temp[0]) unlink(j->temp);
+    j->temp[0] = '\0';
+    if (rc == 0 && x->video && video_frame(x, j->al, j->col, j->ow, j->oh, j->err, sizeof j->err) < 0)
+        rc = -1;
+    if (rc == 0) {
+        if (!x->count) x->first = j->number;
+        x->last = j->number;
+        x->fw = j->ow;
+        x->fh = j->oh;
+        x->count++;
+    }
+    free(j->al);
+    free(j->col);
+    j->al = j->col = NULL;
+    return rc;
+}
+
+/* A worker's frame: encode it beside the others, then wait for its turn
+ * and commit it. */
+static void frame_job(void *arg)
+{
+    Job *j = arg;
+    Exporter *x = j->x;
+    pthread_mutex_lock(&x->mu);
+    bool skip = x->failed || x->cancel;
+    pthread_mutex_unlock(&x->mu);
+    double t0 = export_now();
+    j->rc = skip ? -1 : frame_encode(x, j);
+    double t1 = export_now();
+    pthread_mutex_lock(&x->mu);
+    while (x->committed != j->seq) pthread_cond_wait(&x->cv, &x->mu);
+    bool drop = x->failed || x->cancel;
+    pthread_mutex_unlock(&x->mu);
+    /* alone in the ordered step: the frames before are committed, the ones
+     * after wait for committed to reach them */
+    int rc = frame_commit(x, j, drop);
+    double t2 = export_now();
+    pthread_mutex_lock(&x->mu);
+    if (rc < 0 && !drop && !x->failed) {
+        x->failed = true;
+        snprintf(x->why, sizeof x->why, "%s", j->err);
+    }
+    x->t_convert += j->t_convert;
+    x->t_encode += t1 - t0;
+    x->t_commit += t2 - t1;
+    x->committed++;
+    x->in_flight--;
+    x->flight_bytes -= j->bytes;
+    pthread_cond_broadcast(&x->cv);
+    pthread_mutex_unlock(&x->mu);
+    free(j->own);
+    free(j);
+}
+
+size_t export_frame_bytes_for(const ExportOptions *o, int w, int h)
+{
+    size_t cells = (size_t)w * h;
+    size_t n = (size_t)(o->out_w ? o->out_w : w) * (size_t)(o->out_h ? o->out_h : h);
+    bool vel = o->format == IMAGE_FORMAT_EXR && o->velocity;
+    size_t nf = o->nfields > 1 ? (size_t)o->nfields : 1;
+    /* the copies handed over, then the working planes of frame_encode:
+     * resampled fields, alpha, colour (6), velocity (2), and the RGBA image
+     * (4) or the EXR's colour planes (3) */
+    return sizeof(float) * (cells * (nf + (vel ? 2 : 0)) + n * (nf + 1 + 6 + (vel ? 2 : 0) + 4));
+}
+
+size_t export_frame_bytes(const Exporter *x, int w, int h) { return export_frame_bytes_for(&x->o, w, h); }
+
+int export_write_fields(Exporter *x, long number, const float *const *rho, const float *vx,
+                        const float *vy, int w, int h, char *err, size_t errlen)
+{
+    if (number < 0) number = x->submitted ? x->next_number : x->o.frame_start;
+    x->next_number = number + 1;
+    bool vel = x->o.format == IMAGE_FORMAT_EXR && x->o.velocity && vx && vy && x->dir;
+    if (!x->pool) { /* here and now */
+        Job j = {.x = x, .number = number, .w = w, .h = h, .vx = vel ? vx : NULL, .vy = vel ? vy : NULL};
+        for (int f = 0; f < x->nf; f++) j.rho[f] = rho[f];
+        double t0 = export_now();
+        j.rc = frame_encode(x, &j);
+        double t1 = export_now();
+        int rc = frame_commit(x, &j, false);
+        x->t_convert += j.t_convert;
+        x->t_encode += t1 - t0;
+        x->t_commit += export_now() - t1;
+        x->submitted++;
+        x->committed++;
+        if (rc < 0) snprintf(err, errlen, "%s", j.err);
+        return rc;
+    }
+    size_t bytes = export_frame_bytes(x, w, h);
+    pthread_mutex_lock(&x->mu);
+    /* the frames in flight bounded by the budget: wait for room (one frame
+     * always goes, however large) */
+    while (!x->failed && x->in_flight > 0 &&
+           (x->in_flight >= x->max_flight || x->flight_bytes + bytes > x->budget))
+        pthread_cond_wait(&x->cv, &x->mu);
+    bool failed = x->failed;
+    if (failed) snprintf(err, errlen, "%s", x->why);
+    pthread_mutex_unlock(&x->mu);
+    if (failed) return -1;
+    size_t cells = (size_t)w * h;
+    int nplanes = x->nf + (vel ? 2 : 0);
+    Job *j = calloc(1, sizeof *j);
+    float *own = malloc(cells * (size_t)nplanes * sizeof(float));
+    if (!j || !own) {
+        free(j);
+        free(own);
+        snprintf(err, errlen, "out of memory for a %dx%d frame", w, h);
+        return -1;
+    }
+    *j = (Job){.x = x, .number = number, .w = w, .h = h, .own = own, .bytes = bytes};
+    for (int f = 0; f < x->nf; f++) {
+        memcpy(own + (size_t)f * cells, rho[f], cells * sizeof(float));
+        j->rho[f] = own + (size_t)f * cells;
+    }
+    if (vel) {
+        memcpy(own + (size_t)x->nf * cells, vx, cells * sizeof(float));
+        memcpy(own + (size_t)(x->nf + 1) * cells, vy, cells * sizeof(float));
+        j->vx = own + (size_t)x->nf * cells;
+        j->vy = own + (size_t)(x->nf + 1) * cells;
+    }
+    pthread_mutex_lock(&x->mu);
+    j->seq = x->submitted++;
+    x->in_flight++;
+    x->flight_bytes += bytes;
+    pthread_mutex_unlock(&x->mu);
+    if (pool_submit(x->pool, frame_job, j) < 0) { /* no memory for the task: run it here */
+        frame_job(j);
+    }
+    return 0;
+}
+
+int export_wait(Exporter *x, char *err, size_t errlen)
+{
+    if (!x || !x->pool) return 0;
+    pthread_mutex_lock(&x->mu);
+    while (x->in_flight > 0) pthread_cond_wait(&x->cv, &x->mu);
+    bool failed = x->failed;
+    if (failed) snprintf(err, errlen, "%s", x->why);
+    pthread_mutex_unlock(&x->mu);
+    return failed ? -1 : 0;
+}
+
+void export_cancel(Exporter *x)
+{
+    if (!x || !x->pool) return;
+    pthread_mutex_lock(&x->mu);
+    x->cancel = true;
+    while (x->in_flight > 0) pthread_cond_wait(&x->cv, &x->mu);
+    pthread_mutex_unlock(&x->mu);
+}
+
+const char *export_error(Exporter *x)
+{
+    if (!x || !x->pool) return "";
+    pthread_mutex_lock(&x->mu);
+    const char *why = x->failed ? x->why : "";
+    pthread_mutex_unlock(&x->mu);
+    return why;
+}
+
+int export_in_flight(Exporter *x)
+{
+    if (!x || !x->pool) return 0;
+    pthread_mutex_lock(&x->mu);
+    int n = x->in_flight;
+    pthread_mutex_unlock(&x->mu);
+    return n;
+}
+
+long export_submitted(const Exporter *x) { return x ? x->submitted : 0; }
+
+int export_threads(const Exporter *x) { return x && x->pool ? pool_threads(x->pool) : 0; }
+
+void export_times(Exporter *x, double *convert, double *encode, double *commit)
+{
+    if (x->pool) pthread_mutex_lock(&x->mu);
+    *convert = x->t_convert;
+    *encode = x->t_encode;
+    *commit = x->t_commit;
+    if (x->pool) pthread_mutex_unlock(&x->mu);
 }
 
 int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen)
@@ -673,7 +933,7 @@ int export_png_fields(const char *path, const float *const *rho, const ExportFie
         goto done;
     }
     composite(&x, a, n, al, col, col + 3 * n);
-    rc = write_png(&x, path, al, col, ow, oh, err, errlen);
+    rc = write_png(&x, path, NULL, 0, al, col, ow, oh, err, errlen);
 done:
     free(al);
     free(col);
@@ -681,9 +941,28 @@ done:
     return rc;
 }
 
-int export_count(const Exporter *x) { return x->count; }
-long export_first(const Exporter *x) { return x->first; }
-long export_last(const Exporter *x) { return x->last; }
+/* The counts change on the workers: read them under the lock. */
+static long locked_long(const Exporter *x, const long *v)
+{
+    if (!x->pool) return *v;
+    pthread_mutex_t *mu = (pthread_mutex_t *)&x->mu;
+    pthread_mutex_lock(mu);
+    long r = *v;
+    pthread_mutex_unlock(mu);
+    return r;
+}
+
+int export_count(const Exporter *x)
+{
+    if (!x->pool) return x->count;
+    pthread_mutex_t *mu = (pthread_mutex_t *)&x->mu;
+    pthread_mutex_lock(mu);
+    int r = x->count;
+    pthread_mutex_unlock(mu);
+    return r;
+}
+long export_first(const Exporter *x) { return locked_long(x, &x->first); }
+long export_last(const Exporter *x) { return locked_long(x, &x->last); }
 
 /* The number in NAME when NAME is exactly this exporter's pattern (the
  * number printed at least digits wide, as export_frame_path does), else -1. */
@@ -915,6 +1194,7 @@ int export_video_hint(const Exporter *x, char *buf, size_t n)
 void export_close(Exporter *x)
 {
     if (!x) return;
+    export_cancel(x); /* frames still in flight are removed, not half-written */
     video_abandon(x);
     exporter_free(x);
 }
@@ -1110,6 +1390,25 @@ void progress_begin(Progress *p, long total, int enabled)
     p->json = 0;
     p->first = 0;
     p->frames = 0;
+    p->in_flight = 0;
+    p->frames_total = 0;
+    p->frames_first = -1;
+}
+
+/* The seconds left: the steps' at their rate, or the frames' (those in
+ * flight included) at theirs, whichever is later. */
+static double progress_eta(const Progress *p, long done, double el, double *frate)
+{
+    long ran = done - p->first;
+    double eta = ran > 0 ? el * (double)(p->total - done) / (double)ran : 0.0;
+    long fdone = p->frames_first >= 0 ? p->frames - p->frames_first : 0;
+    *frate = el > 0.0 ? (double)fdone / el : 0.0;
+    if (p->frames_total > 0 && fdone > 0) {
+        long left = p->frames_total - p->frames;
+        double feta = left > 0 ? (double)left / *frate : 0.0;
+        if (feta > eta) eta = feta;
+    }
+    return eta;
 }
 
 void progress_set_json(Progress *p, int json, long first)
@@ -1121,12 +1420,11 @@ void progress_set_json(Progress *p, int json, long first)
 /* One JSON line, through jansson (never printf'd JSON). */
 static void progress_json(Progress *p, long done, double error, double now)
 {
-    double el = now - p->start;
-    long ran = done - p->first;
-    double eta = ran > 0 ? el * (double)(p->total - done) / (double)ran : 0.0;
-    json_t *o = json_pack("{s:s, s:I, s:I, s:i, s:f, s:f}", "event", "progress", "step",
+    double el = now - p->start, frate;
+    double eta = progress_eta(p, done, el, &frate);
+    json_t *o = json_pack("{s:s, s:I, s:I, s:i, s:i, s:f, s:f}", "event", "progress", "step",
                           (json_int_t)done, "total", (json_int_t)p->total, "frames", p->frames,
-                          "elapsed", el, "eta", eta);
+                          "in_flight", p->in_flight, "elapsed", el, "eta", eta);
     if (!o) return;
     json_object_set_new(o, "error", isfinite(error) ? json_real(error) : json_null());
     char *line = json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6));
@@ -1141,6 +1439,7 @@ static void progress_json(Progress *p, long done, double error, double now)
 void progress_update(Progress *p, long done, double error)
 {
     if (!p->enabled) return;
+    if (p->frames_first < 0) p->frames_first = p->frames;
     double now = export_now();
     if (p->json) {
         if (done < p->total && done != p->first + 1 && now - p->last_print < 1.0) return;
@@ -1151,20 +1450,24 @@ void progress_update(Progress *p, long done, double error)
     double every = p->tty ? 0.1 : 5.0;
     if (done < p->total && now - p->last_print < every) return;
     p->last_print = now;
-    double el = now - p->start;
+    double el = now - p->start, frate;
     long ran = done - p->first; /* a resumed run's steps, for the rate */
-    double eta = ran > 0 ? el * (double)(p->total - done) / (double)ran : 0.0;
+    double eta = progress_eta(p, done, el, &frate);
     double rate = el > 0.0 ? (double)ran / el : 0.0;
+    char fr[96] = "";
+    if (p->frames_total > 0)
+        snprintf(fr, sizeof fr, p->tty ? "  %.1f frames/s (%d in flight)" : ", %.1f frames/s (%d in flight)",
+                 frate, p->in_flight);
     if (p->tty) {
         int width = 30, fill = (int)((double)width * (double)done / (double)p->total);
         char bar[64];
         for (int k = 0; k < width; k++) bar[k] = k < fill ? '#' : '.';
         bar[width] = '\0';
-        fprintf(stderr, "\r[%s] %ld/%ld steps  %.0f steps/s  error %.3f  ETA %.0fs ", bar, done,
-                p->total, rate, error, eta);
+        fprintf(stderr, "\r[%s] %ld/%ld steps  %.0f steps/s%s  error %.3f  ETA %.0fs ", bar, done,
+                p->total, rate, fr, error, eta);
     } else {
-        fprintf(stderr, "smokemorph: step %ld/%ld (%.0f%%), %.0f steps/s, error %.3f, ETA %.0fs\n",
-                done, p->total, 100.0 * (double)done / (double)p->total, rate, error, eta);
+        fprintf(stderr, "smokemorph: step %ld/%ld (%.0f%%), %.0f steps/s%s, error %.3f, ETA %.0fs\n",
+                done, p->total, 100.0 * (double)done / (double)p->total, rate, fr, error, eta);
     }
 }
 

@@ -34,6 +34,20 @@
  *   as density.NAME; its data window covers every field's smoke.
  * Each file is written under a temporary name and renamed, so a half frame
  * never exists; a video goes to FILE.tmp.<pid> and is renamed on success.
+ *
+ * Writers (ExportOptions.threads > 0): export_write hands a copy of the
+ * frame to a pool of threads and returns; the frames are resampled,
+ * composited, compressed and written beside each other (an EXR's chunks
+ * too), then committed one at a time in the order handed over: renamed into
+ * place, piped to the video, counted. So frame N exists only once every
+ * frame before it does, export_count is always a run of whole frames, and
+ * after a failure (a full disk) the frames after the failed one are removed,
+ * never renamed; export_write then returns -1 with the first failure. The
+ * frames in flight hold at most max_flight_bytes (export_frame_bytes each;
+ * one frame always goes): export_write waits for room. export_wait waits
+ * for every frame; export_cancel drops them (those not renamed yet are
+ * removed); export_close cancels. threads 0: each frame written by
+ * export_write itself.
  */
 #ifndef SMOKEMORPH_EXPORT_H
 #define SMOKEMORPH_EXPORT_H
@@ -49,6 +63,10 @@
 #define EXPORT_EXR_CROP_BELOW 1e-7f
 
 #define EXPORT_FIELDS_MAX 4
+
+#define EXPORT_PNG_COMPRESSION_DEFAULT IMAGE_PNG_LEVEL_DEFAULT
+/* The frames in flight, when the options give no budget. */
+#define EXPORT_FLIGHT_BYTES_DEFAULT ((size_t)2 << 30)
 
 /* A smoke field as the frames show it. */
 typedef struct {
@@ -70,6 +88,10 @@ typedef struct {
     ImageAlpha alpha;              /* PNG and .mov: straight (default) or premultiplied */
     ImageExrPixel exr_pixel;       /* half (default) or float */
     ImageExrCompression exr_compression; /* zip (default) */
+    bool exr_tiled;                /* EXR: 64x64 tiles instead of scanlines */
+    int png_compression;           /* zlib level 0..9, EXPORT_PNG_COMPRESSION_DEFAULT */
+    int threads;                   /* writer threads; 0: export_write writes itself */
+    size_t max_flight_bytes;       /* frames in flight at most (0: EXPORT_FLIGHT_BYTES_DEFAULT) */
     const char *field;             /* the density channel: density.FIELD, default "smoke" */
     /* several fields (2..EXPORT_FIELDS_MAX; 0 or 1: the one of field and
      * rgb): each one's name (density.NAME, unique) and colour (sRGB) */
@@ -115,6 +137,23 @@ int export_png(const char *path, const float *rho, int w, int h, int out_w, int 
 /* The same of NF fields (alpha clamp(ρ_i), composited as the frames are). */
 int export_png_fields(const char *path, const float *const *rho, const ExportField *fields, int nf,
                       int w, int h, int out_w, int out_h, char *err, size_t errlen);
+
+/* Wait for every frame handed over; 0, or -1 with the first failure. */
+int export_wait(Exporter *x, char *err, size_t errlen);
+/* Drop the frames in flight: those not yet renamed are removed. */
+void export_cancel(Exporter *x);
+/* The first failure of a frame in flight, or "". */
+const char *export_error(Exporter *x);
+int export_in_flight(Exporter *x);       /* frames handed over, not yet committed */
+long export_submitted(const Exporter *x); /* frames handed over */
+int export_threads(const Exporter *x);   /* writer threads, 0 for none */
+/* The memory a frame of a w x h grid holds while in flight. */
+size_t export_frame_bytes(const Exporter *x, int w, int h);
+size_t export_frame_bytes_for(const ExportOptions *o, int w, int h); /* before export_create */
+/* Seconds spent converting (resample, composite: convert), encoding
+ * (convert, then compress and write the temporary file: encode) and
+ * committing (rename, video: commit), summed over the threads. */
+void export_times(Exporter *x, double *convert, double *encode, double *commit);
 
 int export_count(const Exporter *x);      /* frames written */
 long export_first(const Exporter *x);     /* numbers of the first and last written */
@@ -202,10 +241,17 @@ typedef struct {
     int json;    /* progress_set_json */
     long first;  /* the step the run started from */
     int frames;  /* frames written so far: the caller keeps it current */
+    int in_flight;      /* frames on their way (read back or with the writers): the caller's */
+    long frames_total;  /* frames the run writes (0: none or unknown) */
+    long frames_first;  /* frames at the first update (a resumed run's) */
 } Progress;
 void progress_begin(Progress *p, long total, int enabled);
-/* After progress_begin: with json, one JSON object a line, {"event":
- * "progress", "step", "total", "frames", "elapsed", "eta", "error"}, at the
+/* The line shows steps/s and, with frames, frames/s; the ETA is the later
+ * of the steps' and the frames' (the frames still to write, those in
+ * flight included, at the frames' rate so far).
+ * After progress_begin: with json, one JSON object a line, {"event":
+ * "progress", "step", "total", "frames", "in_flight", "elapsed", "eta",
+ * "error"}, at the
  * run's first step, then at most once a second, and at the last step.
  * first is the step a resumed run started from (for the rate and the ETA). */
 void progress_set_json(Progress *p, int json, long first);

@@ -19,25 +19,35 @@
 #include <string.h>
 #include <unistd.h>
 
-/* The library's last message (one writer at a time: the exporter is
- * single-threaded). */
-static char g_msg[256];
+/* The library's messages go to the context's own buffer (user_data), so
+ * several frames can be written at once. */
+typedef struct {
+    char msg[256];
+} Messages;
 
 static void on_error(exr_const_context_t ctxt, exr_result_t code, const char *msg)
 {
-    (void)ctxt;
-    snprintf(g_msg, sizeof g_msg, "%s", msg && *msg ? msg : exr_get_default_error_message(code));
+    void *ud = NULL;
+    if (exr_get_user_data(ctxt, &ud) != EXR_ERR_SUCCESS || !ud) return;
+    Messages *m = ud;
+    snprintf(m->msg, sizeof m->msg, "%s", msg && *msg ? msg : exr_get_default_error_message(code));
 }
+
+static const char *const g_names[IMAGE_EXR_COMPRESSION_COUNT] = {
+    [IMAGE_EXR_ZIP] = "zip",     [IMAGE_EXR_PIZ] = "piz", [IMAGE_EXR_DWAA] = "dwaa",
+    [IMAGE_EXR_NONE] = "none",   [IMAGE_EXR_ZIPS] = "zips", [IMAGE_EXR_RLE] = "rle",
+    [IMAGE_EXR_PXR24] = "pxr24", [IMAGE_EXR_B44] = "b44"};
 
 const char *exr_compression_name(ImageExrCompression c)
 {
-    switch (c) {
-    case IMAGE_EXR_ZIP: return "zip";
-    case IMAGE_EXR_PIZ: return "piz";
-    case IMAGE_EXR_DWAA: return "dwaa";
-    case IMAGE_EXR_NONE: return "none";
-    }
-    return "?";
+    return (unsigned)c < IMAGE_EXR_COMPRESSION_COUNT ? g_names[c] : "?";
+}
+
+int exr_compression_parse(const char *name)
+{
+    for (int k = 0; k < IMAGE_EXR_COMPRESSION_COUNT; k++)
+        if (!strcmp(name, g_names[k])) return k;
+    return -1;
 }
 
 const char *exr_library_version(void)
@@ -52,6 +62,7 @@ const char *exr_library_version(void)
 
 bool exr_compression_available(ImageExrCompression c)
 {
+    if ((unsigned)c >= IMAGE_EXR_COMPRESSION_COUNT) return false;
     if (c != IMAGE_EXR_DWAA) return true;
     int maj = 0, min = 0, patch = 0;
     const char *extra = NULL;
@@ -65,30 +76,14 @@ static exr_compression_t compression(ImageExrCompression c)
     case IMAGE_EXR_PIZ: return EXR_COMPRESSION_PIZ;
     case IMAGE_EXR_DWAA: return EXR_COMPRESSION_DWAA;
     case IMAGE_EXR_NONE: return EXR_COMPRESSION_NONE;
-    case IMAGE_EXR_ZIP: break;
+    case IMAGE_EXR_ZIPS: return EXR_COMPRESSION_ZIPS;
+    case IMAGE_EXR_RLE: return EXR_COMPRESSION_RLE;
+    case IMAGE_EXR_PXR24: return EXR_COMPRESSION_PXR24;
+    case IMAGE_EXR_B44: return EXR_COMPRESSION_B44;
+    case IMAGE_EXR_ZIP:
+    case IMAGE_EXR_COMPRESSION_COUNT: break;
     }
     return EXR_COMPRESSION_ZIP;
-}
-
-/* OpenEXRCore's own compressor for the chunks of this file (one writer at a
- * time, as g_msg). */
-static exr_result_t (*g_compress)(exr_encode_pipeline_t *enc);
-
-/* A chunk whose compressed size is not smaller than its raw size must be
- * stored raw: a reader takes a chunk of exactly the raw size as raw. The
- * library (3.1) keeps a compressed chunk that came out exactly as large
- * (found by fuzz_roundtrip: a 4x4 float chunk that zlib made 64 bytes of 64
- * was read back as its zlib stream), so the raw bytes go in its place. */
-static exr_result_t compress_or_raw(exr_encode_pipeline_t *enc)
-{
-    exr_result_t rc = g_compress(enc);
-    if (rc != EXR_ERR_SUCCESS || enc->compressed_bytes < enc->packed_bytes ||
-        enc->compressed_buffer == enc->packed_buffer)
-        return rc;
-    if (enc->compressed_alloc_size < enc->packed_bytes) return EXR_ERR_OUT_OF_MEMORY;
-    memcpy(enc->compressed_buffer, enc->packed_buffer, enc->packed_bytes);
-    enc->compressed_bytes = enc->packed_bytes;
-    return EXR_ERR_SUCCESS;
 }
 
 /* The plane of the channel called name, or NULL. */
@@ -99,12 +94,108 @@ static const float *plane(const ExrWrite *d, const char *name)
     return NULL;
 }
 
+/* One chunk packed and compressed, waiting for its turn in the file. */
+typedef struct {
+    uint8_t *bytes;
+    uint64_t size;
+    int tx, ty, y;        /* where it goes: a tile, or its first scanline */
+    exr_result_t rc;
+} Stash;
+
+/* A frame's chunks, encoded a batch at a time: each thread that helps
+ * (pool_for's slot) keeps one pipeline and reuses its buffers. */
+typedef struct {
+    exr_context_t ctx;
+    const ExrWrite *d;
+    int lines;              /* scanlines a chunk (scanline files) */
+    int ntx;                /* tiles across (tiled files) */
+    int first;              /* the batch's first chunk */
+    Stash *stash;
+    exr_encode_pipeline_t *pipe; /* one a slot */
+    bool *started;
+} Encode;
+
+/* write_fn: keep the chunk's bytes for the ordered write. A chunk whose
+ * compressed size is not smaller than its raw size is stored raw: a reader
+ * takes a chunk of exactly the raw size as raw, and the library (3.1) keeps
+ * a compressed chunk that came out exactly as large (found by
+ * fuzz_roundtrip: a 4x4 float chunk that zlib made 64 bytes of 64 was read
+ * back as its zlib stream). */
+static exr_result_t stash_chunk(exr_encode_pipeline_t *enc)
+{
+    Stash *st = enc->encoding_user_data;
+    const void *src = enc->compressed_buffer;
+    uint64_t n = enc->compressed_bytes;
+    if (enc->compress_fn && n >= enc->packed_bytes) {
+        src = enc->packed_buffer;
+        n = enc->packed_bytes;
+    }
+    if (!src || n == 0) return EXR_ERR_INVALID_ARGUMENT;
+    if (!(st->bytes = malloc(n))) return EXR_ERR_OUT_OF_MEMORY;
+    memcpy(st->bytes, src, n);
+    st->size = n;
+    return EXR_ERR_SUCCESS;
+}
+
+/* pool_for's item: chunk first + item, on slot's pipeline. */
+static void encode_chunk(void *ctx, int item, int slot)
+{
+    Encode *e = ctx;
+    const ExrWrite *d = e->d;
+    int c = e->first + item;
+    Stash *st = &e->stash[item];
+    exr_encode_pipeline_t *enc = &e->pipe[slot];
+    exr_chunk_info_t ci;
+    exr_result_t rc;
+    int px0, py0; /* the chunk's first pixel in the frame */
+    if (d->tiled) {
+        st->tx = c % e->ntx;
+        st->ty = c / e->ntx;
+        rc = exr_write_tile_chunk_info(e->ctx, 0, st->tx, st->ty, 0, 0, &ci);
+        px0 = d->x0 + st->tx * EXR_TILE_SIZE;
+        py0 = d->y0 + st->ty * EXR_TILE_SIZE;
+    } else {
+        st->y = d->y0 + c * e->lines;
+        rc = exr_write_scanline_chunk_info(e->ctx, 0, st->y, &ci);
+        px0 = ci.start_x;
+        py0 = ci.start_y;
+    }
+    bool fresh = !e->started[slot];
+    if (rc == EXR_ERR_SUCCESS)
+        rc = fresh ? exr_encoding_initialize(e->ctx, 0, &ci, enc) : exr_encoding_update(e->ctx, 0, &ci, enc);
+    if (rc != EXR_ERR_SUCCESS) goto done;
+    e->started[slot] = true;
+    for (int k = 0; k < enc->channel_count; k++) {
+        exr_coding_channel_info_t *ch = &enc->channels[k];
+        const float *px = plane(d, ch->channel_name);
+        ch->user_data_type = EXR_PIXEL_FLOAT;
+        ch->user_bytes_per_element = (int16_t)sizeof(float);
+        ch->user_pixel_stride = (int32_t)sizeof(float);
+        ch->user_line_stride = (int32_t)(sizeof(float) * (size_t)d->w);
+        ch->encode_from_ptr = (const uint8_t *)(px + (size_t)py0 * (size_t)d->w + (size_t)px0);
+    }
+    if (fresh && (rc = exr_encoding_choose_default_routines(e->ctx, 0, enc)) != EXR_ERR_SUCCESS)
+        goto done;
+    /* no yield (chunks are written in order afterwards) and no write here */
+    enc->yield_until_ready_fn = NULL;
+    enc->write_fn = stash_chunk;
+    enc->encoding_user_data = st;
+    rc = exr_encoding_run(e->ctx, 0, enc);
+done:
+    st->rc = rc;
+}
+
+/* About this many bytes of raw pixels a batch: the compressed chunks wait in
+ * memory until the batch is written. */
+#define BATCH_BYTES ((size_t)64 << 20)
+
 /* Header and pixels into the open context; 0 or the library's error. */
 static exr_result_t write_body(exr_context_t ctx, const ExrWrite *d)
 {
     exr_result_t rc;
     int part = 0;
-    if ((rc = exr_add_part(ctx, "smoke", EXR_STORAGE_SCANLINE, &part)) != EXR_ERR_SUCCESS) return rc;
+    exr_storage_t storage = d->tiled ? EXR_STORAGE_TILED : EXR_STORAGE_SCANLINE;
+    if ((rc = exr_add_part(ctx, "smoke", storage, &part)) != EXR_ERR_SUCCESS) return rc;
     exr_attr_box2i_t display, data;
     display.min.x = 0, display.min.y = 0, display.max.x = d->w - 1, display.max.y = d->h - 1;
     data.min.x = d->x0, data.min.y = d->y0, data.max.x = d->x1, data.max.y = d->y1;
@@ -113,6 +204,10 @@ static exr_result_t write_body(exr_context_t ctx, const ExrWrite *d)
     rc = exr_initialize_required_attr(ctx, part, &display, &data, 1.0f, &centre, 1.0f,
                                       EXR_LINEORDER_INCREASING_Y, compression(d->compression));
     if (rc != EXR_ERR_SUCCESS) return rc;
+    if (d->tiled && (rc = exr_set_tile_descriptor(ctx, part, EXR_TILE_SIZE, EXR_TILE_SIZE,
+                                                  EXR_TILE_ONE_LEVEL, EXR_TILE_ROUND_DOWN)) !=
+                        EXR_ERR_SUCCESS)
+        return rc;
     exr_pixel_type_t pt = d->pixel == IMAGE_EXR_FLOAT ? EXR_PIXEL_FLOAT : EXR_PIXEL_HALF;
     for (int k = 0; k < d->nchannels; k++) {
         /* colour and alpha are "perceptual" for the lossy codecs (DWAA
@@ -133,39 +228,54 @@ static exr_result_t write_body(exr_context_t ctx, const ExrWrite *d)
      * replace or remove without asking */
     if ((rc = exr_attr_set_string(ctx, part, IMAGE_TAG_EXR_ATTR, IMAGE_TAG_VALUE)) != EXR_ERR_SUCCESS)
         return rc;
+    /* smokemorph's own mark (image_file_tagged): what a later run may
+     * replace or remove without asking */
+    if ((rc = exr_attr_set_string(ctx, part, IMAGE_TAG_EXR_ATTR, IMAGE_TAG_VALUE)) != EXR_ERR_SUCCESS)
+        return rc;
     if ((rc = exr_write_header(ctx)) != EXR_ERR_SUCCESS) return rc;
 
-    int32_t lines = 1;
-    if ((rc = exr_get_scanlines_per_chunk(ctx, part, &lines)) != EXR_ERR_SUCCESS) return rc;
-    exr_encode_pipeline_t enc = EXR_ENCODE_PIPELINE_INITIALIZER;
-    bool started = false;
-    for (int y = d->y0; y <= d->y1; y += lines) {
-        exr_chunk_info_t ci;
-        if ((rc = exr_write_scanline_chunk_info(ctx, part, y, &ci)) != EXR_ERR_SUCCESS) break;
-        rc = started ? exr_encoding_update(ctx, part, &ci, &enc)
-                     : exr_encoding_initialize(ctx, part, &ci, &enc);
-        if (rc != EXR_ERR_SUCCESS) break;
-        for (int c = 0; c < enc.channel_count; c++) {
-            exr_coding_channel_info_t *ch = &enc.channels[c];
-            const float *px = plane(d, ch->channel_name);
-            ch->user_data_type = EXR_PIXEL_FLOAT;
-            ch->user_bytes_per_element = (int16_t)sizeof(float);
-            ch->user_pixel_stride = (int32_t)sizeof(float);
-            ch->user_line_stride = (int32_t)(sizeof(float) * (size_t)d->w);
-            ch->encode_from_ptr =
-                (const uint8_t *)(px + (size_t)ci.start_y * (size_t)d->w + (size_t)ci.start_x);
-        }
-        if (!started) {
-            if ((rc = exr_encoding_choose_default_routines(ctx, part, &enc)) != EXR_ERR_SUCCESS) break;
-            if (enc.compress_fn) {
-                g_compress = enc.compress_fn;
-                enc.compress_fn = compress_or_raw;
-            }
-            started = true;
-        }
-        if ((rc = exr_encoding_run(ctx, part, &enc)) != EXR_ERR_SUCCESS) break;
+    Encode e = {.ctx = ctx, .d = d, .lines = 1};
+    int dw = d->x1 - d->x0 + 1, dh = d->y1 - d->y0 + 1, nchunks, chunk_px;
+    if (d->tiled) {
+        e.ntx = (dw + EXR_TILE_SIZE - 1) / EXR_TILE_SIZE;
+        nchunks = e.ntx * ((dh + EXR_TILE_SIZE - 1) / EXR_TILE_SIZE);
+        chunk_px = EXR_TILE_SIZE * EXR_TILE_SIZE;
+    } else {
+        if ((rc = exr_get_scanlines_per_chunk(ctx, part, &e.lines)) != EXR_ERR_SUCCESS) return rc;
+        nchunks = (dh + e.lines - 1) / e.lines;
+        chunk_px = e.lines * dw;
     }
-    if (started || enc.channels) exr_encoding_destroy(ctx, &enc);
+    int slots = d->pool ? pool_slots(d->pool) : 1;
+    size_t chunk_bytes = (size_t)chunk_px * (size_t)d->nchannels * sizeof(float);
+    int batch = (int)(BATCH_BYTES / (chunk_bytes ? chunk_bytes : 1));
+    if (batch < 4 * slots) batch = 4 * slots;
+    if (batch > nchunks) batch = nchunks;
+    e.stash = calloc((size_t)batch, sizeof *e.stash);
+    e.pipe = calloc((size_t)slots, sizeof *e.pipe);
+    e.started = calloc((size_t)slots, sizeof *e.started);
+    if (!e.stash || !e.pipe || !e.started) {
+        rc = EXR_ERR_OUT_OF_MEMORY;
+        goto done;
+    }
+    for (e.first = 0; e.first < nchunks && rc == EXR_ERR_SUCCESS; e.first += batch) {
+        int n = nchunks - e.first < batch ? nchunks - e.first : batch;
+        memset(e.stash, 0, (size_t)n * sizeof *e.stash);
+        pool_for(d->pool, n, encode_chunk, &e);
+        for (int i = 0; i < n; i++) { /* in order: the file's chunk order */
+            Stash *st = &e.stash[i];
+            if (rc == EXR_ERR_SUCCESS) rc = st->rc;
+            if (rc == EXR_ERR_SUCCESS)
+                rc = d->tiled ? exr_write_tile_chunk(ctx, part, st->tx, st->ty, 0, 0, st->bytes, st->size)
+                              : exr_write_scanline_chunk(ctx, part, st->y, st->bytes, st->size);
+            free(st->bytes);
+        }
+    }
+done:
+    for (int k = 0; e.pipe && k < slots; k++)
+        if (e.started && e.started[k]) exr_encoding_destroy(ctx, &e.pipe[k]);
+    free(e.stash);
+    free(e.pipe);
+    free(e.started);
     return rc;
 }
 
@@ -197,9 +307,10 @@ int exr_write(const char *path, const ExrWrite *d, char *err, size_t errlen)
         return -1;
     }
     close(fd);
-    g_msg[0] = '\0';
+    Messages msgs = {""};
     exr_context_initializer_t init = EXR_DEFAULT_CONTEXT_INITIALIZER;
     init.error_handler_fn = on_error;
+    init.user_data = &msgs;
     exr_context_t ctx = NULL;
     exr_result_t er = exr_start_write(&ctx, tmp, EXR_WRITE_FILE_DIRECTLY, &init);
     if (er == EXR_ERR_SUCCESS) er = write_body(ctx, d);
@@ -209,11 +320,17 @@ int exr_write(const char *path, const ExrWrite *d, char *err, size_t errlen)
     if (er != EXR_ERR_SUCCESS) {
         /* the library's own message, unless it names the temporary file */
         const char *why = exr_get_default_error_message(er);
-        if (g_msg[0] && !strstr(g_msg, tmp)) why = g_msg;
+        if (msgs.msg[0] && !strstr(msgs.msg, tmp)) why = msgs.msg;
         snprintf(err, errlen, "cannot write %s: %s", path, why);
         goto remove_tmp;
     }
-    if (rename(tmp, path) != 0) {
+    if (d->temp) { /* the caller renames it */
+        if (strlen(tmp) >= d->templen) {
+            snprintf(err, errlen, "cannot write %s: path too long", path);
+            goto remove_tmp;
+        }
+        strcpy(d->temp, tmp);
+    } else if (rename(tmp, path) != 0) {
         snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
         goto remove_tmp;
     }

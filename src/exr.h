@@ -14,6 +14,11 @@
  * covers the whole frame). Written to a temporary name beside the file and
  * renamed into place (image_open_temp), so the file name only ever holds a
  * complete file.
+ *
+ * Chunks (a few scanlines, or a tile with .tiled) are packed and compressed
+ * in parallel on .pool's workers when one is given (OpenEXRCore encodes
+ * chunk by chunk; the chunks are then written in their order), so a single
+ * huge frame uses every core. Safe to call from several threads at once.
  */
 #ifndef SMOKEMORPH_EXR_H
 #define SMOKEMORPH_EXR_H
@@ -22,6 +27,7 @@
 #include <stddef.h>
 
 #include "image.h"
+#include "pool.h"
 
 typedef struct {
     const char *name;  /* "R", "density.smoke", "velocity.x", ... */
@@ -34,20 +40,30 @@ typedef struct {
     const ExrChannel *channels;
     int nchannels;                   /* 1..16, names unique */
     ImageExrPixel pixel;             /* half (default) or float */
-    ImageExrCompression compression; /* zip (default), piz, dwaa or none */
+    ImageExrCompression compression; /* zip (default), piz, dwaa, none, zips, rle, pxr24, b44 */
     double fps;                      /* > 0: a framesPerSecond attribute */
+    bool tiled;                      /* EXR_TILE_SIZE² tiles, one level, instead of scanlines */
+    Pool *pool;                      /* NULL: the chunks on the calling thread */
+    /* non-NULL: the complete file is left at its temporary name, written
+     * here, for the caller to rename (or unlink) */
+    char *temp;
+    size_t templen;
 } ExrWrite;
+
+#define EXR_TILE_SIZE 64
 
 /* Returns 0, or -1 with one line in err ("cannot write out/a.exr: ..."). */
 int exr_write(const char *path, const ExrWrite *d, char *err, size_t errlen);
 
 /* Whether this OpenEXRCore can write c: DWAA only from OpenEXR 3.2 on (3.1's
- * C library has no DWA encoder). */
+ * C library has no DWA encoder); the others from 3.1. */
 bool exr_compression_available(ImageExrCompression c);
 /* The library's version, "3.1.5". */
 const char *exr_library_version(void);
 
-/* "zip", "piz", "dwaa", "none" */
+/* "zip", "piz", "dwaa", "none", "zips", "rle", "pxr24", "b44" */
 const char *exr_compression_name(ImageExrCompression c);
+/* The compression called name, or -1. */
+int exr_compression_parse(const char *name);
 
 #endif

@@ -249,6 +249,94 @@ int field_read(const Field *f, float *out)
     return gl_check("field", what);
 }
 
+struct FieldReadback {
+    GLuint pbo;
+    GLsync fence;
+    size_t bytes, alloc;
+    int w, h, channels;
+    bool mapped;
+};
+
+FieldReadback *field_readback_create(void) { return calloc(1, sizeof(FieldReadback)); }
+
+int field_readback_start(FieldReadback *rb, const Field *f)
+{
+    gl_check("field", "earlier GL calls (before field_readback_start)");
+    field_sync();
+    size_t bytes = (size_t)f->w * f->h * (size_t)f->channels * sizeof(float);
+    if (!rb->pbo) glGenBuffers(1, &rb->pbo);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, rb->pbo);
+    if (rb->alloc < bytes) { /* GL_STREAM_READ: written by GL, read once by us */
+        glBufferData(GL_PIXEL_PACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_READ);
+        rb->alloc = bytes;
+    }
+    rb->bytes = bytes;
+    rb->w = f->w;
+    rb->h = f->h;
+    rb->channels = f->channels;
+    GLint prev_read = 0;
+    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev_read);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
+    glPixelStorei(GL_PACK_SKIP_ROWS, 0);
+    glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, f->fbo);
+    glReadBuffer(GL_COLOR_ATTACHMENT0);
+    glReadPixels(0, 0, f->w, f->h, pixel_format(f->channels), GL_FLOAT, (void *)0);
+    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev_read);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    if (rb->fence) glDeleteSync(rb->fence);
+    rb->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glFlush(); /* the fence reaches the GPU: a later wait cannot stall on it */
+    char what[96];
+    snprintf(what, sizeof what, "starting the read-back of a %dx%d %s field", f->w, f->h,
+             format_name(f->channels));
+    return gl_check("field", what);
+}
+
+const float *field_readback_map(FieldReadback *rb)
+{
+    if (!rb->pbo || !rb->fence) return NULL;
+    /* wait for the copy (a second at a time, so a lost context cannot hang) */
+    for (int tries = 0; tries < 600; tries++) {
+        GLenum r = glClientWaitSync(rb->fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000ull);
+        if (r == GL_ALREADY_SIGNALED || r == GL_CONDITION_SATISFIED) break;
+        if (r == GL_WAIT_FAILED) {
+            gl_check("field", "waiting for a read-back");
+            return NULL;
+        }
+    }
+    glDeleteSync(rb->fence);
+    rb->fence = 0;
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, rb->pbo);
+    const float *p = glMapBufferRange(GL_PIXEL_PACK_BUFFER, 0, (GLsizeiptr)rb->bytes, GL_MAP_READ_BIT);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    rb->mapped = p != NULL;
+    char what[96];
+    snprintf(what, sizeof what, "mapping the read-back of a %dx%d %s field", rb->w, rb->h,
+             format_name(rb->channels));
+    if (gl_check("field", what) < 0 || !p) return NULL;
+    return p;
+}
+
+void field_readback_unmap(FieldReadback *rb)
+{
+    if (!rb->mapped) return;
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, rb->pbo);
+    glUnmapBuffer(GL_PIXEL_PACK_BUFFER);
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    rb->mapped = false;
+}
+
+void field_readback_free(FieldReadback *rb)
+{
+    if (!rb) return;
+    field_readback_unmap(rb);
+    if (rb->fence) glDeleteSync(rb->fence);
+    if (rb->pbo) glDeleteBuffers(1, &rb->pbo);
+    free(rb);
+}
+
 int field_clear(Field *f, float r, float g, float b, float a)
 {
     const GLfloat v[4] = {r, g, b, a};

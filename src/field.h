@@ -51,6 +51,25 @@ GLuint field_framebuffer(const Field *f);
 int field_upload(Field *f, const float *data);
 int field_read(const Field *f, float *out);
 
+/* Asynchronous read-back (a pixel buffer object and a fence): start copies
+ * the field into the buffer in the GL command stream and returns at once;
+ * the passes queued after it run while the copy waits; map waits for the
+ * fence (the copy, not the later passes) and gives the w*h*channels floats,
+ * valid until unmap. One read-back in flight a FieldReadback: keep two or
+ * three for double or triple buffering.
+ *
+ *   FieldReadback *rb = field_readback_create();
+ *   field_readback_start(rb, dens.read);   // step k's density
+ *   ... steps k+1, k+2 queued ...
+ *   const float *d = field_readback_map(rb); use(d); field_readback_unmap(rb);
+ */
+typedef struct FieldReadback FieldReadback;
+FieldReadback *field_readback_create(void);
+int field_readback_start(FieldReadback *rb, const Field *f);
+const float *field_readback_map(FieldReadback *rb); /* NULL: a GL error (logged) */
+void field_readback_unmap(FieldReadback *rb);
+void field_readback_free(FieldReadback *rb);
+
 /* Every texel to (r, g, b, a), truncated to the field's channels. 0 or -1. */
 int field_clear(Field *f, float r, float g, float b, float a);
 

@@ -47,6 +47,7 @@
 #include <png.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -824,10 +825,16 @@ static unsigned quantise(float v, unsigned max)
     return (unsigned)((double)v * max + 0.5);
 }
 
-static int wr_body(PngWrite *wr, const Image *im, int bits)
+static int wr_body(PngWrite *wr, const Image *im, int bits, int level)
 {
     if (setjmp(wr->jb)) return -1;
     png_set_write_fn(wr->png, wr, wr_data, wr_flush);
+    if (level >= 0) {
+        png_set_compression_level(wr->png, level);
+        /* at the fast levels libpng's adaptive filter choice (five filters
+         * tried on every row) costs more than zlib itself: one filter */
+        if (level <= 3) png_set_filter(wr->png, PNG_FILTER_TYPE_BASE, level == 0 ? PNG_FILTER_NONE : PNG_FILTER_SUB);
+    }
     png_set_IHDR(wr->png, wr->info, (png_uint_32)im->w, (png_uint_32)im->h, bits,
                  im->channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
@@ -859,9 +866,9 @@ static int wr_body(PngWrite *wr, const Image *im, int bits)
 /* Create "path.tmp.<pid>.<n>" exclusively; returns the fd or -1 (errno set). */
 static int open_temp(const char *path, char *tmp, size_t tmplen)
 {
-    static unsigned counter;
+    static atomic_uint counter; /* frames are written by several threads */
     for (int tries = 0; tries < 100; tries++) {
-        snprintf(tmp, tmplen, "%s.tmp.%ld.%u", path, (long)getpid(), counter++);
+        snprintf(tmp, tmplen, "%s.tmp.%ld.%u", path, (long)getpid(), atomic_fetch_add(&counter, 1u));
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST) return fd;
     }
@@ -876,6 +883,14 @@ int image_open_temp(const char *path, char *tmp, size_t tmplen)
 
 int image_save_png(const char *path, const Image *im, int bits, char *err, size_t errlen)
 {
+    ImagePngOut o = {.bits = bits, .level = -1};
+    return image_save_png_ex(path, im, &o, err, errlen);
+}
+
+int image_save_png_ex(const char *path, const Image *im, const ImagePngOut *o, char *err,
+                      size_t errlen)
+{
+    int bits = o->bits;
     char why[128];
     int rc = -1;
     if (!path) {
@@ -931,7 +946,7 @@ int image_save_png(const char *path, const Image *im, int bits, char *err, size_
         goto destroy_png;
     }
     errno = 0;
-    if (wr_body(&wr, im, bits) < 0) {
+    if (wr_body(&wr, im, bits, o->level > IMAGE_PNG_LEVEL_MAX ? IMAGE_PNG_LEVEL_MAX : o->level) < 0) {
         if (wr.io_errno) {
             errno_text(wr.io_errno, why, sizeof why);
             set_err(err, errlen, "cannot write %s: %s", path, why);
@@ -947,6 +962,15 @@ int image_save_png(const char *path, const Image *im, int bits, char *err, size_
         errno_text(errno, why, sizeof why);
         set_err(err, errlen, "cannot write %s: %s", path, why);
         goto remove_tmp;
+    }
+    if (o->temp) { /* the caller renames it */
+        if (strlen(tmp) >= o->templen) {
+            set_err(err, errlen, "cannot write %s: path too long", path);
+            goto remove_tmp;
+        }
+        strcpy(o->temp, tmp);
+        rc = 0;
+        goto free_mem;
     }
     if (rename(tmp, path) != 0) {
         errno_text(errno, why, sizeof why);

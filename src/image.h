@@ -80,8 +80,19 @@ typedef enum {
     IMAGE_EXR_ZIP = 0, /* default: lossless */
     IMAGE_EXR_PIZ,     /* lossless */
     IMAGE_EXR_DWAA,    /* lossy */
-    IMAGE_EXR_NONE
+    IMAGE_EXR_NONE,
+    IMAGE_EXR_ZIPS,    /* lossless, one line a chunk */
+    IMAGE_EXR_RLE,     /* lossless */
+    IMAGE_EXR_PXR24,   /* lossy for float (24 bits kept), lossless for half */
+    IMAGE_EXR_B44,     /* lossy, half channels only (float stored as is) */
+    IMAGE_EXR_COMPRESSION_COUNT
 } ImageExrCompression;
+
+/* libpng/zlib compression levels: 0 (none) .. 9 (smallest). The frames'
+ * default is level 1 with one filter (SUB): docs/PERFORMANCE.md measured it
+ * against libpng's own default (6, every filter tried on every row). */
+#define IMAGE_PNG_LEVEL_MAX 9
+#define IMAGE_PNG_LEVEL_DEFAULT 1
 
 /* Largest side accepted; 0 < w, h <= IMAGE_MAX_SIDE. */
 bool image_size_ok(int w, int h);
@@ -150,6 +161,18 @@ double image_sum(const Image *im);
  * partial file never exists under path; on failure the temporary file is
  * removed. Returns 0 or -1 with err filled ("cannot write out/a.png: ..."). */
 int image_save_png(const char *path, const Image *im, int bits, char *err, size_t errlen);
+
+/* How image_save_png_ex writes. level: zlib's 0..9 (-1: zlib's default, 6);
+ * temp non-NULL: the complete file is left at its temporary name, written
+ * into temp, for the caller to rename (frames renamed in order) or unlink. */
+typedef struct {
+    int bits;       /* 8 or 16 */
+    int level;      /* -1, or 0..IMAGE_PNG_LEVEL_MAX */
+    char *temp;
+    size_t templen;
+} ImagePngOut;
+int image_save_png_ex(const char *path, const Image *im, const ImagePngOut *o, char *err,
+                      size_t errlen);
 
 /* Create "path.tmp.<pid>.<n>" exclusively (O_EXCL, O_CLOEXEC, mode 0666
  * less umask), the temporary name every writer renames over path; tmp gets

@@ -11,11 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "checkpoint.h"
 #include "config.h"
 #include "export.h"
 #include "glctx.h"
 #include "guard.h"
+#include "pool.h"
 #include "image.h"
 #include "log.h"
 #include "fidelity.h"
@@ -160,13 +162,35 @@ typedef struct {
     char name[MORPH_MAX_FIELDS][40];
 } Fields;
 
+/* An output step on its way: its read-back started (morph_observe_start),
+ * then its frame with the writers; its metrics row and sidecar row are
+ * written once every frame up to its own is in place, so the metrics, the
+ * sidecar and the frames always tell the same story, in step order. */
+typedef struct {
+    long step, number;
+    double time;
+    int key, slot;
+    bool frame;       /* a frame is written of it (else only the rows) */
+    /* once collected */
+    double error, mass, max_div, each[MORPH_MAX_FIELDS];
+    long need;        /* export_count must reach this before the rows go */
+} Output;
+
+#define OUTPUTS_QUEUE 64 /* rows waiting for their frames; more: wait for the writers */
+
 typedef struct {
     Exporter *frames;
     Metrics *metrics;
     Sidecar *sidecar;
     float *rho[MORPH_MAX_FIELDS]; /* each field's density */
-    long last_step; /* the last step written, -1 before the first */
+    long last_step; /* the last step whose rows are written, -1 before the first */
     float *vx, *vy; /* --exr-velocity */
+    int lag;        /* read-backs left in flight behind the steps (0: collected at once) */
+    Output obs[MORPH_OBSERVE_SLOTS]; /* read-backs started, oldest first */
+    int nobs, next_slot;
+    Output rows[OUTPUTS_QUEUE];      /* collected, waiting for their frames */
+    int nrows;
+    double t_start, t_finish, t_hand; /* seconds: read-backs started, collected; frames handed over */
 } Outputs;
 
 /* The number of the frame written at step k: step 0 is --frame-start, then
@@ -176,48 +200,163 @@ static long frame_number(const Config *c, long k)
     return c->frame_start + (k + c->every - 1) / c->every;
 }
 
-/* Write what is due at step k: a frame (unless --frame-range leaves it out)
- * and a metrics row, from one read-back a field (the frame, the error, the
- * mass and, for metrics, max|∇·u|). With several fields, the error and the
- * mass are of them all (morph_observe_fields), the key field 0's. */
-static int write_outputs(Outputs *o, const Fields *fs, const Config *c, long k, double *err_out)
+/* Write the rows whose frames are all in place (export_count has reached
+ * their need). 0, or -1 when a row cannot be written. */
+static int rows_flush(Outputs *o, const Fields *fs)
 {
-    char err[512];
+    long done = o->frames ? export_count(o->frames) : 0;
+    while (o->nrows > 0 && o->rows[0].need <= done) {
+        Output *r = &o->rows[0];
+        if (o->metrics && metrics_row(o->metrics, r->step, r->time, r->error, r->mass, r->max_div,
+                                      r->key) < 0) {
+            log_error("export", "%s", metrics_error(o->metrics));
+            return -1;
+        }
+        if (o->sidecar) {
+            char path[4200] = "";
+            bool named = r->frame && export_dir(o->frames) &&
+                         export_frame_path(o->frames, r->number, path, sizeof path) == 0;
+            const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+            if (sidecar_row(o->sidecar, r->step, r->time, r->error, r->mass, r->max_div,
+                            named ? (int)r->number : 0, named ? base : NULL) < 0 ||
+                (fs->n > 1 && sidecar_row_fields(o->sidecar, r->each, fs->n) < 0)) {
+                log_error("smokemorph", "out of memory");
+                return -1;
+            }
+        }
+        o->last_step = r->step;
+        memmove(o->rows, o->rows + 1, (size_t)(o->nrows - 1) * sizeof o->rows[0]);
+        o->nrows--;
+    }
+    return 0;
+}
+
+/* Start what is due at step k: a read-back of every field (with the
+ * densities when a frame is written: --frame-range may leave it out) for
+ * the frame, the error, the mass and, for metrics, max|∇·u|. 0 or -1. */
+static int output_start(Outputs *o, const Fields *fs, const Config *c, long k)
+{
     Morph *m = fs->m[0];
-    double mass, error, max_div = 0.0, each[MORPH_MAX_FIELDS];
+    Output *ob = &o->obs[o->nobs];
     long number = frame_number(c, k);
-    bool frame = o->frames && (c->range_last < 0 || number >= c->range_first);
-    bool div = o->metrics || o->sidecar;
-    if (morph_observe_fields(fs->m, fs->n, frame ? o->rho : NULL, each, &mass, &error,
-                             div ? &max_div : NULL) < 0 ||
-        (frame && o->vx && morph_read_velocity(m, o->vx, o->vy) < 0)) {
+    *ob = (Output){.step = morph_step_count(m), .number = number, .time = morph_time(m),
+                   .key = morph_key(m), .slot = o->next_slot,
+                   .frame = o->frames && (c->range_last < 0 || number >= c->range_first)};
+    double t0 = export_now();
+    if (morph_observe_start(fs->m, fs->n, ob->slot, ob->frame, o->metrics || o->sidecar) < 0) {
         log_error("export", "cannot read the fields back from the GPU");
         return -1;
     }
-    *err_out = error;
-    if (frame && export_write_fields(o->frames, number, (const float *const *)o->rho, o->vx, o->vy,
-                                     morph_width(m), morph_height(m), err, sizeof err) < 0) {
+    o->t_start += export_now() - t0;
+    o->next_slot = (o->next_slot + 1) % MORPH_OBSERVE_SLOTS;
+    o->nobs++;
+    return 0;
+}
+
+/* Collect the oldest read-back: hand its frame to the writers, queue its
+ * rows, write the rows that may go. Its step and error in *step and
+ * *err_out. 0 or -1. */
+static int output_collect(Outputs *o, const Fields *fs, long *step, double *err_out)
+{
+    char err[4400];
+    Output ob = o->obs[0];
+    memmove(o->obs, o->obs + 1, (size_t)(o->nobs - 1) * sizeof o->obs[0]);
+    o->nobs--;
+    Morph *m = fs->m[0];
+    bool div = o->metrics || o->sidecar;
+    double t0 = export_now();
+    if (morph_observe_finish(fs->m, fs->n, ob.slot, ob.frame ? o->rho : NULL, ob.each, &ob.mass,
+                             &ob.error, div ? &ob.max_div : NULL) < 0 ||
+        (ob.frame && o->vx && morph_read_velocity(m, o->vx, o->vy) < 0)) { /* lag 0 with velocity */
+        log_error("export", "cannot read the fields back from the GPU");
+        return -1;
+    }
+    *step = ob.step;
+    *err_out = ob.error;
+    double t1 = export_now();
+    o->t_finish += t1 - t0;
+    if (ob.frame && export_write_fields(o->frames, ob.number, (const float *const *)o->rho, o->vx,
+                                        o->vy, morph_width(m), morph_height(m), err, sizeof err) < 0) {
+        rows_flush(o, fs);
         log_error("export", "%s", err);
         return -1;
     }
-    if (o->metrics && metrics_row(o->metrics, morph_step_count(m), morph_time(m), error, mass,
-                                  max_div, morph_key(m)) < 0) {
-        log_error("export", "%s", metrics_error(o->metrics));
-        return -1;
-    }
-    if (o->sidecar) {
-        char path[4200] = "";
-        bool named = frame && export_dir(o->frames) &&
-                     export_frame_path(o->frames, number, path, sizeof path) == 0;
-        const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-        if (sidecar_row(o->sidecar, morph_step_count(m), morph_time(m), error, mass, max_div,
-                        named ? (int)number : 0, named ? base : NULL) < 0 ||
-            (fs->n > 1 && sidecar_row_fields(o->sidecar, each, fs->n) < 0)) {
-            log_error("smokemorph", "out of memory");
+    o->t_hand += export_now() - t1;
+    if (o->nrows == OUTPUTS_QUEUE) { /* many rows and few frames: let the writers catch up */
+        if (export_wait(o->frames, err, sizeof err) < 0 || rows_flush(o, fs) < 0) {
+            if (err[0]) log_error("export", "%s", err);
             return -1;
         }
     }
-    o->last_step = morph_step_count(m);
+    ob.need = o->frames ? export_submitted(o->frames) : 0;
+    o->rows[o->nrows++] = ob;
+    return rows_flush(o, fs);
+}
+
+/* Collect every read-back in flight and wait for every frame: the rows of
+ * every step so far written. 0 or -1 (said). */
+static int outputs_drain(Outputs *o, const Fields *fs, bool collect)
+{
+    char err[4400] = "";
+    long step;
+    double e;
+    while (collect && o->nobs > 0)
+        if (output_collect(o, fs, &step, &e) < 0) return -1;
+    o->nobs = 0;
+    int rc = o->frames ? export_wait(o->frames, err, sizeof err) : 0;
+    if (rows_flush(o, fs) < 0) return -1;
+    if (rc < 0) log_error("export", "%s", err);
+    return rc;
+}
+
+/* Collect read-backs until at most lag are in flight, each one's error
+ * checked (NaN: the run diverged); the last one's error in *error. 0 or -1
+ * (said). */
+static int outputs_collect(Outputs *o, const Fields *fs, int lag, double *error)
+{
+    while (o->nobs > lag) {
+        long at;
+        if (output_collect(o, fs, &at, error) < 0) return -1;
+        if (!isfinite(*error)) {
+            log_error("solver", "the simulation diverged (NaN) at step %ld; try a smaller --dt", at);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* After a failure (said already): the frames in flight finished (or, after
+ * a failed frame, removed), and the rows of the frames in place written,
+ * saying nothing more. */
+static void outputs_settle(Outputs *o, const Fields *fs)
+{
+    char err[4400];
+    if (o->frames) export_wait(o->frames, err, sizeof err);
+    if (o->metrics && metrics_error(o->metrics)[0]) return;
+    rows_flush(o, fs);
+}
+
+/* The memory the frames in flight may hold: what the run's budget
+ * (--max-memory) leaves after the simulation's own buffers on the CPU (an
+ * estimate: 32 floats a cell), in whole frames, at most two a writer
+ * thread, at least one. */
+static size_t flight_budget(const Config *c, size_t frame_bytes, int threads, int w, int h)
+{
+    Budget b;
+    budget_init(&b, budget_limit_bytes(c->max_memory_mb));
+    budget_add(&b, (unsigned long long)w * (unsigned long long)h * 32ull * sizeof(float),
+               "the simulation (%dx%d)", w, h);
+    int k = budget_frames_in_flight(&b, frame_bytes, 2 * threads);
+    return (size_t)k * frame_bytes;
+}
+
+/* Write what is due at step k, now: output_start and output_collect. */
+static int write_outputs(Outputs *o, const Fields *fs, const Config *c, long k, double *err_out)
+{
+    long step;
+    if (output_start(o, fs, c, k) < 0) return -1;
+    while (o->nobs > 0)
+        if (output_collect(o, fs, &step, err_out) < 0) return -1;
     return 0;
 }
 
@@ -348,6 +487,11 @@ static ExportOptions export_options(const Config *c, const Fields *fs, const cha
         memcpy(x.fields, fs->show, (size_t)fs->n * sizeof x.fields[0]);
     }
     memcpy(x.background, c->background, sizeof x.background);
+    x.png_compression = c->png_compression;
+    x.exr_tiled = c->exr_tiled;
+    x.threads = c->threads > 0 ? c->threads : pool_cores();
+    x.max_flight_bytes = flight_budget(c, export_frame_bytes_for(&x, grid_w, grid_h), x.threads,
+                                       grid_w, grid_h);
     return x;
 }
 
@@ -454,6 +598,13 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
         if (st > last_key) last_key = st;
     }
     bool until_settled = c->steps == 0 && !range && !sequence;
+    /* read-backs in flight behind the steps: two on the GPU (triple
+     * buffered); none where a step needs its own error (until the morph
+     * settles), with the velocity (read at once) or on the CPU (observed at
+     * once anyway) */
+    o.lag = until_settled || c->exr_velocity || morph_backend(m) == MORPH_CPU ? 0 : 2;
+    const char *lag_env = getenv("SMOKEMORPH_OBSERVE_LAG"); /* tests: 0 against 2 */
+    if (lag_env && (lag_env[0] == '0' || lag_env[0] == '1') && !lag_env[1]) o.lag = lag_env[0] - '0';
     long steps = range ? (c->range_last - c->frame_start) * (long)c->every
                  : until_settled ? CONFIG_HEADLESS_MAX_STEPS
                  : c->steps == 0 ? last_key : c->steps;
@@ -465,7 +616,8 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
     }
     int ending = FIDELITY_RUNNING;
     const char *dir = c->frames_dir;
-    if (!dir && !c->metrics_path && !c->screenshot && !c->video_path) dir = CONFIG_DEFAULT_OUT_DIR;
+    if (!dir && !c->no_frames && !c->metrics_path && !c->screenshot && !c->video_path)
+        dir = CONFIG_DEFAULT_OUT_DIR;
     const char *ckdir = c->checkpoint_dir ? c->checkpoint_dir : dir ? dir : ".";
     size_t cells = (size_t)morph_width(m) * morph_height(m);
     bool nomem = c->checkpoint_every &&
@@ -563,8 +715,9 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
     /* the start line: the frames in animators' terms (how many, at what
      * rate, how long) and where they go */
     char timing[160] = "", where[4400] = "";
+    long nf = 0; /* frames to write (at most, until it settles) */
     if (o.frames) {
-        long nf = range ? c->range_last - c->range_first + 1
+        nf = range ? c->range_last - c->range_first + 1
                         : steps / c->every + 1 + (steps % c->every != 0);
         if (until_settled)
             snprintf(timing, sizeof timing, ": %ld frames at %g fps, %.2f s", nf, c->fps,
@@ -633,14 +786,15 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
     bool json = c->progress_format == CONFIG_PROGRESS_JSON;
     progress_begin(&prog, steps, json ? !config_given(c, "no-progress") : c->progress && c->verbosity > 0);
     progress_set_json(&prog, json, first);
+    prog.frames_total = o.frames && dir ? nf : 0;
     catch_signals();
     double error = 0.0;
     /* the checkpoint's step is written again when it is an output step (the
      * same bytes as the earlier run's): a resumed run starts with it */
-    if ((!res || first % c->every == 0 || first == steps) && write_outputs(&o, fs, c, first, &error) < 0)
-        goto done;
+    if ((!res || first % c->every == 0 || first == steps) &&
+        (write_outputs(&o, fs, c, first, &error) < 0 || outputs_drain(&o, fs, false) < 0))
+        goto done; /* the first frame written before the steps go on: what fails at once says so at once */
     for (long k = first + 1; k <= steps; k++) {
-        prog.frames = o.frames ? export_count(o.frames) : 0;
         bool before = g_signal != 0;
         int stepped = before ? 0 : morph_step_fields(fs->m, fs->n);
         if (g_signal) { /* before the step, or within it: its state is not written */
@@ -653,6 +807,9 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
                 ckstep = k - 1;
                 if (o.sidecar) sidecar_checkpoint(o.sidecar, ckstep, ckpath);
             }
+            /* the frames of the steps done are finished, never half-written */
+            if (outputs_collect(&o, fs, 0, &error) < 0 || outputs_drain(&o, fs, false) < 0)
+                outputs_settle(&o, fs);
             char hint[sizeof ckpath + 32] = "";
             if (ckstep >= 0) snprintf(hint, sizeof hint, "; resume with --resume %s", ckpath);
             say_interrupted(&o, c, dir, k - 1, hint);
@@ -673,16 +830,16 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
             ending = fidelity_settle_update(&settle, k, error);
             if (ending != FIDELITY_RUNNING) observe = true; /* the last frame */
         }
-        if (observe) {
-            if (write_outputs(&o, fs, c, k, &error) < 0) goto done;
-            if (!isfinite(error)) {
-                log_error("solver", "the simulation diverged (NaN) at step %ld; try a smaller --dt", k);
+        if (observe) { /* the read-back of step k starts; o.lag of them stay in flight */
+            if (output_start(&o, fs, c, k) < 0 || outputs_collect(&o, fs, o.lag, &error) < 0)
                 goto done;
-            }
-            if (until_settled && ending == FIDELITY_RUNNING)
+            if (until_settled && ending == FIDELITY_RUNNING) /* lag 0: step k's error */
                 ending = fidelity_settle_update(&settle, k, error);
         }
         if (c->checkpoint_every && k % c->checkpoint_every == 0 && ending == FIDELITY_RUNNING) {
+            /* the frames up to the checkpoint's step in place first: a
+             * resumed run writes the frames from its step on */
+            if (outputs_collect(&o, fs, 0, &error) < 0 || outputs_drain(&o, fs, false) < 0) goto done;
             if (write_checkpoint(fs, &ck, c, ckdir, k, &settle, ckpath, sizeof ckpath) < 0) goto done;
             ckstep = k;
             snprintf(err, sizeof err, "out of memory");
@@ -693,13 +850,21 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
             }
         }
         prog.frames = o.frames ? export_count(o.frames) : 0;
-        progress_update(&prog, k, error);
+        prog.in_flight = o.frames ? (int)(export_submitted(o.frames) - prog.frames) + o.nobs : 0;
+        if (k < steps && ending == FIDELITY_RUNNING) /* the last: once its frames are in */
+            progress_update(&prog, k, error);
         if (ending != FIDELITY_RUNNING) {
             steps = k;
             break;
         }
     }
+    /* the last read-backs and frames in flight */
+    if (outputs_collect(&o, fs, 0, &error) < 0 || outputs_drain(&o, fs, false) < 0) goto done;
+    prog.frames = o.frames ? export_count(o.frames) : 0;
+    prog.in_flight = 0;
+    progress_update(&prog, steps, error);
     progress_end(&prog);
+    double ran_s = export_now() - prog.start;
     if (until_settled && c->verbosity > 0) {
         if (ending == FIDELITY_ARRIVED_AT)
             fprintf(stderr, "smokemorph: the morph arrived: error %.1f%% at step %ld\n",
@@ -729,6 +894,24 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
         log_error("export", "%s", err);
         goto done;
     }
+    if (c->verbosity > 0) { /* the run's speed: steps and frames a second */
+        long ran = steps - first;
+        char fr[160] = "";
+        if (o.frames && export_count(o.frames) > 0)
+            snprintf(fr, sizeof fr, ", %d frames (%.1f frames/s, %d writer thread%s)",
+                     export_count(o.frames), ran_s > 0.0 ? export_count(o.frames) / ran_s : 0.0,
+                     export_threads(o.frames), export_threads(o.frames) == 1 ? "" : "s");
+        fprintf(stderr, "smokemorph: %ld steps in %.2f s (%.1f steps/s)%s\n", ran, ran_s,
+                ran_s > 0.0 ? (double)ran / ran_s : 0.0, fr);
+    }
+    if (c->verbosity > 1) { /* where the time went (docs/PERFORMANCE.md) */
+        double cv = 0.0, en = 0.0, cm = 0.0;
+        if (o.frames) export_times(o.frames, &cv, &en, &cm);
+        fprintf(stderr, "smokemorph: time: read-backs %.2f s to start, %.2f s to wait for and sum; "
+                "frames %.2f s to hand over; writers (thread-seconds) %.2f s converting, %.2f s "
+                "compressing and writing, %.2f s renaming\n", o.t_start, o.t_finish, o.t_hand, cv,
+                en - cv, cm);
+    }
     rc = 0;
     if (o.frames && c->verbosity > 0) {
         int nf = export_count(o.frames);
@@ -748,6 +931,7 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
             fprintf(stderr, "  make a video: %s\n", hint);
     }
 done:
+    if (rc != 0) outputs_settle(&o, fs); /* frames in flight finished or removed */
     if (o.metrics) {
         /* a failed or interrupted run keeps the complete rows it wrote */
         if (metrics_close(o.metrics, rc == 0 || metrics_rows(o.metrics) > 0, err, sizeof err) < 0) {

@@ -44,6 +44,11 @@ typedef struct {
     int (*step_end)(void *b);
     int (*read_output)(void *b, MethodOut f, float *a, float *b2);
     int (*substeps)(void *b, int stage);
+    /* observe_sums in two halves (an asynchronous read-back); NULL: the
+     * backend observes at once (morph_observe_start keeps the result) */
+    int (*observe_start)(void *b, int slot, bool max_div);
+    int (*observe_finish)(void *b, int slot, float *rho, double *mass, double *diff, double *target,
+                          double *max_div);
 } MorphOps;
 
 struct Morph {
@@ -93,6 +98,12 @@ struct Morph {
     unsigned group_part;
     const MorphOps *ops;
     void *b;
+    /* morph_observe_start on a backend without asynchronous read-backs:
+     * the observation made at the start, kept a slot each */
+    struct MorphObs {
+        float *rho;
+        double mass, error, max_div, each[MORPH_MAX_FIELDS];
+    } obs[MORPH_OBSERVE_SLOTS];
 };
 
 /* ---- the CPU reference ---------------------------------------------------- */
@@ -230,7 +241,7 @@ static const MorphOps cpu_ops = {cpu_destroy, cpu_set_density, cpu_set_target, c
                                  cpu_set_potential_scale, cpu_set_sources, cpu_add_source,
                                  cpu_step_parts, cpu_copy_velocity, cpu_splat_density,
                                  cpu_observe_sums, cpu_step_begin, cpu_step_pass, cpu_step_end,
-                                 cpu_read_output, cpu_substeps};
+                                 cpu_read_output, cpu_substeps, NULL, NULL};
 
 /* ---- the GPU solver (fragment or compute passes) -------------------------- */
 
@@ -298,6 +309,12 @@ static int gpu_read_output(void *b, MethodOut f, float *a, float *b2)
     return rc;
 }
 static int gpu_substeps(void *b, int stage) { return solver_substeps(b, stage); }
+static int gpu_observe_start(void *b, int slot, bool max_div) { return solver_observe_start(b, slot, max_div); }
+static int gpu_observe_finish(void *b, int slot, float *rho, double *mass, double *diff, double *target,
+                              double *max_div)
+{
+    return solver_observe_finish(b, slot, rho, mass, diff, target, max_div);
+}
 
 static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, gpu_step, gpu_observe,
                                  gpu_read_velocity, gpu_params, gpu_set_params, gpu_stir, gpu_density_texture,
@@ -305,7 +322,7 @@ static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, g
                                  gpu_set_potential_scale, gpu_set_sources, gpu_add_source,
                                  gpu_step_parts, gpu_copy_velocity, gpu_splat_density,
                                  gpu_observe_sums, gpu_step_begin, gpu_step_pass, gpu_step_end,
-                                 gpu_read_output, gpu_substeps};
+                                 gpu_read_output, gpu_substeps, gpu_observe_start, gpu_observe_finish};
 
 /* ---- the morph -------------------------------------------------------------- */
 
@@ -388,6 +405,7 @@ void morph_free(Morph *m)
     free(m->sched);
     free_sources(m->src, m->nsrc);
     free(m->moved);
+    for (int k = 0; k < MORPH_OBSERVE_SLOTS; k++) free(m->obs[k].rho);
     free(m);
 }
 
@@ -915,6 +933,61 @@ int morph_observe_fields(Morph *const *ms, int n, float *const *rho, double *mas
         double mi, e, t;
         if (ms[i]->ops->observe_sums(ms[i]->b, rho ? rho[i] : NULL, &mi, &e, &t,
                                      i == 0 ? max_div : NULL) < 0)
+            return -1;
+        if (mass_each) mass_each[i] = mi;
+        msum += mi;
+        esum += e;
+        tsum += t;
+    }
+    if (mass) *mass = msum;
+    if (error) *error = tsum > 0.0 ? esum / tsum : 0.0;
+    return 0;
+}
+
+int morph_observe_start(Morph *const *ms, int n, int slot, bool rho, bool max_div)
+{
+    if (slot < 0 || slot >= MORPH_OBSERVE_SLOTS || n < 1 || n > MORPH_MAX_FIELDS) return -1;
+    if (ms[0]->ops->observe_start) {
+        for (int i = 0; i < n; i++)
+            if (ms[i]->ops->observe_start(ms[i]->b, slot, max_div && i == 0) < 0) return -1;
+        return 0;
+    }
+    /* observed now, kept in field 0's slot (each field's density in its own) */
+    struct MorphObs *o = &ms[0]->obs[slot];
+    float *r[MORPH_MAX_FIELDS] = {NULL};
+    for (int i = 0; rho && i < n; i++) {
+        struct MorphObs *oi = &ms[i]->obs[slot];
+        if (!oi->rho && !(oi->rho = malloc((size_t)ms[i]->w * ms[i]->h * sizeof(float)))) return -1;
+        r[i] = oi->rho;
+    }
+    o->max_div = 0.0;
+    return morph_observe_fields(ms, n, rho ? r : NULL, o->each, &o->mass, &o->error,
+                                max_div ? &o->max_div : NULL);
+}
+
+int morph_observe_finish(Morph *const *ms, int n, int slot, float *const *rho, double *mass_each,
+                         double *mass, double *error, double *max_div)
+{
+    if (slot < 0 || slot >= MORPH_OBSERVE_SLOTS || n < 1 || n > MORPH_MAX_FIELDS) return -1;
+    if (!ms[0]->ops->observe_finish) {
+        struct MorphObs *o = &ms[0]->obs[slot];
+        for (int i = 0; rho && i < n; i++) {
+            if (!rho[i]) continue;
+            if (!ms[i]->obs[slot].rho) return -1;
+            memcpy(rho[i], ms[i]->obs[slot].rho, (size_t)ms[i]->w * ms[i]->h * sizeof(float));
+        }
+        if (mass_each) memcpy(mass_each, o->each, (size_t)n * sizeof *mass_each);
+        if (mass) *mass = o->mass;
+        if (error) *error = o->error;
+        if (max_div) *max_div = o->max_div;
+        return 0;
+    }
+    /* the sums as morph_observe_fields makes them */
+    double msum = 0.0, esum = 0.0, tsum = 0.0;
+    for (int i = 0; i < n; i++) {
+        double mi, e, t;
+        if (ms[i]->ops->observe_finish(ms[i]->b, slot, rho ? rho[i] : NULL, &mi, &e, &t,
+                                       i == 0 ? max_div : NULL) < 0)
             return -1;
         if (mass_each) mass_each[i] = mi;
         msum += mi;

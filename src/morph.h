@@ -54,6 +54,16 @@ const char *morph_fields_check(Morph *const *ms, int n); /* NULL when they can s
  * 0's). With n = 1, morph_observe's numbers. 0 or -1. */
 int morph_observe_fields(Morph *const *ms, int n, float *const *rho, double *mass_each, double *mass,
                          double *error, double *max_div);
+/* morph_observe_fields in two halves, so that writing frames never stalls
+ * the steps: start queues the read-backs (into slot, 0..MORPH_OBSERVE_SLOTS-1;
+ * rho: the densities too; max_div: max|∇·u| too) and returns; finish, after
+ * any number of later steps, gives what morph_observe_fields gave at the
+ * start. On the GPU an asynchronous read-back (solver_observe_start); on
+ * the CPU the observation is made at the start and kept. 0 or -1. */
+#define MORPH_OBSERVE_SLOTS 3
+int morph_observe_start(Morph *const *ms, int n, int slot, bool rho, bool max_div);
+int morph_observe_finish(Morph *const *ms, int n, int slot, float *const *rho, double *mass_each,
+                         double *mass, double *error, double *max_div);
 long morph_step_count(const Morph *m);
 double morph_time(const Morph *m);
 int morph_width(const Morph *m);

@@ -142,6 +142,8 @@ struct Solver {
     int inflight_next;
     double wait_s;              /* solver_wait_seconds */
     SolverTimes times;
+    FieldReadback *obs[SOLVER_OBSERVE_SLOTS]; /* solver_observe_start's read-backs */
+    bool obs_div[SOLVER_OBSERVE_SLOTS];       /* ... of the ratio field (with max|div u|) */
 };
 
 static float cell_size(int w, int h) { return 1.0f / (float)(w < h ? w : h); }
@@ -931,6 +933,7 @@ void solver_free(Solver *s)
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     for (int l = 0; l < s->nspeed; l++) field_free(s->speed[l]);
     if (s->plan[0]) glDeleteBuffers(2, s->plan);
+    for (int k = 0; k < SOLVER_OBSERVE_SLOTS; k++) field_readback_free(s->obs[k]);
     field_free(s->div);
     field_free(s->ratio);
     field_free(s->drift);
@@ -1162,6 +1165,48 @@ int solver_observe_sums(Solver *s, float *rho, double *mass, double *diff, doubl
 done:
     free(d);
     return rc;
+}
+
+int solver_observe_start(Solver *s, int slot, bool max_div)
+{
+    if (slot < 0 || slot >= SOLVER_OBSERVE_SLOTS) return -1;
+    if (!s->obs[slot] && !(s->obs[slot] = field_readback_create())) return -1;
+    /* the ratio field is free between steps, and the next step's passes
+     * write it only after this copy in the command stream */
+    const Field *src = s->dens.read;
+    if (max_div) {
+        Shader *sh = use(s, SH_OBSERVE);
+        shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+        shader_set_texture(sh, "u_vel", 1, field_texture(s->vel.read));
+        run(s, s->ratio);
+        src = s->ratio;
+    }
+    s->obs_div[slot] = max_div;
+    return field_readback_start(s->obs[slot], src);
+}
+
+int solver_observe_finish(Solver *s, int slot, float *rho, double *mass, double *diff, double *target,
+                          double *max_div)
+{
+    if (slot < 0 || slot >= SOLVER_OBSERVE_SLOTS || !s->obs[slot]) return -1;
+    const float *d = field_readback_map(s->obs[slot]);
+    if (!d) return -1;
+    size_t n = (size_t)s->w * s->h;
+    bool div = s->obs_div[slot] && max_div;
+    double m = 0.0, e = 0.0, t = 0.0, md = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        if (rho) rho[k] = d[4 * k];
+        m += d[4 * k];
+        e += fabs((double)d[4 * k] - d[4 * k + 1]);
+        t += d[4 * k + 1];
+        if (div && d[4 * k + 2] > md) md = d[4 * k + 2];
+    }
+    field_readback_unmap(s->obs[slot]);
+    if (mass) *mass = m;
+    if (diff) *diff = e;
+    if (target) *target = t;
+    if (max_div) *max_div = md;
+    return 0;
 }
 
 int solver_metrics(Solver *s, double *mass, double *error, double *max_div)

@@ -107,6 +107,16 @@ int solver_observe(Solver *s, float *rho, double *mass, double *error, double *m
 /* The same with the error's two sums: Σ|ρ−ρ*| (diff) and Σρ* (target). */
 int solver_observe_sums(Solver *s, float *rho, double *mass, double *diff, double *target,
                         double *max_div);
+/* solver_observe_sums in two halves, for read-backs that do not stall the
+ * steps: start queues the observing pass (with max_div) and an asynchronous
+ * read-back into slot (0..SOLVER_OBSERVE_SLOTS-1; a pixel buffer object
+ * with a fence) and returns; finish, after any number of later steps, waits
+ * for that copy and gives what solver_observe_sums would have given at the
+ * start. */
+#define SOLVER_OBSERVE_SLOTS 3
+int solver_observe_start(Solver *s, int slot, bool max_div);
+int solver_observe_finish(Solver *s, int slot, float *rho, double *mass, double *diff, double *target,
+                          double *max_div);
 /* All three metrics (one read-back). */
 int solver_metrics(Solver *s, double *mass, double *error, double *max_div);
 

@@ -224,6 +224,27 @@ static void test_output_options(void)
               c.format == IMAGE_FORMAT_PNG16 && c.density_scale == 0.0f, "png16, auto: %s", errbuf);
     CHECK(parse(&c, "--exr-compression", "none", "--format", "exr", NULL) == 0 &&
               c.exr_compression == IMAGE_EXR_NONE, "none: %s", errbuf);
+    /* issue 22: every compression OpenEXRCore 3.1 writes, tiles, PNG levels,
+     * writer threads, no frames */
+    static const struct {
+        const char *name;
+        ImageExrCompression c;
+    } comps[] = {{"zips", IMAGE_EXR_ZIPS}, {"rle", IMAGE_EXR_RLE}, {"pxr24", IMAGE_EXR_PXR24},
+                 {"b44", IMAGE_EXR_B44}, {"zip", IMAGE_EXR_ZIP}, {"piz", IMAGE_EXR_PIZ}};
+    for (size_t k = 0; k < sizeof comps / sizeof comps[0]; k++)
+        CHECK(parse(&c, "--format", "exr", "--exr-compression", comps[k].name, "--exr-tiled", NULL) == 0 &&
+                  c.exr_compression == comps[k].c && c.exr_tiled,
+              "--exr-compression %s --exr-tiled: %s", comps[k].name, errbuf);
+    CHECK(parse(&c, NULL) == 0 && c.png_compression == IMAGE_PNG_LEVEL_DEFAULT && c.threads == 0 &&
+              !c.no_frames && !c.exr_tiled,
+          "issue 22's defaults");
+    CHECK(parse(&c, "--png-compression", "9", "--threads", "3", "--format", "png16", NULL) == 0 &&
+              c.png_compression == 9 && c.threads == 3,
+          "--png-compression 9 --threads 3: %s", errbuf);
+    CHECK(parse(&c, "--png-compression", "0", NULL) == 0 && c.png_compression == 0, "level 0: %s", errbuf);
+    CHECK(parse(&c, "--frames", "none", "--metrics", "m.csv", NULL) == 0 && c.no_frames && !c.frames_dir,
+          "--frames none: %s", errbuf);
+    CHECK(parse(&c, "--no-frames", NULL) == 0 && c.no_frames && !c.frames_dir, "--no-frames: %s", errbuf);
     /* DWAA where the C library has it (OpenEXR 3.2), else a clear refusal */
     if (exr_compression_available(IMAGE_EXR_DWAA))
         CHECK(parse(&c, "--format", "exr", "--exr-compression", "dwaa", NULL) == 0 &&
@@ -282,7 +303,15 @@ static void test_output_options(void)
     BAD("--density-scale", "--density-scale", "0");
     BAD("--density-scale", "--density-scale", "-2");
     BAD("--exr-type", "--format", "exr", "--exr-type", "double");
-    BAD("--exr-compression", "--format", "exr", "--exr-compression", "b44");
+    BAD("--exr-compression", "--format", "exr", "--exr-compression", "b44a");
+    BAD("--threads", "--threads", "0");
+    BAD("--threads", "--threads", "257");
+    BAD("--png-compression", "--png-compression", "10");
+    BAD("--png-compression", "--png-compression", "-1");
+    BAD("--png-compression", "--format", "exr", "--png-compression", "3");
+    BAD("--exr-tiled", "--exr-tiled");
+    BAD("--no-frames", "--no-frames", "--frames", "out");
+    BAD("--no-frames", "--frames", "none", "--frames", "out");
     BAD("--fps", "--fps", "0");
     BAD("--fps", "--fps", "1001");
     BAD("--video", "--video", "a.avi");
