@@ -179,6 +179,13 @@ static void test_dry_run(void)
               count_str(R.out, "--time=10:00") == 3,
           "the sbatch commands:\n%s", R.out);
     CHECK(!exists_in("dry"), "--dry-run wrote files");
+    /* --chunk-frames and --frame-name: 4 intervals a chunk, frames named by a pattern */
+    rc = sh("%s chunks --out dry --chunk-frames 4 --frame-name 'smoke.####.png' --smokemorph %s --dry-run -- " SHOT
+            " %s/ring.png %s/star.png",
+            farm, bin, tgt, tgt);
+    CHECK(rc == 0 && count_str(R.out, "sbatch --parsable") == 2 &&
+              strstr(R.out, pathf("--frames '%s/dry/frames/smoke.####.png' --frame-range 6-9 --checkpoint-every 20", work)),
+          "--chunk-frames 4 --frame-name: exit %d:\n%s%s", rc, R.out, R.err);
 
     rc = sh("printf 'a --grid 16 %s/ring.png %s/star.png\\n# a comment\\n\\n\"b\" --grid \"16\" %s/star.png "
             "%s/ring.png\\n' >list && %s shots --out dry --list list --gres gpu:2 --max-running 1 "
@@ -441,6 +448,48 @@ static void test_shots(void)
     CHECK(diff_frames("ref_b", "shots/b", 1, 5) == 0, "shot b rendered again: frames differ");
 }
 
+/* A shot with --checkpoint-every, stopped (a stand-in smokemorph renders
+ * frames 1-5, steps 0..200, with their checkpoints, then exits 143 as a time
+ * limit would leave it), submitted again: it resumes from its last
+ * checkpoint, and its frames and metrics (the two attempts' put together)
+ * are one run's */
+static void test_shots_resume(void)
+{
+    char fake[16384];
+    snprintf(fake, sizeof fake,
+             "#!/bin/sh\n"
+             "case \" $* \" in *' --resume '* | *' --dump-scene '*) exec %s \"$@\" ;; esac\n"
+             "%s \"$@\" --frame-range 1-5 || exit $?\n"
+             "echo 'smokemorph: interrupted by SIGTERM at step 230 (a stand-in)' >&2\n"
+             "exit 143\n",
+             bin, bin);
+    const char *fakef = pathf("%s/stop/smokemorph", work);
+    CHECK(mkdir(pathf("%s/stop", work), 0755) == 0 && testlib_write_file(fakef, fake, strlen(fake)) == 0 &&
+              chmod(fakef, 0755) == 0,
+          "cannot write %s", fakef);
+    char shot[9000];
+    snprintf(shot, sizeof shot, "--cpu --grid 32 --steps 400 --every 50 %s/ring.png %s/star.png", tgt, tgt);
+    int rc = sh("echo 'r %s' >resume.txt && %s shots --out res --list resume.txt --checkpoint-every 100 "
+                "--smokemorph stop/smokemorph --wait --poll 1",
+                shot, farm);
+    CHECK(rc == 1 && strstr(R.err, "FAILED: shot r") && strstr(R.err, "stopped by SIGTERM"),
+          "a stopped shot: exit %d:\n%s", rc, R.err);
+    CHECK(exists_in("res/r/checkpoints/checkpoint_000200.smc") && !exists_in("res/r/frame_00006.png"),
+          "the stopped shot left no checkpoint at step 200, or went on");
+    rc = sh("%s shots --out res --list resume.txt --checkpoint-every 100 --smokemorph %s --wait --poll 1", farm,
+            bin);
+    CHECK(rc == 0 && strstr(R.err, "all 1 done"), "the stopped shot submitted again: exit %d:\n%s", rc, R.err);
+    char *lg = read_rel("res/logs/r.log");
+    CHECK(strstr(lg, "checkpoints/checkpoint_000200.smc") && strstr(lg, "resumed at step 200"),
+          "the shot did not resume from its last checkpoint:\n%s", lg);
+    free(lg);
+    if (reference(pathf("%s --frames ref_r --metrics ref_r.csv", shot))) {
+        CHECK(diff_frames("ref_r", "res/r", 1, 9) == 0, "the resumed shot's frames are not one run's");
+        CHECK(same_file(pathf("%s/ref_r.csv", work), pathf("%s/res/metrics/r.csv", work)),
+              "the resumed shot's metrics are not one run's");
+    }
+}
+
 /* One shot in 3 chunks: first with chunk 2 made to fail (a smokemorph that
  * exits 1 with a reason for its frame range), then submitted again */
 static void test_chunks(void)
@@ -542,6 +591,9 @@ int main(void)
                         tools[t]);
     if (why) {
         printf("SKIP test_slurm on a real Slurm: %s\n", why);
+    } else if (check_skipped("test_shots") && check_skipped("test_shots_resume") &&
+               check_skipped("test_chunks")) {
+        /* TEST_ONLY left out the cluster's tests */
     } else {
         atexit(stop_daemons);
         static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGABRT, SIGFPE};
@@ -550,6 +602,7 @@ int main(void)
         if (start_cluster()) {
             printf("(the cluster came up in %.1f s)\n", check_now() - t0);
             RUN(test_shots);
+            RUN(test_shots_resume);
             RUN(test_chunks);
         }
         stop_daemons();
