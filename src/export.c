@@ -737,11 +737,12 @@ static void frame_job(void *arg)
     pthread_mutex_unlock(&x->mu);
     double t0 = export_now();
     j->rc = skip ? -1 : frame_encode(x, j);
-    double t1 = export_now();
+    double t1 = export_now(), t_enc = t1 - t0;
     pthread_mutex_lock(&x->mu);
     while (x->committed != j->seq) pthread_cond_wait(&x->cv, &x->mu);
     bool drop = x->failed || x->cancel;
     pthread_mutex_unlock(&x->mu);
+    t1 = export_now(); /* the commit's own time, not the wait for its turn */
     /* alone in the ordered step: the frames before are committed, the ones
      * after wait for committed to reach them */
     int rc = frame_commit(x, j, drop);
@@ -752,7 +753,7 @@ static void frame_job(void *arg)
         snprintf(x->why, sizeof x->why, "%s", j->err);
     }
     x->t_convert += j->t_convert;
-    x->t_encode += t1 - t0;
+    x->t_encode += t_enc;
     x->t_commit += t2 - t1;
     x->committed++;
     x->in_flight--;

@@ -15,9 +15,9 @@ static TestlibResult R;
 
 static int bench(const char *const *args)
 {
-    const char *argv[16] = {tool};
+    const char *argv[32] = {tool};
     int n = 1;
-    for (; args[n - 1] && n < 15; n++) argv[n] = args[n - 1];
+    for (; args[n - 1] && n < 31; n++) argv[n] = args[n - 1];
     argv[n] = NULL;
     return testlib_run(argv, NULL, &R);
 }
@@ -55,6 +55,28 @@ static void test_bad_args(void)
     CHECK(rc == 0 && strstr(R.out, "--set NAME=VALUE") != NULL, "--help names --set (%d):\n%s", rc, R.out);
 }
 
+/* bench --export: a row per format, size and thread count; bench --render:
+ * the run with frames and the one without (issue 22). */
+static void test_export_render(void)
+{
+    int rc = bench((const char *const[]){"--export", "--formats", "png8,exr", "--sizes", "24x16",
+                                         "--threads", "1,2", "--frames", "2", NULL});
+    CHECK(rc == 0 && strstr(R.out, "| png8 | 24x16 | 1 |") && strstr(R.out, "| exr | 24x16 | 2 |") &&
+              strstr(R.out, "frames/s"),
+          "bench --export (%d):\n%s%s", rc, R.out, R.err);
+    char disc[4200];
+    snprintf(disc, sizeof disc, "%s/../targets/ring.png", testlib_build_dir());
+    if (access(disc, R_OK) != 0) snprintf(disc, sizeof disc, "targets/ring.png");
+    rc = bench((const char *const[]){"--render", "--", "--headless", "--cpu", "--grid", "16", "--steps", "4",
+                                     "--frames", "/tmp/smokemorph-bench-render", disc, disc, NULL});
+    CHECK(rc == 0 && strstr(R.out, "| with frames |") && strstr(R.out, "| no frames |") &&
+              strstr(R.out, "4 steps in"),
+          "bench --render (%d):\n%s%s", rc, R.out, R.err);
+    testlib_rm_rf("/tmp/smokemorph-bench-render");
+    rc = bench((const char *const[]){"--render", NULL});
+    CHECK(rc == 2, "bench --render without a run: exit 2 (%d)", rc);
+}
+
 int main(void)
 {
     snprintf(tool, sizeof tool, "%s/tools/bench", testlib_build_dir());
@@ -65,6 +87,7 @@ int main(void)
     RUN(test_cpu_row);
     RUN(test_set);
     RUN(test_bad_args);
+    RUN(test_export_render);
     testlib_result_free(&R);
     return check_done();
 }

@@ -284,10 +284,33 @@ TestlibExr *testlib_load_exr(const char *path)
     }
     int32_t lines = 1;
     what = "pixels";
-    if ((rc = exr_get_scanlines_per_chunk(ctx, 0, &lines))) goto fail;
-    for (int y = dw.min.y; y <= dw.max.y; y += lines) {
+    exr_storage_t storage;
+    if ((rc = exr_get_storage(ctx, 0, &storage))) goto fail;
+    e->tiled = storage == EXR_STORAGE_TILED;
+    uint32_t tw = 1, th = 1;
+    int ntx = 1, nchunks;
+    if (e->tiled) {
+        exr_tile_level_mode_t lm;
+        exr_tile_round_mode_t rm;
+        if ((rc = exr_get_tile_descriptor(ctx, 0, &tw, &th, &lm, &rm))) goto fail;
+        ntx = (int)(((uint32_t)(dw.max.x - dw.min.x) + tw) / tw);
+        nchunks = ntx * (int)(((uint32_t)(dw.max.y - dw.min.y) + th) / th);
+    } else {
+        if ((rc = exr_get_scanlines_per_chunk(ctx, 0, &lines))) goto fail;
+        nchunks = (dw.max.y - dw.min.y + lines) / lines;
+    }
+    for (int c = 0; c < nchunks; c++) {
         exr_chunk_info_t ci;
-        if ((rc = exr_read_scanline_chunk_info(ctx, 0, y, &ci))) goto fail;
+        int px0, py0; /* the chunk's first pixel: a tile's start_x/y are its tile indices */
+        if (e->tiled) {
+            if ((rc = exr_read_tile_chunk_info(ctx, 0, c % ntx, c / ntx, 0, 0, &ci))) goto fail;
+            px0 = dw.min.x + (c % ntx) * (int)tw;
+            py0 = dw.min.y + (c / ntx) * (int)th;
+        } else {
+            if ((rc = exr_read_scanline_chunk_info(ctx, 0, dw.min.y + c * lines, &ci))) goto fail;
+            px0 = ci.start_x;
+            py0 = ci.start_y;
+        }
         rc = started ? exr_decoding_update(ctx, 0, &ci, &dec) : exr_decoding_initialize(ctx, 0, &ci, &dec);
         if (rc) goto fail;
         for (int c = 0; c < dec.channel_count; c++) {
@@ -299,7 +322,7 @@ TestlibExr *testlib_load_exr(const char *path)
             ch->user_bytes_per_element = 4;
             ch->user_pixel_stride = 4;
             ch->user_line_stride = 4 * e->w;
-            ch->decode_to_ptr = plane ? (uint8_t *)(plane + (size_t)ci.start_y * e->w + ci.start_x) : NULL;
+            ch->decode_to_ptr = plane ? (uint8_t *)(plane + (size_t)py0 * e->w + px0) : NULL;
         }
         if (!started && (rc = exr_decoding_choose_default_routines(ctx, 0, &dec))) goto fail;
         started = true;

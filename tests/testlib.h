@@ -118,6 +118,7 @@ typedef struct {
     float *px[TESTLIB_EXR_MAXCH];
     int compression;
     double fps;
+    bool tiled;  /* stored as tiles (read tile by tile) */
 } TestlibExr;
 
 /* NULL, with "  load PATH: why" printed, when it cannot be read. */

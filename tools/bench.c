@@ -7,6 +7,8 @@
  *   build/tools/bench [--sizes 128,256,512,1024,2048] [--backends fragment,compute,cpu]
  *                     [--jacobi N] [--vcycles N] [--seconds S] [--from STEP]
  *                     [--set NAME=VALUE,...]
+ *   build/tools/bench --export ...   the frame writers alone (bench_frames.h)
+ *   build/tools/bench --render ... -- ARGS   a whole render against no frames
  *
  * Speed belongs here, never in a test's pass/fail. */
 #include <math.h>
@@ -39,8 +41,17 @@ static void usage(void)
            "--from STEP times the morph from that step on (default 0: from the start,\n"
            "where the flow is fastest): the transport's substeps follow the flow's speed,\n"
            "so a step's cost changes over a morph. 'substeps' is the last timed step's\n"
-           "count of the density's and the drift's transport, and their bound.\n");
+           "count of the density's and the drift's transport, and their bound.\n"
+           "\n"
+           "bench --export [--formats png8,png16,exr] [--sizes 256,2048,3840x2160]\n"
+           "             [--threads 1,N] [--frames N] [--png-compression L]\n"
+           "             [--exr-compression C] [--exr-tiled] [--dir DIR]\n"
+           "  the frame writers alone: frames/s and MB/s per format, size and threads\n"
+           "bench --render [--smokemorph PATH] [--runs N] -- SMOKEMORPH ARGS...\n"
+           "  a whole headless render against the same run with --no-frames\n");
 }
+
+#include "bench_frames.h"
 
 static void shapes(int w, int h, float *start, float *target)
 {
@@ -130,6 +141,10 @@ int main(int argc, char **argv)
     SolverParams defaults;
     method_params_default(&defaults);
     int jacobi = -1, vcycles = -1;
+    for (int k = 1; k < argc && strcmp(argv[k], "--"); k++) {
+        if (!strcmp(argv[k], "--export")) return bench_export(argc, argv);
+        if (!strcmp(argv[k], "--render")) return bench_render(argc, argv);
+    }
     for (int k = 1; k < argc; k++) {
         if (!strcmp(argv[k], "--sizes") && k + 1 < argc) sizes = argv[++k];
         else if (!strcmp(argv[k], "--seconds") && k + 1 < argc) seconds = atof(argv[++k]);
