@@ -531,6 +531,19 @@ int checkpoint_parse(const void *data, size_t len, Checkpoint *c, char *err, siz
         }
         *s = st[i];
     }
+    /* every number of the arrays finite (a checksum only says the file is
+     * as written: a NaN or an infinity would crash or poison the solver) */
+    for (uint32_t i = 0; i < nfields; i++)
+        for (int k = 0; k < CHECKPOINT_NFIELDS; k++) {
+            const float *f = *field_slot(checkpoint_field(c, (int)i), k);
+            for (size_t j = 0; j < n; j++)
+                if (!isfinite(f[j]) || fabsf(f[j]) > CHECKPOINT_VALUE_MAX) {
+                    checkpoint_free(c);
+                    return fail(err, errlen, "array %d of smoke field %u holds %s at cell (%zu, %zu)",
+                                k + 1, i + 1, isnan(f[j]) ? "NaN" : isinf(f[j]) ? "an infinity" : "a value beyond 1e30",
+                                j % (size_t)w, j / (size_t)w);
+                }
+        }
     return 0;
 }
 

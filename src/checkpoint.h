@@ -105,6 +105,9 @@ typedef struct {
 /* Zeroes c and allocates the arrays of a w x h state of one smoke field
  * (checkpoint_alloc) or nfields (1..CHECKPOINT_MAX_FIELDS). 0, or -1 when
  * out of memory or out of range (nothing left allocated). */
+/* The largest magnitude a checkpoint's array may hold; NaN, infinities and
+ * anything beyond are refused by checkpoint_parse. */
+#define CHECKPOINT_VALUE_MAX 1e30f
 int checkpoint_alloc(Checkpoint *c, int w, int h);
 int checkpoint_alloc_fields(Checkpoint *c, int w, int h, int nfields);
 /* Smoke field i's state (0: &c->state), 0 <= i < c->nfields. */

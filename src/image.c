@@ -42,6 +42,7 @@
 #include "image.h"
 
 #include <errno.h>
+#include <float.h>
 #include <fcntl.h>
 #include <math.h>
 #include <png.h>
@@ -517,12 +518,15 @@ static Image *load_raw(const char *path, FILE *f, long long fsize, const ImageLo
                              (uint32_t)p[3] << 24;
                 float v;
                 memcpy(&v, &u, sizeof v);
-                if (!isfinite(v) || v < 0.0f) {
-                    set_err(err, errlen, "cannot read %s: RAW f32 sample at (%d, %d) is %s", path, x,
-                            y, isnan(v) ? "NaN" : isinf(v) ? "infinite" : "negative");
+                if (!isfinite(v) || v < 0.0f || v > IMAGE_F32_MAX) {
+                    set_err(err, errlen, "cannot read %s: RAW f32 sample at (%d, %d) is %s", path,
+                            x, y, isnan(v) ? "NaN" : isinf(v) ? "infinite" : v < 0.0f ? "negative" :
+                            "above the largest density accepted (1e6)");
                     goto fail;
                 }
-                v += 0.0f; /* -0 -> +0 */
+                /* a denormal (below FLT_MIN) is flushed to 0: the solver
+                 * cannot carry such a density (it would be gone in a step) */
+                if (v < FLT_MIN) v = 0.0f; /* also -0 -> +0 */
                 out[x] = v;
                 if (v > vmax) vmax = v;
             } else {

@@ -54,6 +54,10 @@ typedef struct {
 } ImageInfo;
 
 #define IMAGE_MAX_SIDE 16384
+/* The largest density an f32 RAW sample may hold: beyond it (as with NaN,
+ * infinity or a negative) the file is refused; the solver's products of
+ * densities stay far from float's range. Denormals are flushed to 0. */
+#define IMAGE_F32_MAX 1e6f
 /* The decode memory budget's default: the float image plus libpng's row (or,
  * interlaced, whole-image) buffer. 16384² grey fits; a 16384² 16-bit RGBA
  * interlaced file (3 GiB) does not. */
@@ -105,7 +109,8 @@ void image_free(Image *im);
  * one line to err naming the file and the problem, without the "image: " tag
  * (callers print "image: %s"). PNG samples are used as stored (no gamma
  * conversion, straight alpha): value = sample / (2^bits - 1). f32 RAW values
- * are taken as is (finite and >= 0 required), so they may exceed 1. */
+ * are taken as is (finite, 0..IMAGE_F32_MAX required, denormals flushed to
+ * 0), so they may exceed 1. */
 Image *image_load(const char *path, const ImageLoadOpts *opts, char *err, size_t errlen);
 
 /* image_load, and what it saw in *info (info may be NULL). Hostile files:

@@ -318,7 +318,8 @@ static int outputs_collect(Outputs *o, const Fields *fs, int lag, double *error)
         long at;
         if (output_collect(o, fs, &at, error) < 0) return -1;
         if (!isfinite(*error)) {
-            log_error("solver", "the simulation diverged (NaN) at step %ld; try a smaller --dt", at);
+            log_error("solver", "the simulation's state stopped being finite (NaN or infinity) at "
+                      "step %ld; stopped; try a smaller --dt or --umax", at);
             return -1;
         }
     }
@@ -572,6 +573,34 @@ static int check_output(const char *what, const char *path, bool ours, const Con
     return 0;
 }
 
+/* Steps between two checks that the state is finite, where no output
+ * observes it anyway. */
+#define FINITE_CHECK_EVERY 16
+
+/* Fault injection for the tests (docs/ROBUSTNESS.md): with
+ * SMOKEMORPH_FAULT_NAN_STEP=K, a NaN goes into field 0's density after step
+ * K, as a solver bug would put it there. (The CPU solver's limiters wash a
+ * NaN out within a step: the check must see it at once; K a multiple of
+ * FINITE_CHECK_EVERY or an output step.) */
+static void fault_nan(Morph *m, long k)
+{
+    static long at = -2;
+    if (at == -2) {
+        const char *e = getenv("SMOKEMORPH_FAULT_NAN_STEP");
+        at = e ? strtol(e, NULL, 10) : -1;
+    }
+    if (k != at) return;
+    Checkpoint t;
+    if (checkpoint_alloc_fields(&t, morph_width(m), morph_height(m), 1) < 0) return;
+    MorphState *st = checkpoint_field(&t, 0);
+    if (morph_get_state(m, st) == 0) {
+        size_t c = (size_t)morph_height(m) / 2 * morph_width(m) + morph_width(m) / 2;
+        st->solver.field[METHOD_FIELD_DENSITY][c] = NAN;
+        morph_set_state(m, st);
+    }
+    checkpoint_free(&t);
+}
+
 static int run_headless(Fields *fs, const Config *c, float density_scale, const RunInfo *info)
 {
     Morph *m = fs->m[0];
@@ -820,7 +849,22 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
             log_error("solver", "a GL error at step %ld", k);
             goto done;
         }
+        fault_nan(m, k);
         bool observe = k % c->every == 0 || k == steps;
+        if (!observe && k % FINITE_CHECK_EVERY == 0) {
+            /* the state still finite, between outputs too (issue 21): the
+             * density's mass and the velocity's divergence see every cell */
+            double mass = 0.0, e = 0.0, div = 0.0;
+            if (morph_observe_fields(fs->m, fs->n, NULL, NULL, &mass, &e, &div) < 0) {
+                log_error("export", "cannot read the fields back from the GPU");
+                goto done;
+            }
+            if (!isfinite(mass) || !isfinite(e) || !isfinite(div)) {
+                log_error("solver", "the simulation's state stopped being finite (NaN or infinity) by "
+                          "step %ld; stopped; try a smaller --dt or --umax", k);
+                goto done;
+            }
+        }
         if (until_settled && !observe && k % 10 == 0) { /* watch the error, no output */
             double mass;
             if (morph_observe_fields(fs->m, fs->n, NULL, NULL, &mass, &error, NULL) < 0) {

@@ -14,6 +14,9 @@
 
 static inline int clampi(int x, int lo, int hi) { return x < lo ? lo : (x > hi ? hi : x); }
 static inline float clampf(float x, float lo, float hi) { return x < lo ? lo : (x > hi ? hi : x); }
+/* A sample position clamped into the lattice, NaN to lo: a non-finite
+ * velocity must never index outside an array (issue 21: it crashed). */
+static inline float clampc(float x, float lo, float hi) { return x >= lo ? (x <= hi ? x : hi) : lo; }
 
 /* Face velocities with the closed-box walls: u at i == 0 and i == w is 0. */
 static inline float U(int w, int h, const float *u, int i, int j)
@@ -71,8 +74,8 @@ void ref_pass_blur_1d(const BlurSpec *spec, int axis, const float *in, float *ou
 float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, float y)
 {
     float f = (float)spec->factor;
-    float cx = clampf(x / f - 0.5f, 0.0f, (float)(spec->cw - 1));
-    float cy = clampf(y / f - 0.5f, 0.0f, (float)(spec->ch - 1));
+    float cx = clampc(x / f - 0.5f, 0.0f, (float)(spec->cw - 1));
+    float cy = clampc(y / f - 0.5f, 0.0f, (float)(spec->ch - 1));
     int i0 = (int)floorf(cx), j0 = (int)floorf(cy);
     int i1 = i0 + 1 < spec->cw ? i0 + 1 : i0;
     int j1 = j0 + 1 < spec->ch ? j0 + 1 : j0;
@@ -153,7 +156,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
 /* Bilinear sample of the u lattice (points at (i, j + 0.5)) at fine position (x, y). */
 static float sample_u(int w, int h, const float *u, float x, float y)
 {
-    float fx = clampf(x, 0.0f, (float)w), fy = clampf(y - 0.5f, 0.0f, (float)(h - 1));
+    float fx = clampc(x, 0.0f, (float)w), fy = clampc(y - 0.5f, 0.0f, (float)(h - 1));
     int i0 = (int)floorf(fx), j0 = (int)floorf(fy);
     if (i0 > w - 1) i0 = w - 1;
     if (j0 > h - 1) j0 = h - 1;
@@ -167,7 +170,7 @@ static float sample_u(int w, int h, const float *u, float x, float y)
 /* Bilinear sample of the v lattice (points at (i + 0.5, j)). */
 static float sample_v(int w, int h, const float *v, float x, float y)
 {
-    float fx = clampf(x - 0.5f, 0.0f, (float)(w - 1)), fy = clampf(y, 0.0f, (float)h);
+    float fx = clampc(x - 0.5f, 0.0f, (float)(w - 1)), fy = clampc(y, 0.0f, (float)h);
     int i0 = (int)floorf(fx), j0 = (int)floorf(fy);
     if (i0 > w - 1) i0 = w - 1;
     if (j0 > h - 1) j0 = h - 1;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "budget.h"
 #include "export.h"
@@ -25,6 +26,7 @@
 #include "sidecar.h"
 #include "check.h"
 #include "image.h"
+#include "refsolver.h"
 #include "testlib.h"
 
 #define MAXARGS 48
@@ -413,6 +415,143 @@ static void test_frames_file_name(void)
     CHECK(R.code == 0 && wexists("o/s.0001.exr"), "a pattern: %d %s", R.code, R.err);
 }
 
+
+/* ---------------------------------------------- 4. nothing non-finite in */
+
+static void write_f32(const char *rel, int w, int h, float inside)
+{
+    float *px = calloc((size_t)w * h, sizeof(float));
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            if ((x - w / 2) * (x - w / 2) + (y - h / 2) * (y - h / 2) < w * w / 16) px[y * w + x] = inside;
+    char p[1024];
+    wpath(p, sizeof p, rel);
+    testlib_write_file(p, px, (size_t)w * h * sizeof(float));
+    free(px);
+}
+
+static uint32_t get32(const unsigned char *b) { return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24; }
+
+/* The checkpoint rel with cell 0..n-1 of field 0's array k set to v, its
+ * CRC-32 made right again (a file as written, with hostile numbers). */
+static void poison_checkpoint(const char *rel, int k, float v, int ncells)
+{
+    char p[1024];
+    size_t n;
+    wpath(p, sizeof p, rel);
+    unsigned char *b = (unsigned char *)testlib_read_file(p, &n);
+    if (!b || n < 64) {
+        free(b);
+        return;
+    }
+    uint32_t hsize = get32(b + 12), w = get32(b + 24), h = get32(b + 28);
+    for (int c = 0; c < ncells; c++) {
+        size_t at = hsize + ((size_t)k * w * h + (size_t)(w * h / 2 + w / 2 + (size_t)c)) * 4;
+        if (at + 4 <= n - 4) memcpy(b + at, &v, 4);
+    }
+    uLong crc = crc32(crc32(0L, Z_NULL, 0), b, (uInt)(n - 4));
+    for (int i = 0; i < 4; i++) b[n - 4 + i] = (unsigned char)(crc >> (8 * i));
+    testlib_write_file(p, b, n);
+    free(b);
+}
+
+static void test_non_finite(void)
+{
+    reset_work();
+    /* the 3e38 RAW: refused in one line, never a crash */
+    write_f32("big.f32", 64, 64, 3e38f);
+    run("--headless", "--cpu", "--grid", "64", "--steps", "2", "--raw", "64x64:f32", "big.f32", "big.f32",
+        NULL);
+    CHECK(R.code == 1 && R.signal == 0 && has(R.err, "1e6") && count_lines(R.err) == 1, "3e38: %d %d %s",
+          R.code, R.signal, R.err);
+    write_f32("ok.f32", 32, 32, 9e5f);
+    run("-q", "--headless", "--cpu", "--grid", "32", "--steps", "2", "--raw", "32x32:f32", "ok.f32",
+        "ok.f32", NULL);
+    CHECK(R.code == 0, "9e5 is a density: %d %s", R.code, R.err);
+    /* denormals: flushed, so an image of them is empty (said so) */
+    write_f32("tiny.f32", 32, 32, 1e-40f);
+    run("--headless", "--cpu", "--grid", "32", "--steps", "2", "--raw", "32x32:f32", "tiny.f32", "ok.f32",
+        NULL);
+    CHECK(R.code == 1 && has(R.err, "empty"), "denormals: %d %s", R.code, R.err);
+    ImageLoadOpts lo = {.raw = true, .raw_w = 32, .raw_h = 32, .raw_type = IMAGE_RAW_F32};
+    char p[1024], err[512];
+    wpath(p, sizeof p, "tiny.f32");
+    Image *im = image_load(p, &lo, err, sizeof err);
+    CHECK(im && image_sum(im) == 0.0, "flushed to 0");
+    image_free(im);
+
+    /* the CPU solver given any state steps without a crash (the issue's
+     * SIGSEGV in sample_v: a NaN position indexed outside the arrays) */
+    const float hostile[] = {NAN, INFINITY, -INFINITY, 3e38f, -3e38f, 1e-45f};
+    bool alive = true;
+    for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
+        SolverParams sp;
+        method_params_default(&sp);
+        RefSolver *rs = ref_create(24, 24, &sp, err, sizeof err);
+        if (!rs) {
+            alive = false;
+            break;
+        }
+        float rho[24 * 24];
+        for (int k = 0; k < 24 * 24; k++) rho[k] = (k % 5) ? 0.5f : 0.0f;
+        ref_set_density(rs, rho);
+        ref_set_target(rs, rho, true);
+        float *u = ref_velocity_u_mut(rs), *v = ref_velocity_v_mut(rs), *d = ref_density_mut(rs);
+        for (int k = 0; k < 24 * 24; k += 7) u[k] = v[k] = d[k] = hostile[i];
+        ref_step(rs);
+        ref_step(rs);
+        (void)ref_mass(rs);
+        ref_free(rs);
+    }
+    CHECK(alive, "the solver steps through hostile states");
+    /* a checkpoint with a valid checksum and a NaN, an infinity, a huge
+     * value in its velocity: refused in one line */
+    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "4", "--checkpoint-every", "2", "--frames",
+        "ck", disc, disc, NULL);
+    CHECK(R.code == 0 && wexists("ck/checkpoint_000002.smc"), "checkpoints: %s", R.err);
+    const float bad[] = {NAN, INFINITY, -3e38f};
+    for (int i = 0; i < 3; i++) {
+        run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "4", "--checkpoint-every", "2",
+            "--frames", "ck", disc, disc, NULL);
+        poison_checkpoint("ck/checkpoint_000002.smc", 3, bad[i], 1);
+        run("--headless", "--cpu", "--steps", "4", "--frames", "ck2", "--resume", "ck/checkpoint_000002.smc",
+            NULL);
+        CHECK(R.code == 1 && R.signal == 0 && has(R.err, "array 4") && count_lines(R.err) == 1,
+              "poisoned checkpoint %d: %d %d %s", i, R.code, R.signal, R.err);
+    }
+    /* finite but absurd (1e29 densities, their products overflowing):
+     * still runs, finite */
+    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "4", "--checkpoint-every", "2", "--frames",
+        "ck", disc, disc, NULL);
+    for (int k = 0; k < 3; k++) poison_checkpoint("ck/checkpoint_000002.smc", k, 9e29f, 40);
+    run("-q", "--headless", "--cpu", "--steps", "40", "--every", "10", "--frames", "ck3", "--metrics",
+        "m.csv", "--resume", "ck/checkpoint_000002.smc", NULL);
+    char *m = wread("m.csv");
+    CHECK(R.code == 0 && R.signal == 0 && m && !has(m, "nan") && !has(m, "inf"), "1e29: %d %d %s\n%s",
+          R.code, R.signal, R.err, m ? m : "");
+    free(m);
+    /* a state that stops being finite between outputs: the run stops in one
+     * line at the next check (every FINITE_CHECK_EVERY, 16, steps), no nan row */
+    static const char *const env[] = {"SMOKEMORPH_FAULT_NAN_STEP=32", NULL};
+    next.env = env;
+    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "100", "--every", "50", "--frames", "nf",
+        "--metrics", "m.csv", disc, disc, NULL);
+    m = wread("m.csv");
+    CHECK(R.code == 1 && R.signal == 0 && has(R.err, "stopped being finite") && has(R.err, "step 32") &&
+              count_lines(R.err) == 1 && m && !has(m, "nan") && count_lines(m) == 2,
+          "NaN at step 32: %d %d %s\n%s", R.code, R.signal, R.err, m ? m : "");
+    free(m);
+    /* at an output step: the same line, no nan row */
+    static const char *const env2[] = {"SMOKEMORPH_FAULT_NAN_STEP=50", NULL};
+    next.env = env2;
+    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "100", "--every", "50", "--frames", "nf",
+        "--metrics", "m.csv", disc, disc, NULL);
+    m = wread("m.csv");
+    CHECK(R.code == 1 && has(R.err, "stopped being finite") && has(R.err, "step 50") && count_lines(R.err) == 1,
+          "NaN at step 50: %d %s\n%s", R.code, R.err, m ? m : "");
+    free(m);
+}
+
 static void test_options(void)
 {
     reset_work();
@@ -452,6 +591,7 @@ int main(void)
     RUN(test_foreign_outputs);
     RUN(test_fifo);
     RUN(test_frames_file_name);
+    RUN(test_non_finite);
     testlib_rm_rf(tmp);
     testlib_result_free(&R);
     return check_done();
