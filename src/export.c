@@ -54,12 +54,18 @@ struct Exporter {
     long next_number;     /* the number after the last handed over */
     long committed;       /* frames past their ordered step, written or not */
     int in_flight;        /* handed over, not yet committed */
+    int reserved;         /* room taken by export_frame_alloc, not yet handed over */
     size_t flight_bytes;  /* their memory (frame_bytes each) */
     size_t budget;        /* at most this much in flight (one frame always) */
     int max_flight;       /* and at most this many */
     bool failed, cancel;
     char why[4400];       /* the first failure */
     double t_convert, t_encode, t_commit; /* seconds spent (all threads), for the summary */
+    /* planes blocks given back by committed frames, for the next ones (no
+     * fresh pages to fault in a frame): at most SPARE_BLOCKS, of spare_bytes */
+    float *spare[4];
+    int nspare;
+    size_t spare_bytes;
 };
 
 /* A frame on its way: copies of its planes (owned when handed over), then
@@ -71,6 +77,7 @@ typedef struct {
     const float *rho[EXPORT_FIELDS_MAX];
     const float *vx, *vy;
     float *own;          /* the copies, one block (NULL: borrowed) */
+    size_t own_bytes;
     size_t bytes;        /* what export_frame_bytes counted */
     char temp[4300];     /* the encoded file; "" when none */
     float *al, *col;     /* kept for the video */
@@ -341,6 +348,7 @@ int export_finish(Exporter *x, char *err, size_t errlen)
 static void exporter_free(Exporter *x)
 {
     if (!x) return;
+    for (int k = 0; k < x->nspare; k++) free(x->spare[k]);
     if (x->pool) {
         pool_free(x->pool); /* every frame committed or dropped by now */
         pthread_cond_destroy(&x->cv);
@@ -726,6 +734,22 @@ static int frame_commit(Exporter *x, Job *j, bool drop)
     return rc;
 }
 
+#define SPARE_BLOCKS 4
+
+/* A planes block back from a frame: kept for the next one, or freed. */
+static void export_give_back(Exporter *x, float *block, size_t bytes)
+{
+    if (!block) return;
+    if (x->pool) pthread_mutex_lock(&x->mu);
+    if (x->nspare < SPARE_BLOCKS && (x->nspare == 0 || bytes == x->spare_bytes)) {
+        x->spare[x->nspare++] = block;
+        x->spare_bytes = bytes;
+        block = NULL;
+    }
+    if (x->pool) pthread_mutex_unlock(&x->mu);
+    free(block);
+}
+
 /* A worker's frame: encode it beside the others, then wait for its turn
  * and commit it. */
 static void frame_job(void *arg)
@@ -760,9 +784,100 @@ static void frame_job(void *arg)
     x->flight_bytes -= j->bytes;
     pthread_cond_broadcast(&x->cv);
     pthread_mutex_unlock(&x->mu);
-    free(j->own);
+    export_give_back(x, j->own, j->own_bytes);
     free(j);
 }
+
+/* Wait for room in the budget for a frame of BYTES; false after a failure
+ * (err filled). The mutex is not held on return. */
+static bool wait_for_room(Exporter *x, size_t bytes, char *err, size_t errlen)
+{
+    pthread_mutex_lock(&x->mu);
+    while (!x->failed && x->in_flight + x->reserved > 0 &&
+           (x->in_flight + x->reserved >= x->max_flight || x->flight_bytes + bytes > x->budget))
+        pthread_cond_wait(&x->cv, &x->mu);
+    bool failed = x->failed;
+    if (failed) snprintf(err, errlen, "%s", x->why);
+    else {
+        x->reserved++; /* counted from now: export_write_owned hands it over */
+        x->flight_bytes += bytes;
+    }
+    pthread_mutex_unlock(&x->mu);
+    return !failed;
+}
+
+/* A planes block of BYTES: a spare one, or a new one. */
+static float *planes_block(Exporter *x, size_t bytes)
+{
+    float *b = NULL;
+    pthread_mutex_lock(&x->mu);
+    if (x->nspare > 0 && x->spare_bytes == bytes) b = x->spare[--x->nspare];
+    pthread_mutex_unlock(&x->mu);
+    return b ? b : malloc(bytes);
+}
+
+static size_t planes_bytes(const Exporter *x, int w, int h, bool vel)
+{
+    return (size_t)w * (size_t)h * (size_t)(x->nf + (vel ? 2 : 0)) * sizeof(float);
+}
+
+float *export_frame_alloc(Exporter *x, int w, int h, char *err, size_t errlen)
+{
+    if (!x->pool) {
+        snprintf(err, errlen, "internal error: export_frame_alloc without writers");
+        return NULL;
+    }
+    bool vel = x->o.format == IMAGE_FORMAT_EXR && x->o.velocity && x->dir;
+    if (!wait_for_room(x, export_frame_bytes(x, w, h), err, errlen)) return NULL;
+    float *b = planes_block(x, planes_bytes(x, w, h, vel));
+    if (!b) {
+        pthread_mutex_lock(&x->mu);
+        x->reserved--;
+        x->flight_bytes -= export_frame_bytes(x, w, h);
+        pthread_cond_broadcast(&x->cv);
+        pthread_mutex_unlock(&x->mu);
+        snprintf(err, errlen, "out of memory for a %dx%d frame", w, h);
+    }
+    return b;
+}
+
+int export_write_owned(Exporter *x, long number, float *planes, bool vel, int w, int h)
+{
+    if (number < 0) number = x->submitted ? x->next_number : x->o.frame_start;
+    x->next_number = number + 1;
+    vel = vel && x->o.format == IMAGE_FORMAT_EXR && x->o.velocity && x->dir;
+    size_t cells = (size_t)w * h, bytes = export_frame_bytes(x, w, h);
+    Job *j = calloc(1, sizeof *j);
+    if (!j) { /* the frame is lost: a failure like any other */
+        pthread_mutex_lock(&x->mu);
+        x->reserved--;
+        x->flight_bytes -= bytes;
+        if (!x->failed) {
+            x->failed = true;
+            snprintf(x->why, sizeof x->why, "out of memory for a %dx%d frame", w, h);
+        }
+        pthread_cond_broadcast(&x->cv);
+        pthread_mutex_unlock(&x->mu);
+        free(planes);
+        return -1;
+    }
+    *j = (Job){.x = x, .number = number, .w = w, .h = h, .own = planes,
+               .own_bytes = planes_bytes(x, w, h, vel), .bytes = bytes};
+    for (int f = 0; f < x->nf; f++) j->rho[f] = planes + (size_t)f * cells;
+    if (vel) {
+        j->vx = planes + (size_t)x->nf * cells;
+        j->vy = planes + (size_t)(x->nf + 1) * cells;
+    }
+    pthread_mutex_lock(&x->mu);
+    j->seq = x->submitted++;
+    x->reserved--;
+    x->in_flight++;
+    pthread_mutex_unlock(&x->mu);
+    if (pool_submit(x->pool, frame_job, j) < 0) frame_job(j); /* no memory for the task: here */
+    return 0;
+}
+
+Pool *export_pool(Exporter *x) { return x ? x->pool : NULL; }
 
 size_t export_frame_bytes_for(const ExportOptions *o, int w, int h)
 {
@@ -799,45 +914,19 @@ int export_write_fields(Exporter *x, long number, const float *const *rho, const
         if (rc < 0) snprintf(err, errlen, "%s", j.err);
         return rc;
     }
-    size_t bytes = export_frame_bytes(x, w, h);
-    pthread_mutex_lock(&x->mu);
     /* the frames in flight bounded by the budget: wait for room (one frame
-     * always goes, however large) */
-    while (!x->failed && x->in_flight > 0 &&
-           (x->in_flight >= x->max_flight || x->flight_bytes + bytes > x->budget))
-        pthread_cond_wait(&x->cv, &x->mu);
-    bool failed = x->failed;
-    if (failed) snprintf(err, errlen, "%s", x->why);
-    pthread_mutex_unlock(&x->mu);
-    if (failed) return -1;
+     * always goes, however large), copy, hand over */
+    float *own = export_frame_alloc(x, w, h, err, errlen);
+    if (!own) return -1;
     size_t cells = (size_t)w * h;
-    int nplanes = x->nf + (vel ? 2 : 0);
-    Job *j = calloc(1, sizeof *j);
-    float *own = malloc(cells * (size_t)nplanes * sizeof(float));
-    if (!j || !own) {
-        free(j);
-        free(own);
-        snprintf(err, errlen, "out of memory for a %dx%d frame", w, h);
-        return -1;
-    }
-    *j = (Job){.x = x, .number = number, .w = w, .h = h, .own = own, .bytes = bytes};
-    for (int f = 0; f < x->nf; f++) {
-        memcpy(own + (size_t)f * cells, rho[f], cells * sizeof(float));
-        j->rho[f] = own + (size_t)f * cells;
-    }
+    for (int f = 0; f < x->nf; f++) memcpy(own + (size_t)f * cells, rho[f], cells * sizeof(float));
     if (vel) {
         memcpy(own + (size_t)x->nf * cells, vx, cells * sizeof(float));
         memcpy(own + (size_t)(x->nf + 1) * cells, vy, cells * sizeof(float));
-        j->vx = own + (size_t)x->nf * cells;
-        j->vy = own + (size_t)(x->nf + 1) * cells;
     }
-    pthread_mutex_lock(&x->mu);
-    j->seq = x->submitted++;
-    x->in_flight++;
-    x->flight_bytes += bytes;
-    pthread_mutex_unlock(&x->mu);
-    if (pool_submit(x->pool, frame_job, j) < 0) { /* no memory for the task: run it here */
-        frame_job(j);
+    if (export_write_owned(x, number, own, vel, w, h) < 0) {
+        snprintf(err, errlen, "%s", export_error(x));
+        return -1;
     }
     return 0;
 }

@@ -138,6 +138,16 @@ int export_png(const char *path, const float *rho, int w, int h, int out_w, int 
 int export_png_fields(const char *path, const float *const *rho, const ExportField *fields, int nf,
                       int w, int h, int out_w, int out_h, char *err, size_t errlen);
 
+/* Without a copy (writers only): export_frame_alloc waits for room in the
+ * budget and gives a block for the frame's planes (each field's W*H
+ * densities, then with an EXR's velocity vx and vy), which
+ * export_write_owned hands over (and takes: the caller never frees it).
+ * NULL / -1 after a failure (export_error). */
+float *export_frame_alloc(Exporter *x, int w, int h, char *err, size_t errlen);
+int export_write_owned(Exporter *x, long number, float *planes, bool vel, int w, int h);
+/* The writers' threads (NULL without): helpers may lend a hand (pool_for). */
+typedef struct Pool Pool;
+Pool *export_pool(Exporter *x);
 /* Wait for every frame handed over; 0, or -1 with the first failure. */
 int export_wait(Exporter *x, char *err, size_t errlen);
 /* Drop the frames in flight: those not yet renamed are removed. */

@@ -263,11 +263,29 @@ static int output_collect(Outputs *o, const Fields *fs, long *step, double *err_
     memmove(o->obs, o->obs + 1, (size_t)(o->nobs - 1) * sizeof o->obs[0]);
     o->nobs--;
     Morph *m = fs->m[0];
+    int w = morph_width(m), h = morph_height(m);
     bool div = o->metrics || o->sidecar;
     double t0 = export_now();
-    if (morph_observe_finish(fs->m, fs->n, ob.slot, ob.frame ? o->rho : NULL, ob.each, &ob.mass,
-                             &ob.error, div ? &ob.max_div : NULL) < 0 ||
+    /* with writers, the densities go straight into the frame's own block
+     * (no copy), read out in bands on the writers' threads */
+    Pool *pool = o->frames ? export_pool(o->frames) : NULL;
+    float *planes = NULL, *rho[MORPH_MAX_FIELDS];
+    for (int i = 0; i < fs->n; i++) rho[i] = o->rho[i];
+    if (ob.frame && pool && !o->vx) { /* waits for room in the budget: hand-over time */
+        if (!(planes = export_frame_alloc(o->frames, w, h, err, sizeof err))) {
+            rows_flush(o, fs);
+            log_error("export", "%s", err);
+            return -1;
+        }
+        for (int i = 0; i < fs->n; i++) rho[i] = planes + (size_t)i * (size_t)w * (size_t)h;
+        double ta = export_now();
+        o->t_hand += ta - t0;
+        t0 = ta;
+    }
+    if (morph_observe_finish(fs->m, fs->n, ob.slot, ob.frame ? rho : NULL, ob.each, &ob.mass, &ob.error,
+                             div ? &ob.max_div : NULL, pool) < 0 ||
         (ob.frame && o->vx && morph_read_velocity(m, o->vx, o->vy) < 0)) { /* lag 0 with velocity */
+        free(planes);
         log_error("export", "cannot read the fields back from the GPU");
         return -1;
     }
@@ -275,8 +293,15 @@ static int output_collect(Outputs *o, const Fields *fs, long *step, double *err_
     *err_out = ob.error;
     double t1 = export_now();
     o->t_finish += t1 - t0;
-    if (ob.frame && export_write_fields(o->frames, ob.number, (const float *const *)o->rho, o->vx,
-                                        o->vy, morph_width(m), morph_height(m), err, sizeof err) < 0) {
+    int wrote = 0;
+    if (ob.frame && planes) {
+        if ((wrote = export_write_owned(o->frames, ob.number, planes, false, w, h)) < 0)
+            snprintf(err, sizeof err, "%s", export_error(o->frames));
+    } else if (ob.frame) {
+        wrote = export_write_fields(o->frames, ob.number, (const float *const *)o->rho, o->vx, o->vy, w, h,
+                                    err, sizeof err);
+    }
+    if (wrote < 0) {
         rows_flush(o, fs);
         log_error("export", "%s", err);
         return -1;

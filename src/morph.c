@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pool.h"
 #include "refsolver.h"
 #include "solver.h"
 
@@ -47,8 +48,8 @@ typedef struct {
     /* observe_sums in two halves (an asynchronous read-back); NULL: the
      * backend observes at once (morph_observe_start keeps the result) */
     int (*observe_start)(void *b, int slot, bool max_div);
-    int (*observe_finish)(void *b, int slot, float *rho, double *mass, double *diff, double *target,
-                          double *max_div);
+    const float *(*observe_map)(void *b, int slot, bool *div); /* RGBA: ρ, ρ*, |∇·u| */
+    void (*observe_unmap)(void *b, int slot);
 } MorphOps;
 
 struct Morph {
@@ -241,7 +242,7 @@ static const MorphOps cpu_ops = {cpu_destroy, cpu_set_density, cpu_set_target, c
                                  cpu_set_potential_scale, cpu_set_sources, cpu_add_source,
                                  cpu_step_parts, cpu_copy_velocity, cpu_splat_density,
                                  cpu_observe_sums, cpu_step_begin, cpu_step_pass, cpu_step_end,
-                                 cpu_read_output, cpu_substeps, NULL, NULL};
+                                 cpu_read_output, cpu_substeps, NULL, NULL, NULL};
 
 /* ---- the GPU solver (fragment or compute passes) -------------------------- */
 
@@ -310,11 +311,8 @@ static int gpu_read_output(void *b, MethodOut f, float *a, float *b2)
 }
 static int gpu_substeps(void *b, int stage) { return solver_substeps(b, stage); }
 static int gpu_observe_start(void *b, int slot, bool max_div) { return solver_observe_start(b, slot, max_div); }
-static int gpu_observe_finish(void *b, int slot, float *rho, double *mass, double *diff, double *target,
-                              double *max_div)
-{
-    return solver_observe_finish(b, slot, rho, mass, diff, target, max_div);
-}
+static const float *gpu_observe_map(void *b, int slot, bool *div) { return solver_observe_map(b, slot, div); }
+static void gpu_observe_unmap(void *b, int slot) { solver_observe_unmap(b, slot); }
 
 static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, gpu_step, gpu_observe,
                                  gpu_read_velocity, gpu_params, gpu_set_params, gpu_stir, gpu_density_texture,
@@ -322,7 +320,8 @@ static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, g
                                  gpu_set_potential_scale, gpu_set_sources, gpu_add_source,
                                  gpu_step_parts, gpu_copy_velocity, gpu_splat_density,
                                  gpu_observe_sums, gpu_step_begin, gpu_step_pass, gpu_step_end,
-                                 gpu_read_output, gpu_substeps, gpu_observe_start, gpu_observe_finish};
+                                 gpu_read_output, gpu_substeps, gpu_observe_start, gpu_observe_map,
+                                 gpu_observe_unmap};
 
 /* ---- the morph -------------------------------------------------------------- */
 
@@ -965,11 +964,42 @@ int morph_observe_start(Morph *const *ms, int n, int slot, bool rho, bool max_di
                                 max_div ? &o->max_div : NULL);
 }
 
+/* A read-back's sums, band by band: each band's own, then added in band
+ * order, so the numbers do not depend on how many threads ran. */
+#define OBS_BANDS 64
+typedef struct {
+    const float *d;
+    float *rho;
+    int w, h, nb;
+    bool div;
+    double m[OBS_BANDS], e[OBS_BANDS], t[OBS_BANDS], md[OBS_BANDS];
+} ObsSum;
+
+static void obs_band(void *ctx, int b, int slot)
+{
+    (void)slot;
+    ObsSum *o = ctx;
+    size_t k0 = (size_t)o->w * (size_t)(o->h * b / o->nb), k1 = (size_t)o->w * (size_t)(o->h * (b + 1) / o->nb);
+    double m = 0.0, e = 0.0, t = 0.0, md = 0.0;
+    const float *d = o->d;
+    for (size_t k = k0; k < k1; k++) {
+        if (o->rho) o->rho[k] = d[4 * k];
+        m += d[4 * k];
+        e += fabs((double)d[4 * k] - d[4 * k + 1]);
+        t += d[4 * k + 1];
+        if (o->div && d[4 * k + 2] > md) md = d[4 * k + 2];
+    }
+    o->m[b] = m;
+    o->e[b] = e;
+    o->t[b] = t;
+    o->md[b] = md;
+}
+
 int morph_observe_finish(Morph *const *ms, int n, int slot, float *const *rho, double *mass_each,
-                         double *mass, double *error, double *max_div)
+                         double *mass, double *error, double *max_div, Pool *pool)
 {
     if (slot < 0 || slot >= MORPH_OBSERVE_SLOTS || n < 1 || n > MORPH_MAX_FIELDS) return -1;
-    if (!ms[0]->ops->observe_finish) {
+    if (!ms[0]->ops->observe_map) {
         struct MorphObs *o = &ms[0]->obs[slot];
         for (int i = 0; rho && i < n; i++) {
             if (!rho[i]) continue;
@@ -982,13 +1012,30 @@ int morph_observe_finish(Morph *const *ms, int n, int slot, float *const *rho, d
         if (max_div) *max_div = o->max_div;
         return 0;
     }
-    /* the sums as morph_observe_fields makes them */
+    /* the sums as morph_observe_fields makes them, each field's in bands on
+     * the pool's threads (the read-back is memory: any thread may read it) */
+    ObsSum o;
     double msum = 0.0, esum = 0.0, tsum = 0.0;
     for (int i = 0; i < n; i++) {
-        double mi, e, t;
-        if (ms[i]->ops->observe_finish(ms[i]->b, slot, rho ? rho[i] : NULL, &mi, &e, &t,
-                                       i == 0 ? max_div : NULL) < 0)
-            return -1;
+        bool div = false;
+        const float *d = ms[i]->ops->observe_map(ms[i]->b, slot, &div);
+        if (!d) return -1;
+        o.d = d;
+        o.rho = rho ? rho[i] : NULL;
+        o.w = ms[i]->w;
+        o.h = ms[i]->h;
+        o.nb = o.h < OBS_BANDS ? o.h : OBS_BANDS;
+        o.div = div && i == 0 && max_div;
+        pool_for(pool, o.nb, obs_band, &o);
+        ms[i]->ops->observe_unmap(ms[i]->b, slot);
+        double mi = 0.0, e = 0.0, t = 0.0, md = 0.0;
+        for (int b = 0; b < o.nb; b++) {
+            mi += o.m[b];
+            e += o.e[b];
+            t += o.t[b];
+            if (o.md[b] > md) md = o.md[b];
+        }
+        if (i == 0 && max_div) *max_div = md;
         if (mass_each) mass_each[i] = mi;
         msum += mi;
         esum += e;

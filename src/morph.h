@@ -58,12 +58,15 @@ int morph_observe_fields(Morph *const *ms, int n, float *const *rho, double *mas
  * the steps: start queues the read-backs (into slot, 0..MORPH_OBSERVE_SLOTS-1;
  * rho: the densities too; max_div: max|∇·u| too) and returns; finish, after
  * any number of later steps, gives what morph_observe_fields gave at the
- * start. On the GPU an asynchronous read-back (solver_observe_start); on
- * the CPU the observation is made at the start and kept. 0 or -1. */
+ * start. On the GPU an asynchronous read-back (solver_observe_start),
+ * summed and copied out in bands on pool's threads (NULL: here; the
+ * numbers are the same either way); on the CPU the observation is made at
+ * the start and kept. 0 or -1. */
 #define MORPH_OBSERVE_SLOTS 3
 int morph_observe_start(Morph *const *ms, int n, int slot, bool rho, bool max_div);
+typedef struct Pool Pool;
 int morph_observe_finish(Morph *const *ms, int n, int slot, float *const *rho, double *mass_each,
-                         double *mass, double *error, double *max_div);
+                         double *mass, double *error, double *max_div, Pool *pool);
 long morph_step_count(const Morph *m);
 double morph_time(const Morph *m);
 int morph_width(const Morph *m);

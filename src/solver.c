@@ -1185,6 +1185,18 @@ int solver_observe_start(Solver *s, int slot, bool max_div)
     return field_readback_start(s->obs[slot], src);
 }
 
+const float *solver_observe_map(Solver *s, int slot, bool *div)
+{
+    if (slot < 0 || slot >= SOLVER_OBSERVE_SLOTS || !s->obs[slot]) return NULL;
+    if (div) *div = s->obs_div[slot];
+    return field_readback_map(s->obs[slot]);
+}
+
+void solver_observe_unmap(Solver *s, int slot)
+{
+    if (slot >= 0 && slot < SOLVER_OBSERVE_SLOTS && s->obs[slot]) field_readback_unmap(s->obs[slot]);
+}
+
 int solver_observe_finish(Solver *s, int slot, float *rho, double *mass, double *diff, double *target,
                           double *max_div)
 {

@@ -117,6 +117,11 @@ int solver_observe_sums(Solver *s, float *rho, double *mass, double *diff, doubl
 int solver_observe_start(Solver *s, int slot, bool max_div);
 int solver_observe_finish(Solver *s, int slot, float *rho, double *mass, double *diff, double *target,
                           double *max_div);
+/* finish's read-back itself: the W*H RGBA texels (ρ, ρ*, |∇·u| with
+ * max_div, -) once the copy is done, valid until unmap (the caller sums
+ * them, on several threads); whether the start gathered |∇·u| in *div. */
+const float *solver_observe_map(Solver *s, int slot, bool *div);
+void solver_observe_unmap(Solver *s, int slot);
 /* All three metrics (one read-back). */
 int solver_metrics(Solver *s, double *mass, double *error, double *max_div);
 
