@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+
 #include "budget.h"
 #include "checkpoint.h"
 #include "config.h"
@@ -291,6 +293,12 @@ static int output_collect(Outputs *o, const Fields *fs, long *step, double *err_
     }
     *step = ob.step;
     *err_out = ob.error;
+    if (!isfinite(ob.error) || !isfinite(ob.mass)) { /* no frame and no row of NaN (issue 21) */
+        rows_flush(o, fs);
+        log_error("solver", "the simulation's state stopped being finite (NaN or infinity) at step %ld; "
+                  "stopped; try a smaller --dt or --umax", ob.step);
+        return -1;
+    }
     double t1 = export_now();
     o->t_finish += t1 - t0;
     int wrote = 0;
@@ -598,6 +606,55 @@ static int check_output(const char *what, const char *path, bool ours, const Con
     return 0;
 }
 
+/* Append " NAME PATH" (PATH resolved: absolute, symlinks followed) to the
+ * outputs line, or to the JSON object. */
+static void output_item(char *line, size_t n, json_t *o, const char *name, const char *path,
+                        const char *file)
+{
+    char real[PATH_MAX], full[PATH_MAX + 300];
+    if (guard_resolve(path, real, sizeof real) < 0) snprintf(real, sizeof real, "%s", path);
+    snprintf(full, sizeof full, "%s%s%s", real, file ? "/" : "", file ? file : "");
+    size_t u = strlen(line);
+    snprintf(line + u, n - u, "%s%s %s", u ? "; " : "", name, full);
+    if (o) json_object_set_new(o, name, json_string(full));
+}
+
+/* Every run says once, on one line, where it writes, its paths resolved,
+ * even with -q (issue 21: a scene's outputs went unsaid). On stdout, which a
+ * headless run leaves to this line alone (stderr is messages and progress):
+ * "smokemorph: outputs: frames DIR/PATTERN; record ...; metrics ...", or
+ * with --progress-format json the object {"event": "outputs", "frames", ...}. */
+static void say_outputs(const Config *c, const char *dir, const char *sp, const char *ckdir)
+{
+    char line[6 * (PATH_MAX + 320)] = "", pat[600] = "";
+    json_t *o = c->progress_format == CONFIG_PROGRESS_JSON ? json_pack("{s:s}", "event", "outputs") : NULL;
+    if (dir) {
+        if (c->frames_digits > 0) {
+            char hashes[16];
+            memset(hashes, '#', (size_t)c->frames_digits);
+            hashes[c->frames_digits] = '\0';
+            snprintf(pat, sizeof pat, "%s%s%s", c->frames_prefix, hashes, c->frames_suffix);
+        } else {
+            snprintf(pat, sizeof pat, "frame_#####%s", c->format == IMAGE_FORMAT_EXR ? ".exr" : ".png");
+        }
+        output_item(line, sizeof line, o, "frames", dir, pat);
+    }
+    if (sp) output_item(line, sizeof line, o, "record", sp, NULL);
+    if (c->metrics_path) output_item(line, sizeof line, o, "metrics", c->metrics_path, NULL);
+    if (c->video_path) output_item(line, sizeof line, o, "video", c->video_path, NULL);
+    if (c->screenshot) output_item(line, sizeof line, o, "screenshot", c->screenshot, NULL);
+    if (c->checkpoint_every) output_item(line, sizeof line, o, "checkpoints", ckdir, NULL);
+    if (o) {
+        char *text = json_dumps(o, JSON_COMPACT);
+        if (text) printf("%s\n", text);
+        free(text);
+        json_decref(o);
+    } else if (line[0]) {
+        printf("smokemorph: outputs: %s\n", line);
+    }
+    fflush(stdout);
+}
+
 /* Steps between two checks that the state is finite, where no output
  * observes it anyway. */
 #define FINITE_CHECK_EVERY 16
@@ -766,6 +823,7 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
             goto done;
         }
     }
+    say_outputs(c, o.frames ? dir : NULL, o.sidecar ? sp : NULL, ckdir);
     /* the start line: the frames in animators' terms (how many, at what
      * rate, how long) and where they go */
     char timing[160] = "", where[4400] = "";
@@ -1643,6 +1701,53 @@ done:
     return rc;
 }
 
+/* Which of a scene's output options the command line gives itself (it
+ * overrides the scene's, and the user named it). */
+typedef struct {
+    bool frames, metrics, video;
+} GivenOutputs;
+
+static void note_given_output(void *ctx, const char *name, const char *arg)
+{
+    GivenOutputs *g = ctx;
+    (void)arg;
+    if (!strcmp(name, "frames")) g->frames = true;
+    if (!strcmp(name, "metrics")) g->metrics = true;
+    if (!strcmp(name, "video")) g->video = true;
+}
+
+/* A scene writes only inside its own folder (issue 21: scenes are shared
+ * and downloaded): its frames, metrics and video (and so the record and
+ * checkpoints beside the frames) must resolve there, symlinks, "..", and
+ * absolute paths all counted, unless the command line gives the path or
+ * --allow-scene-outputs. 0, or -1 with one line in err. */
+static int confine_scene_outputs(const Config *c, const char *scene_path, int argc, char **argv,
+                                 char *err, size_t errlen)
+{
+    GivenOutputs g = {0};
+    config_each_option(argc, argv, note_given_output, &g);
+    char folder[PATH_MAX];
+    const char *slash = strrchr(scene_path, '/');
+    if (!slash) snprintf(folder, sizeof folder, ".");
+    else if (slash == scene_path) snprintf(folder, sizeof folder, "/");
+    else snprintf(folder, sizeof folder, "%.*s", (int)(slash - scene_path), scene_path);
+    const struct {
+        const char *key, *path;
+        bool given;
+    } out[] = {{"frames", c->frames_dir, g.frames}, {"metrics", c->metrics_path, g.metrics},
+               {"video", c->video_path, g.video}};
+    for (size_t i = 0; i < sizeof out / sizeof out[0]; i++) {
+        if (!out[i].path || out[i].given || guard_inside(out[i].path, folder)) continue;
+        char real[PATH_MAX];
+        if (guard_resolve(out[i].path, real, sizeof real) < 0) snprintf(real, sizeof real, "%s", out[i].path);
+        snprintf(err, errlen, "scene: %.300s: its \"%s\" writes outside the scene's folder (to %.400s); a "
+                 "scene writes only into its own folder: give --%s on the command line, or "
+                 "--allow-scene-outputs", scene_path, out[i].key, real, out[i].key);
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     Config c;
@@ -1673,6 +1778,10 @@ int main(int argc, char **argv)
          * a clash with the command line bad usage (2) */
         fprintf(stderr, "%s\n", err);
         rc = strncmp(err, "config:", 7) == 0 ? 2 : 1;
+    } else if (scene && !c.allow_scene_outputs && !c.dump_scene &&
+               confine_scene_outputs(&c, scene_path, argc, argv, err, sizeof err) < 0) {
+        fprintf(stderr, "%s\n", err);
+        rc = 1;
     } else if (c.dump_scene) {
         rc = dump_scene(&c, scene, nargs, args, argv[0]);
     } else if ((c.compare || c.compare_preset) &&

@@ -62,6 +62,12 @@ static int count_lines(const char *s)
     return n + (s[0] && s[strlen(s) - 1] != '\n');
 }
 
+/* Lines besides the one that says where the outputs go. */
+static int error_lines(const char *s)
+{
+    return count_lines(s) - (strncmp(s, "smokemorph: outputs: ", 21) == 0);
+}
+
 /* Run the binary in `work` with DISPLAY unset; fills R. */
 static void run(const char *first, ...)
 {
@@ -538,7 +544,7 @@ static void test_non_finite(void)
         "--metrics", "m.csv", disc, disc, NULL);
     m = wread("m.csv");
     CHECK(R.code == 1 && R.signal == 0 && has(R.err, "stopped being finite") && has(R.err, "step 32") &&
-              count_lines(R.err) == 1 && m && !has(m, "nan") && count_lines(m) == 2,
+              error_lines(R.err) == 1 && m && !has(m, "nan") && count_lines(m) == 2,
           "NaN at step 32: %d %d %s\n%s", R.code, R.signal, R.err, m ? m : "");
     free(m);
     /* at an output step: the same line, no nan row */
@@ -547,9 +553,97 @@ static void test_non_finite(void)
     run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "100", "--every", "50", "--frames", "nf",
         "--metrics", "m.csv", disc, disc, NULL);
     m = wread("m.csv");
-    CHECK(R.code == 1 && has(R.err, "stopped being finite") && has(R.err, "step 50") && count_lines(R.err) == 1,
+    CHECK(R.code == 1 && has(R.err, "stopped being finite") && has(R.err, "step 50") && error_lines(R.err) == 1 &&
+              m && !has(m, "nan"),
           "NaN at step 50: %d %s\n%s", R.code, R.err, m ? m : "");
     free(m);
+}
+
+
+/* ------------------------------------- 2. a scene writes only where it may */
+
+static void scene_file(const char *frames, const char *metrics)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"grid\": [16, 16], \"steps\": 4, %s%s%s %s%s%s \"fields\": [{\"start\": \"%s\", "
+             "\"keys\": [{\"step\": 4, \"target\": \"%s\"}]}]}",
+             frames ? "\"frames\": \"" : "", frames ? frames : "", frames ? "\"," : "",
+             metrics ? "\"metrics\": \"" : "", metrics ? metrics : "", metrics ? "\"," : "", disc, disc);
+    wwrite("scn/s.json", text);
+}
+
+static void test_scene_outputs(void)
+{
+    reset_work();
+    char d[1024];
+    const char *dirs[] = {"scn", "photos", "home"};
+    for (int i = 0; i < 3; i++) {
+        wpath(d, sizeof d, dirs[i]);
+        mkdir(d, 0777);
+    }
+    plain_png("photos/IMG_0001.png");
+    plain_png("photos/IMG_0417.png");
+    wwrite("home/.bashrc", "alias ll='ls -l'\n");
+    const char *outside[][2] = {{"../photos/IMG_####.png", NULL}, {NULL, "../home/.bashrc"},
+                                {"/tmp/smokemorph-never-here/f", NULL}, {"x/../../photos/IMG_####.png", NULL}};
+    for (size_t i = 0; i < sizeof outside / sizeof outside[0]; i++) {
+        scene_file(outside[i][0], outside[i][1]);
+        run("-q", "--headless", "--cpu", "--scene", "scn/s.json", NULL);
+        CHECK(R.code == 1 && has(R.err, "outside the scene's folder") && count_lines(R.err) == 1,
+              "scene output %zu: %d %s", i, R.code, R.err);
+    }
+    /* a symlink inside the folder that leads out counts as out */
+    char target[1024], link[1024];
+    wpath(target, sizeof target, "photos");
+    wpath(link, sizeof link, "scn/link");
+    CHECK(symlink(target, link) == 0, "symlink");
+    scene_file("link/IMG_####.png", NULL);
+    run("-q", "--headless", "--cpu", "--scene", "scn/s.json", NULL);
+    CHECK(R.code == 1 && has(R.err, "outside the scene's folder"), "through a symlink: %d %s", R.code, R.err);
+    char *rc = wread("home/.bashrc");
+    CHECK(wexists("photos/IMG_0001.png") && wexists("photos/IMG_0417.png") && rc && has(rc, "alias") &&
+              !wexists("photos/run.json"),
+          "nothing outside was touched");
+    free(rc);
+    /* inside: runs, and says where it wrote, resolved, even with -q */
+    scene_file("out/s.####.png", "m.csv");
+    run("-q", "--headless", "--cpu", "--scene", "scn/s.json", NULL);
+    char want[4000];
+    snprintf(want, sizeof want, "smokemorph: outputs: frames %s/scn/out/s.####.png; record %s/scn/out/run.json; "
+             "metrics %s/scn/m.csv", work, work, work);
+    char real[PATH_MAX];
+    if (realpath(work, real)) /* /tmp may be a symlink */
+        snprintf(want, sizeof want, "smokemorph: outputs: frames %.900s/scn/out/s.####.png; record "
+                 "%.900s/scn/out/run.json; metrics %.900s/scn/m.csv", real, real, real);
+    CHECK(R.code == 0 && wexists("scn/out/s.0001.png") && wexists("scn/m.csv") && has(R.out, want) &&
+              count_lines(R.out) == 1 && R.err[0] == '\0',
+          "inside: %d\n%s%s\nwant %s", R.code, R.out, R.err, want);
+    run("-q", "--headless", "--cpu", "--scene", "scn/s.json", "--progress-format", "json", "--no-progress",
+        NULL);
+    CHECK(R.code == 0 && !strncmp(R.out, "{\"event\":\"outputs\",\"frames\":\"/", 30) &&
+              count_lines(R.out) == 1,
+          "json: %s", R.out);
+    /* the user names it on the command line, or allows it */
+    scene_file("../photos/IMG_####.png", NULL);
+    run("-q", "--headless", "--cpu", "--scene", "scn/s.json", "--frames", "mine", NULL);
+    CHECK(R.code == 0 && wexists("mine/frame_00001.png"), "--frames given: %d %s", R.code, R.err);
+    scene_file("../elsewhere", NULL);
+    run("-q", "--headless", "--cpu", "--scene", "scn/s.json", "--allow-scene-outputs", NULL);
+    CHECK(R.code == 0 && wexists("elsewhere/frame_00001.png"), "--allow-scene-outputs: %d %s", R.code, R.err);
+    /* allowed, the plates are still not touched */
+    scene_file("../photos/IMG_####.png", NULL);
+    run("-q", "--headless", "--cpu", "--scene", "scn/s.json", "--allow-scene-outputs", NULL);
+    CHECK(R.code == 1 && wexists("photos/IMG_0001.png") && wexists("photos/IMG_0417.png"),
+          "allowed, plates kept: %d %s", R.code, R.err);
+    /* the library */
+    char p[1024];
+    CHECK(guard_resolve("/", p, sizeof p) == 0 && !strcmp(p, "/"), "resolve /: %s", p);
+    CHECK(guard_resolve("/nonexistent-dir/a/./b", p, sizeof p) == 0 && !strcmp(p, "/nonexistent-dir/a/b"),
+          "resolve missing: %s", p);
+    CHECK(guard_resolve("/nonexistent-dir/../etc", p, sizeof p) < 0, "'..' after a missing folder");
+    CHECK(guard_inside("/tmp/a/b", "/tmp") && !guard_inside("/tmpx/a", "/tmp") && guard_inside("/x", "/"),
+          "inside");
 }
 
 static void test_options(void)
@@ -592,6 +686,7 @@ int main(void)
     RUN(test_fifo);
     RUN(test_frames_file_name);
     RUN(test_non_finite);
+    RUN(test_scene_outputs);
     testlib_rm_rf(tmp);
     testlib_result_free(&R);
     return check_done();
