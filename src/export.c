@@ -551,10 +551,21 @@ static int write_png(const Exporter *x, const char *path, char *temp, size_t tem
     }
     bool pre = x->o.alpha == IMAGE_ALPHA_PREMULTIPLIED;
     size_t n = (size_t)ow * oh;
-    for (size_t k = 0; k < n; k++) {
-        float a = al[k];
-        for (int c = 0; c < 3; c++) out->px[4 * k + c] = pre ? col[c * n + k] * a : col[c * n + k];
-        out->px[4 * k + 3] = a;
+    if (!col) { /* one field: its colour everywhere */
+        const float *rgb = x->rgb[0];
+        for (size_t k = 0; k < n; k++) {
+            float a = al[k], *o = out->px + 4 * k;
+            o[0] = pre ? rgb[0] * a : rgb[0];
+            o[1] = pre ? rgb[1] * a : rgb[1];
+            o[2] = pre ? rgb[2] * a : rgb[2];
+            o[3] = a;
+        }
+    } else {
+        for (size_t k = 0; k < n; k++) {
+            float a = al[k];
+            for (int c = 0; c < 3; c++) out->px[4 * k + c] = pre ? col[c * n + k] * a : col[c * n + k];
+            out->px[4 * k + 3] = a;
+        }
     }
     ImagePngOut po = {.bits = x->o.format == IMAGE_FORMAT_PNG16 ? 16 : 8,
                       .level = x->o.png_compression, .temp = temp, .templen = templen};
@@ -576,19 +587,32 @@ static int write_exr(const Exporter *x, const char *path, char *temp, size_t tem
     }
     /* the data window: where there is smoke (one pixel when there is none) */
     int x0 = ow, y0 = oh, x1 = -1, y1 = -1;
-    for (int j = 0; j < oh; j++)
+    const float *l0 = x->lin[0]; /* lin NULL: one field, its colour everywhere */
+    for (int j = 0; j < oh; j++) {
+        int first = -1, last = -1;
         for (int i = 0; i < ow; i++) {
             size_t k = (size_t)j * ow + i;
-            for (int c = 0; c < 3; c++) planes[c * n + k] = lin[c * n + k] * al[k];
+            if (lin) {
+                for (int c = 0; c < 3; c++) planes[c * n + k] = lin[c * n + k] * al[k];
+            } else {
+                planes[k] = l0[0] * al[k];
+                planes[n + k] = l0[1] * al[k];
+                planes[2 * n + k] = l0[2] * al[k];
+            }
             bool smoke = false;
             for (int f = 0; f < x->nf; f++) smoke = smoke || rho[f][k] > EXPORT_EXR_CROP_BELOW;
             if (smoke) {
-                if (i < x0) x0 = i;
-                if (i > x1) x1 = i;
-                if (j < y0) y0 = j;
-                if (j > y1) y1 = j;
+                if (first < 0) first = i;
+                last = i;
             }
         }
+        if (first >= 0) {
+            if (first < x0) x0 = first;
+            if (last > x1) x1 = last;
+            if (y0 > j) y0 = j;
+            y1 = j;
+        }
+    }
     if (x1 < 0) x0 = y0 = x1 = y1 = 0;
     char dname[EXPORT_FIELDS_MAX][96];
     ExrChannel ch[6 + EXPORT_FIELDS_MAX] = {{"R", planes}, {"G", planes + n}, {"B", planes + 2 * n},
@@ -657,12 +681,23 @@ static int frame_encode(Exporter *x, Job *j)
         snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
         goto done;
     }
-    if (!(al = malloc(n * sizeof(float))) || !(col = malloc(6 * n * sizeof(float))) ||
+    /* one field without a video: its colour is the same everywhere, so only
+     * the alpha is made (composite's colour planes are for several fields) */
+    bool flat = x->nf == 1 && !x->video;
+    if (!(al = malloc(n * sizeof(float))) || (!flat && !(col = malloc(6 * n * sizeof(float)))) ||
         (vel && !(pv = malloc(2 * n * sizeof(float))))) {
         snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
         goto done;
     }
-    composite(x, a, n, al, col, col + 3 * n);
+    if (flat) {
+        float sc = x->o.density_scale;
+        for (size_t k = 0; k < n; k++) { /* composite's alpha of one field, bit for bit */
+            float v = a[0][k] * sc;
+            al[k] = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; /* NaN -> 0 */
+        }
+    } else {
+        composite(x, a, n, al, col, col + 3 * n);
+    }
     if (vel) {
         /* domain units per unit time -> output pixels per frame: the domain's
          * shorter side is 1, so a grid cell is 1 / min(w, h) of it */
@@ -681,7 +716,7 @@ static int frame_encode(Exporter *x, Job *j)
             snprintf(err, errlen, "cannot write frame %ld into %s: path too long", j->number, x->dir);
             goto done;
         }
-        if (exr ? write_exr(x, path, j->temp, sizeof j->temp, al, col + 3 * n, a, vel ? pv : NULL,
+        if (exr ? write_exr(x, path, j->temp, sizeof j->temp, al, col ? col + 3 * n : NULL, a, vel ? pv : NULL,
                             vel ? pv + n : NULL, ow, oh, err, errlen)
                 : write_png(x, path, j->temp, sizeof j->temp, al, col, ow, oh, err, errlen))
             goto done;
