@@ -94,7 +94,8 @@ typedef enum {
 
 /* libpng/zlib compression levels: 0 (none) .. 9 (smallest). The frames'
  * default is level 1 with one filter (SUB): docs/PERFORMANCE.md measured it
- * against libpng's own default (6, every filter tried on every row). */
+ * against libpng's own default (6, every filter tried on every row): 1.7x
+ * (PNG8) and 2.6x (PNG16) less CPU at 2048², files 1.7x and 1.25x as large. */
 #define IMAGE_PNG_LEVEL_MAX 9
 #define IMAGE_PNG_LEVEL_DEFAULT 1
 
