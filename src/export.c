@@ -756,12 +756,14 @@ static int frame_commit(Exporter *x, Job *j, bool drop)
     j->temp[0] = '\0';
     if (rc == 0 && x->video && video_frame(x, j->al, j->col, j->ow, j->oh, j->err, sizeof j->err) < 0)
         rc = -1;
-    if (rc == 0) {
+    if (rc == 0) { /* read by export_count and co. under the lock */
+        if (x->pool) pthread_mutex_lock(&x->mu);
         if (!x->count) x->first = j->number;
         x->last = j->number;
         x->fw = j->ow;
         x->fh = j->oh;
         x->count++;
+        if (x->pool) pthread_mutex_unlock(&x->mu);
     }
     free(j->al);
     free(j->col);
