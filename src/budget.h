@@ -1,7 +1,7 @@
 /* budget: the run's memory budget (--max-memory), reckoned before anything
  * big is allocated, so a run that cannot fit is refused at start in one line
  * naming its biggest item, instead of failing (or swapping) half way.
- * GL-free, libc only.
+ * GL-free: libc and method (the step's schedules).
  *
  *   Budget b;
  *   budget_init(&b, budget_limit_bytes(c.max_memory_mb));
@@ -17,6 +17,8 @@
 #define SMOKEMORPH_BUDGET_H
 
 #include <stddef.h>
+
+#include "method.h"
 
 #define BUDGET_ITEMS_MAX 48
 #define BUDGET_NAME_MAX 160
@@ -64,6 +66,20 @@ int budget_check(const Budget *b, char *err, size_t errlen);
  * 1 when even one does not: the run itself was checked to fit with one).
  * For frames in flight (export's writers). */
 int budget_frames_in_flight(const Budget *b, unsigned long long bytes, int want);
+/* Time: the work of one CPU step, in units of one pressure Jacobi
+ * iteration per cell, from the bounds the parameters and the grid allow
+ * (not the speeds a flow happens to have): the transport's substep bounds
+ * (method_advect_substeps, method_drift_substeps: dt, umax, wmax and the
+ * grid), the Jacobi, V-cycle and gathering iterations. The unit costs were
+ * measured at 256² on the reference machine (2 cores): a Jacobi iteration
+ * 0.165 ms, a gathering iteration 3.4 of them, a V-cycle 9, a transport
+ * substep 31, the rest of a step 150. The substep bounds go into *advect and
+ * *drift (0: no drift) when not NULL. */
+double budget_cpu_step_units(int w, int h, const SolverParams *params, int *advect, int *drift);
+/* The most a CPU step may cost: about 2 s at 256² on the reference machine
+ * (12000 units of 2.5 ns a cell); a run whose bound is over is refused. */
+#define BUDGET_CPU_STEP_UNITS 12000.0
+#define BUDGET_UNIT_SECONDS_PER_CELL 2.5e-9
 /* BYTES as "512 KiB", "7.2 GiB" into buf; returns buf. */
 const char *budget_format(unsigned long long bytes, char *buf, size_t n);
 

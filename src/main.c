@@ -1438,6 +1438,17 @@ static void field_paths(FieldImages *f, const Config *c, const Scene *scene, int
     if (sf->color) config_parse_color(sf->color, f->rgb);
 }
 
+/* The field that image j of load_fields' order (each field's start, then
+ * its keys) belongs to. */
+static int j_field(const FieldImages *fim, int nf, int j)
+{
+    for (int i = 0; i < nf; i++) {
+        if (j <= fim[i].nkeys) return i;
+        j -= 1 + fim[i].nkeys;
+    }
+    return nf - 1;
+}
+
 /* Every field's images: loaded, checked and hinted alike (a start with
  * smoke, targets with a shape and smoke), the grid picked from them all
  * (field 0's start sets its aspect), then resampled onto it. Dies with one
@@ -1450,12 +1461,34 @@ static void load_fields(FieldImages *fim, int nf, Config *c)
     Image **loaded = malloc((size_t)total * sizeof *loaded);
     ImageInfo *info = malloc((size_t)total * sizeof *info);
     if (!paths || !loaded || !info) die("smokemorph", "out of memory");
+    int *same = malloc((size_t)total * sizeof *same); /* the first load of the same file */
+    if (!same) die("smokemorph", "out of memory");
+    /* the run's memory budget (--max-memory): the images as decoded count
+     * first; a file given for several keys is decoded once (issue 21) */
+    Budget b;
+    budget_init(&b, budget_limit_bytes(c->max_memory_mb));
     int n = 0;
     for (int i = 0; i < nf; i++) {
         FieldImages *f = &fim[i];
         for (int k = 0; k <= f->nkeys; k++, n++) {
             paths[n] = k == 0 ? f->start_path : f->key_path[k - 1];
+            same[n] = n;
+            struct stat sn, sj;
+            for (int j = 0; j < n && same[n] == n; j++)
+                if (same[j] == j && stat(paths[n], &sn) == 0 && stat(paths[j], &sj) == 0 &&
+                    sn.st_dev == sj.st_dev && sn.st_ino == sj.st_ino &&
+                    !memcmp(&fim[j_field(fim, nf, j)].load, &f->load, sizeof f->load))
+                    same[n] = j;
+            if (same[n] != n) {
+                loaded[n] = loaded[same[n]];
+                info[n] = info[same[n]];
+                continue;
+            }
             loaded[n] = load_image(paths[n], &f->load, &info[n]);
+            budget_add(&b, (unsigned long long)loaded[n]->w * loaded[n]->h * sizeof(float),
+                       "the image %s decoded (%dx%d)", paths[n], loaded[n]->w, loaded[n]->h);
+            char err[1024];
+            if (budget_check(&b, err, sizeof err) < 0) die("smokemorph", "%s", err);
         }
     }
     n = 0;
@@ -1467,10 +1500,20 @@ static void load_fields(FieldImages *fim, int nf, Config *c)
             if (k > 0) check_target_shape(paths[n], loaded[n]);
     pick_grid(c, n, paths, (const Image *const *)loaded);
     n = 0;
+    Image **grid = malloc((size_t)total * sizeof *grid);
+    if (!grid) die("smokemorph", "out of memory");
     for (int i = 0; i < nf; i++) {
         FieldImages *f = &fim[i];
         for (int k = 0; k <= f->nkeys; k++, n++) {
-            Image *g = to_grid(loaded[n], paths[n], c);
+            Image *g;
+            if (same[n] != n) { /* the same file: a copy of its grid image */
+                const Image *o = grid[same[n]];
+                if (!(g = image_create(o->w, o->h, 1))) die("smokemorph", "out of memory");
+                memcpy(g->px, o->px, (size_t)o->w * o->h * sizeof(float));
+            } else {
+                g = to_grid(loaded[n], paths[n], c);
+            }
+            grid[n] = g;
             if (k == 0) f->start = g;
             else f->keys[k - 1] = g;
         }
@@ -1494,6 +1537,8 @@ static void load_fields(FieldImages *fim, int nf, Config *c)
     free(paths);
     free(loaded);
     free(info);
+    free(same);
+    free(grid);
 }
 
 static void free_fields(FieldImages *fim, int nf)
@@ -1748,6 +1793,59 @@ static int confine_scene_outputs(const Config *c, const char *scene_path, int ar
     return 0;
 }
 
+/* Before the morph is made: the run's memory (--max-memory) from what it
+ * will hold (the images on the grid, the simulation, a checkpoint, a frame)
+ * and, on the CPU backend, the time a step may take from the bounds of its
+ * parameters (issue 21: no accepted combination makes a step take minutes).
+ * 0, or -1 after one line. */
+static int check_run(const Config *c, const FieldImages *fim, int nf, MorphBackend backend, bool headless)
+{
+    char err[1024];
+    unsigned long long cells = (unsigned long long)c->grid_w * c->grid_h, images = 0;
+    for (int i = 0; i < nf; i++) images += 1 + (unsigned long long)fim[i].nkeys;
+    Budget b;
+    budget_init(&b, budget_limit_bytes(c->max_memory_mb));
+    budget_add(&b, images * cells * sizeof(float), "the images on the %dx%d grid (%llu)", c->grid_w,
+               c->grid_h, images);
+    /* the solver's fields and scratch (CPU: about 32 floats a cell; a GPU
+     * backend's are on the GPU, its read-back buffers here) */
+    budget_add(&b, (unsigned long long)nf * cells * (backend == MORPH_CPU ? 32 : 8) * sizeof(float),
+               "the simulation (%dx%d, %d smoke field%s)", c->grid_w, c->grid_h, nf, nf > 1 ? "s" : "");
+    if (c->checkpoint_every)
+        budget_add(&b, (unsigned long long)nf * cells * (METHOD_FIELD_COUNT + 2) * sizeof(float),
+                   "the checkpoint's copy of the state");
+    if (headless) {
+        ExportOptions xo = export_defaults();
+        xo.format = c->format;
+        xo.out_w = c->out_w;
+        xo.out_h = c->out_h;
+        xo.nfields = nf;
+        xo.velocity = c->exr_velocity;
+        int ow = c->out_w ? c->out_w : c->grid_w, oh = c->out_h ? c->out_h : c->grid_h;
+        budget_add(&b, export_frame_bytes_for(&xo, c->grid_w, c->grid_h), "a %dx%d frame being written%s",
+                   ow, oh, c->out_w ? " (--size)" : "");
+    }
+    if (budget_check(&b, err, sizeof err) < 0) {
+        log_error("smokemorph", "%s", err);
+        return -1;
+    }
+    if (backend != MORPH_CPU) return 0;
+    int na, nd;
+    double u = budget_cpu_step_units(c->grid_w, c->grid_h, &c->params, &na, &nd);
+    if (u > BUDGET_CPU_STEP_UNITS) {
+        double secs = u * BUDGET_UNIT_SECONDS_PER_CELL * (double)cells;
+        log_error("config", "on the CPU backend a step of these settings may take %s (up to about "
+                  "%.0f s at %dx%d): up to %d transport substeps (--dt %g, --umax %g and the grid) and %d of the "
+                  "drift (--drift-max %g), %d Jacobi (--jacobi), %d gathering iterations "
+                  "(--gather-iters); lower them or run on a GPU backend",
+                  secs > 60 ? "minutes" : "seconds", secs, c->grid_w, c->grid_h, na, (double)c->params.dt,
+                  (double)c->params.umax, nd, (double)c->params.wmax, c->params.jacobi,
+                  method_gather_iters(c->grid_w, c->grid_h, &c->params));
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     Config c;
@@ -1897,6 +1995,14 @@ int main(int argc, char **argv)
             first_scale = false;
         }
 
+    if (check_run(&c, fim, nf, backend, !window) < 0) {
+        free_fields(fim, nf);
+        glctx_destroy(ctx);
+        if (args != argv) free(args);
+        scene_free(scene);
+        checkpoint_free(&resume);
+        return 1;
+    }
     char shader_dir[PATH_MAX];
     if (ctx && shader_find_dir(c.shader_dir, argv[0], shader_dir, sizeof shader_dir, err, sizeof err) < 0) {
         fprintf(stderr, "%s\n", err);

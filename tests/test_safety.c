@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <signal.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -36,6 +35,7 @@ static char tmp[256];  /* fixtures */
 static char work[512]; /* cwd of every child */
 static TestlibResult R;
 static TestlibRunOpts next; /* options of the next run only */
+static const char *guard_secs; /* run under timeout(1) this long, NULL: not */
 
 static void path_in(char *buf, size_t n, const char *dir, const char *name)
 {
@@ -71,8 +71,14 @@ static int error_lines(const char *s)
 /* Run the binary in `work` with DISPLAY unset; fills R. */
 static void run(const char *first, ...)
 {
-    const char *argv[MAXARGS + 2];
+    const char *argv[MAXARGS + 5];
     int argc = 0;
+    if (guard_secs) { /* a hang is killed (and the run's own exit is not waited out) */
+        argv[argc++] = "timeout";
+        argv[argc++] = "-s";
+        argv[argc++] = "KILL";
+        argv[argc++] = guard_secs;
+    }
     argv[argc++] = bin;
     va_list ap;
     va_start(ap, first);
@@ -380,19 +386,15 @@ static void test_fifo(void)
     wpath(fifo, sizeof fifo, "pipe");
     CHECK(mkfifo(fifo, 0666) == 0, "mkfifo");
     /* each refused at once, in one line (a hang would be killed after 20 s) */
-    next.kill_after_ms = 20000;
-    next.kill_signal = SIGKILL;
+    guard_secs = "20";
     run("--headless", "--cpu", "--grid", "16", "--steps", "2", fifo, disc, NULL);
     CHECK(R.code == 1 && has(R.err, "not a regular file") && count_lines(R.err) == 1, "a FIFO image: %d %s",
           R.code, R.err);
-    next.kill_after_ms = 20000;
-    next.kill_signal = SIGKILL;
     run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--resume", fifo, NULL);
     CHECK(R.code == 1 && has(R.err, "not a regular file"), "a FIFO --resume: %d %s", R.code, R.err);
-    next.kill_after_ms = 20000;
-    next.kill_signal = SIGKILL;
     run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--scene", fifo, NULL);
     CHECK(R.code == 1 && has(R.err, "not a regular file"), "a FIFO --scene: %d %s", R.code, R.err);
+    guard_secs = NULL;
     CHECK(!image_file_tagged(fifo), "a FIFO is never marked (and not waited on)");
 }
 
@@ -646,6 +648,99 @@ static void test_scene_outputs(void)
           "inside");
 }
 
+
+/* ------------------------------------------- 5. memory and time bounded */
+
+static void test_memory_and_time(void)
+{
+    reset_work();
+    /* --size far beyond the budget: refused at start, naming the frame */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--size", "16384x16384", "--max-memory", "512",
+        disc, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "--max-memory 512 MiB") && has(R.err, "16384x16384 frame") &&
+              count_lines(R.err) == 1 && !wexists("smokemorph-out"),
+          "--size 16384²: %d %s", R.code, R.err);
+    /* a grid beyond it: the simulation named */
+    run("--headless", "--cpu", "--grid", "4096", "--steps", "1", "--max-memory", "256", disc, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "the biggest item: the simulation (4096x4096"), "grid: %d %s", R.code,
+          R.err);
+    /* one file for many keys is decoded once: 6 keys of a 2048² image fit
+     * where 7 decodes (7 × 16 MiB) would not */
+    Image *im = image_create(2048, 2048, 1);
+    for (int k = 0; im && k < 2048 * 2048; k++) im->px[k] = ((k / 2048 - 1024) * (k / 2048 - 1024) +
+                                                            (k % 2048 - 1024) * (k % 2048 - 1024)) < 250000;
+    char big[1024], err[512];
+    wpath(big, sizeof big, "big.png");
+    CHECK(im && image_save_png(big, im, 8, err, sizeof err) == 0, "big.png: %s", err);
+    image_free(im);
+    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "2", "--key-every", "1", "--max-memory", "100",
+        big, big, big, big, big, big, big, NULL);
+    CHECK(R.code == 0, "7 references of one file in 100 MiB: %d %s", R.code, R.err);
+    char big2[1024];
+    wpath(big2, sizeof big2, "big2.png");
+    size_t bn;
+    char *bb = testlib_read_file(big, &bn);
+    if (bb) testlib_write_file(big2, bb, bn);
+    free(bb);
+    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "2", "--max-memory", "20", big, big2, NULL);
+    CHECK(R.code == 1 && has(R.err, ".png decoded (2048x2048)"), "over: %d %s", R.code, R.err);
+    /* time: the settings are refused at start in one line */
+    const char *slow[][8] = {
+        {"--grid", "256", "--dt", "1", "--umax", "100", NULL},
+        {"--grid", "64", "--dt", "1", "--drift", "10000", "--drift-max", "100"},
+        {"--grid", "256", "--gather-iters", "10000", NULL},
+    };
+    for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++) {
+        const char *a[16];
+        int n = 0;
+        for (int k = 0; k < 8 && slow[i][k]; k++) a[n++] = slow[i][k];
+        while (n < 8) a[n++] = "-q";
+        run("--headless", "--cpu", "--steps", "1", a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], disc, disc,
+            NULL);
+        CHECK(R.code == 1 && has(R.err, "CPU backend") && count_lines(R.err) == 1, "slow %zu: %d %s", i, R.code,
+              R.err);
+    }
+    SolverParams sp;
+    method_params_default(&sp);
+    int na, nd;
+    CHECK(budget_cpu_step_units(2048, 2048, &sp, &na, &nd) < BUDGET_CPU_STEP_UNITS && na > 1,
+          "the defaults pass at 2048² (%d, %d substeps)", na, nd);
+    sp.jacobi = 10000;
+    CHECK(budget_cpu_step_units(256, 256, &sp, NULL, NULL) < BUDGET_CPU_STEP_UNITS, "--jacobi 10000 passes");
+}
+
+/* Every numeric option at the ends of its range, at 16², two steps: each
+ * runs, or is refused in one line; none crashes or hangs (killed after
+ * 60 s). */
+static void test_numeric_extremes(void)
+{
+    static const char *const ends[][3] = {
+        {"--dt", "1e-9", "1"},          {"--vf", "0", "10000"},        {"--vd", "0", "10000"},
+        {"--vg", "0", "10000"},         {"--sigma", "1e-9", "1"},      {"--jacobi", "0", "10000"},
+        {"--vcycles", "0", "100"},      {"--gather-iters", "0", "10000"}, {"--umax", "1e-9", "100"},
+        {"--vb", "0", "100000"},        {"--drift", "0", "10000"},     {"--drift-max", "0", "100"},
+        {"--drift-balance", "0", "10000"}, {"--ease-force", "0", "10000"}, {"--ease-gather", "0", "10000"},
+        {"--steps", "1", "2"},          {"--every", "1", "100000"},    {"--fps", "1e-300", "1000"},
+        {"--frame-start", "0", "99999999"}, {"--density-scale", "1e-30", "1e30"},
+        {"--size", "1x1", "64x64"},     {"--grid", "8", "16"},         {"--max-image-mb", "1", "65536"},
+        {"--max-memory", "16", "16777216"}, {"--checkpoint-every", "1", "100000000"},
+        {"--key-every", "1", "100000000"},
+    };
+    bool ok = true;
+    guard_secs = "60";
+    for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++)
+        for (int e = 1; e <= 2; e++) {
+            reset_work();
+            run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "2", ends[i][0], ends[i][e], disc, disc,
+                NULL);
+            bool fine = R.signal == 0 && (R.code == 0 || ((R.code == 1 || R.code == 2) && count_lines(R.err) == 1));
+            if (!fine) printf("  %s %s: exit %d signal %d: %s\n", ends[i][0], ends[i][e], R.code, R.signal, R.err);
+            ok = ok && fine;
+        }
+    guard_secs = NULL;
+    CHECK(ok, "every numeric option's ends run or are refused in one line");
+}
+
 static void test_options(void)
 {
     reset_work();
@@ -687,6 +782,8 @@ int main(void)
     RUN(test_frames_file_name);
     RUN(test_non_finite);
     RUN(test_scene_outputs);
+    RUN(test_memory_and_time);
+    RUN(test_numeric_extremes);
     testlib_rm_rf(tmp);
     testlib_result_free(&R);
     return check_done();
