@@ -1,6 +1,6 @@
 # smokemorph — see README.md.  `make`, `make test`, `make test-asan`,
 # `make targets`, `make install PREFIX=/usr/local DESTDIR=`, `make clean`,
-# `make fuzz` (libFuzzer harnesses, clang) and `make fuzz-run` (60 s each).
+# `make fuzz` (libFuzzer harnesses, clang) and `make fuzz-run` (45 s each).
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
@@ -107,7 +107,7 @@ uninstall:
 # seed FUZZ_SEED (1: the same run every time; 0: a random one).
 FUZZ_BUILD   ?= build-fuzz
 FUZZ_CC      ?= clang
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 45
 FUZZ_SEED    ?= 1
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Wall -Wextra -Werror -O1 -g \
@@ -115,7 +115,7 @@ FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Wall -Wextra -Werro
                 $(EXR_CFLAGS)
 FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_BUILD)/src/%.o,src/image.c src/config.c src/method.c src/log.c \
                 src/checkpoint.c src/exr.c src/pool.c src/scene.c src/compare_spec.c src/viewfield.c \
-                src/refsolver.c)
+                src/refsolver.c src/budget.c)
 FUZZ_BIN     := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_BIN)

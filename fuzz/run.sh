@@ -1,6 +1,6 @@
 #!/bin/sh
 # Run every libFuzzer harness of BUILD (default build-fuzz, made by
-# `make fuzz`) for SECONDS each (default 60), two at a time (CI has 2 cores),
+# `make fuzz`) for SECONDS each (default 45), two at a time (CI has 2 cores),
 # from the committed seed corpus fuzz/corpus/NAME/ (with the dictionary
 # fuzz/NAME.dict where there is one). New inputs go to
 # BUILD/corpus/NAME/ (the committed corpus is never written); a crash is
@@ -12,7 +12,7 @@
 # random seed each run, for searching beyond it.
 # Usage: [SEED=N] fuzz/run.sh [BUILD] [SECONDS]
 B=${1:-build-fuzz}
-T=${2:-60}
+T=${2:-45}
 S=${SEED:-1}
 cd "$(dirname "$0")/.." || exit 2
 names=""

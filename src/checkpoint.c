@@ -538,10 +538,10 @@ int checkpoint_parse(const void *data, size_t len, Checkpoint *c, char *err, siz
             const float *f = *field_slot(checkpoint_field(c, (int)i), k);
             for (size_t j = 0; j < n; j++)
                 if (!isfinite(f[j]) || fabsf(f[j]) > CHECKPOINT_VALUE_MAX) {
+                    const char *what = isnan(f[j]) ? "NaN" : isinf(f[j]) ? "an infinity" : "a value beyond 1e30";
                     checkpoint_free(c);
                     return fail(err, errlen, "array %d of smoke field %u holds %s at cell (%zu, %zu)",
-                                k + 1, i + 1, isnan(f[j]) ? "NaN" : isinf(f[j]) ? "an infinity" : "a value beyond 1e30",
-                                j % (size_t)w, j / (size_t)w);
+                                k + 1, i + 1, what, j % (size_t)w, j / (size_t)w);
                 }
         }
     return 0;

@@ -1218,9 +1218,10 @@ int export_clean(Exporter *x, int first_frame, int *temps)
     return removed;
 }
 
-/* Remove "FINAL.tmpPID" files of dead processes beside FINAL (the metrics
- * file's temporary names); best effort. */
-static void remove_dead_metrics_temps(const char *final)
+/* Keep "FINAL.tmpPID" files of dead processes beside FINAL (the metrics
+ * file's temporary names: a killed run's rows) as FINAL.killed-PID; best
+ * effort. */
+static void keep_dead_metrics_temps(const char *final)
 {
     char dir[PATH_MAX];
     const char *slash = strrchr(final, '/');
@@ -1246,9 +1247,12 @@ static void remove_dead_metrics_temps(const char *final)
         char *end;
         long pid = strtol(p, &end, 10);
         if (*end != '\0' || !pid_gone(pid)) continue;
-        char path[PATH_MAX + 300];
+        /* its rows are a killed run's only record: kept, beside FINAL, as
+         * FINAL.killed-PID (issue 21: they were deleted) */
+        char path[PATH_MAX + 300], kept[PATH_MAX + 340];
         snprintf(path, sizeof path, "%s/%s", dir, n);
-        unlink(path);
+        snprintf(kept, sizeof kept, "%s/%s.killed-%ld", dir, base, pid);
+        if (access(kept, F_OK) != 0) rename(path, kept);
     }
     closedir(d);
 }
@@ -1382,7 +1386,7 @@ Metrics *metrics_open_header(const char *path, const char *header, char *err, si
     if (special) {
         m->f = fopen(path, "w");
     } else {
-        remove_dead_metrics_temps(final); /* what a killed run left */
+        keep_dead_metrics_temps(final); /* what a killed run left */
         size_t n = strlen(final) + 32;
         if (!(m->tmp = malloc(n))) goto oom;
         snprintf(m->tmp, n, "%s.tmp%ld", final, (long)getpid());
@@ -1590,10 +1594,10 @@ void progress_update(Progress *p, long done, double error)
         char bar[64];
         for (int k = 0; k < width; k++) bar[k] = k < fill ? '#' : '.';
         bar[width] = '\0';
-        fprintf(stderr, "\r[%s] %ld/%ld steps  %.0f steps/s%s  error %.3f  ETA %.0fs ", bar, done,
+        fprintf(stderr, "\r[%s] %ld/%ld steps  %.0f steps/s%s  error %.4g  ETA %.0fs ", bar, done,
                 p->total, rate, fr, error, eta);
     } else {
-        fprintf(stderr, "smokemorph: step %ld/%ld (%.0f%%), %.0f steps/s%s, error %.3f, ETA %.0fs\n",
+        fprintf(stderr, "smokemorph: step %ld/%ld (%.0f%%), %.0f steps/s%s, error %.4g, ETA %.0fs\n",
                 done, p->total, 100.0 * (double)done / (double)p->total, rate, fr, error, eta);
     }
 }

@@ -215,8 +215,9 @@ float export_auto_scale(const float *start, const float *target, size_t n, bool 
  * sequence, from 1; error is against it), written to a temporary file
  * and renamed into place by metrics_close. A device or a pipe (/dev/stdout,
  * a fifo) is written in place instead; a symlink is followed, so it keeps
- * pointing at the new file. metrics_open removes the temporaries
- * ("FILE.tmpPID") that killed runs left beside FILE. Every row is flushed
+ * pointing at the new file. metrics_open keeps the temporaries
+ * ("FILE.tmpPID") that killed runs left beside FILE, holding their rows, as
+ * FILE.killed-PID. Every row is flushed
  * whole; after a row fails (a full disk), metrics_error says why in one line,
  * later rows are refused, and metrics_close keeps the complete rows only. */
 typedef struct Metrics Metrics;

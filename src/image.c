@@ -1107,8 +1107,9 @@ int image_parse_raw_spec(const char *spec, ImageLoadOpts *opts, char *err, size_
         goto bad;
     }
     if (!image_size_ok(w, h)) {
-        set_err(err, errlen, "--raw: size %dx%d is out of range (1 to %d a side)", w, h,
-                IMAGE_MAX_SIDE);
+        /* the size as given (parse_side saturates: 99999999999 is not 999999999) */
+        set_err(err, errlen, "--raw: size %.*s is out of range (1 to %d a side)", (int)strcspn(spec, ":"),
+                spec, IMAGE_MAX_SIDE);
         return -1;
     }
     opts->raw = true;

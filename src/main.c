@@ -752,6 +752,18 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
         goto done;
     if (c->screenshot && check_output("screenshot", c->screenshot, true, c) < 0) goto done;
     if (c->video_path && check_output("video", c->video_path, true, c) < 0) goto done;
+    if (c->metrics_path && dir) {
+        /* a metrics file inside the frames folder the run makes: that
+         * folder first (issue 21: it failed though the run creates it) */
+        char parent[PATH_MAX];
+        const char *sl = strrchr(c->metrics_path, '/');
+        snprintf(parent, sizeof parent, "%.*s", sl ? (int)(sl - c->metrics_path) : 0, c->metrics_path);
+        struct stat pst;
+        if (sl && parent[0] && stat(parent, &pst) != 0 && guard_inside(parent, dir) && make_dir(parent) < 0) {
+            log_error("export", "cannot write %s: %s", c->metrics_path, strerror(errno));
+            goto done;
+        }
+    }
     if (c->metrics_path && !(o.metrics = metrics_open(c->metrics_path, err, sizeof err))) {
         log_error("export", "%s", err);
         goto done;
@@ -768,6 +780,15 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
     if (c->checkpoint_every && make_dir(ckdir) < 0) {
         log_error("checkpoint", "cannot write checkpoints to %s: %s", ckdir, strerror(errno));
         goto done;
+    }
+    if (c->checkpoint_every) { /* a read-only folder found now, not at the first checkpoint */
+        char probe[PATH_MAX + 32];
+        snprintf(probe, sizeof probe, "%s/checkpoint_probe", ckdir);
+        if (sidecar_probe(probe, err, sizeof err) < 0) {
+            log_error("checkpoint", "cannot write checkpoints to %s: %s", ckdir,
+                      strchr(err, ':') ? strrchr(err, ':') + 2 : err);
+            goto done;
+        }
     }
     char sidecar_path[PATH_MAX + 16];
     const char *sp = c->sidecar_path;
@@ -831,11 +852,13 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
     if (o.frames) {
         nf = range ? c->range_last - c->range_first + 1
                         : steps / c->every + 1 + (steps % c->every != 0);
+        /* absurd numbers as numbers (--fps 1e-300: not 300 digits) */
+        double dur = (double)nf / c->fps;
         if (until_settled)
-            snprintf(timing, sizeof timing, ": %ld frames at %g fps, %.2f s", nf, c->fps,
+            snprintf(timing, sizeof timing, dur < 1e6 ? ": %ld frames at %g fps, %.2f s" : ": %ld frames at %g fps, %.3g s", nf, c->fps,
                      (double)nf / c->fps);
         else
-            snprintf(timing, sizeof timing, ", %ld frames at %g fps (%.2f s)", nf, c->fps,
+            snprintf(timing, sizeof timing, dur < 1e6 ? ", %ld frames at %g fps (%.2f s)" : ", %ld frames at %g fps (%.3g s)", nf, c->fps,
                      (double)nf / c->fps);
     }
     if (dir) {
@@ -994,13 +1017,13 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
     double ran_s = export_now() - prog.start;
     if (until_settled && c->verbosity > 0) {
         if (ending == FIDELITY_ARRIVED_AT)
-            fprintf(stderr, "smokemorph: the morph arrived: error %.1f%% at step %ld\n",
+            fprintf(stderr, "smokemorph: the morph arrived: error %.3g%% at step %ld\n",
                     100.0 * error, steps);
         else if (ending == FIDELITY_SETTLED_AT)
-            fprintf(stderr, "smokemorph: the morph settled at error %.1f%% by step %ld "
+            fprintf(stderr, "smokemorph: the morph settled at error %.3g%% by step %ld "
                     "(no 1%% gain in %ld steps)\n", 100.0 * error, steps, FIDELITY_SETTLE_STEPS);
         else
-            fprintf(stderr, "smokemorph: stopped after %ld steps at error %.1f%%; "
+            fprintf(stderr, "smokemorph: stopped after %ld steps at error %.3g%%; "
                     "--steps N runs longer\n", steps, 100.0 * error);
     }
     if (c->screenshot) { /* headless: the last frame, as --frames writes it */
@@ -1075,9 +1098,11 @@ done:
     bool wrote = o.last_step >= 0 || ckstep >= 0 || rc == 0;
     if (o.sidecar && wrote) {
         const char *status = rc == 0 ? "complete" : rc > 128 ? "interrupted" : "failed";
-        if (sidecar_write(o.sidecar, status, rc, morph_step_count(m), err, sizeof err) < 0 && rc == 0) {
-            log_error("export", "%s", err);
-            rc = 1;
+        if (sidecar_write(o.sidecar, status, rc, morph_step_count(m), err, sizeof err) < 0) {
+            /* said even after another failure (a full disk): the record is
+             * what a farm reads (issue 21: it was lost silently) */
+            log_error("export", "%s%s", err, rc == 0 ? "" : " (the run's record is lost too)");
+            if (rc == 0) rc = 1;
         }
     }
     sidecar_free(o.sidecar);

@@ -1426,8 +1426,9 @@ static void test_frame_write_fails(void)
     run("-q", "--cpu", "--grid", "64", "--steps", "8", "--every", "4", "--frames", "F", "--metrics",
         "m.csv", disc, square, NULL);
     CHECK(R.signal == 0 && R.code == 1, "exit %d signal %d; stderr:\n%s", R.code, R.signal, R.err);
-    CHECK(count_lines(R.err) == 1 && has(R.err, "frame_00002.png") &&
-              has(R.err, "too large"),
+    /* and (issue 21) that the record is lost too, on its own line */
+    CHECK(count_lines(R.err) == 2 && has(R.err, "frame_00002.png") &&
+              has(R.err, "too large") && has(R.err, "run.json: file too large (the run's record is lost too)"),
           "stderr does not name frame 2 and the problem:\n%s", R.err);
     char f[700];
     path_in(f, sizeof f, work, "F");

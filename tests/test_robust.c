@@ -447,7 +447,8 @@ static void test_export_clean(void)
     testlib_rm_rf(dir);
 }
 
-/* metrics_open removes the temporaries of dead processes beside the file;
+/* metrics_open keeps the temporaries of dead processes beside the file as
+ * FILE.killed-PID (issue 21: their rows were deleted);
  * a row that fails leaves the complete rows, one line of error. */
 static void test_metrics_rows_kept(void)
 {
@@ -456,15 +457,20 @@ static void test_metrics_rows_kept(void)
     testlib_rm_rf(dir);
     mkdir(dir, 0777);
     path_in(p, sizeof p, dir, "m.csv");
-    snprintf(t, sizeof t, "%s.tmp%ld", p, dead_pid());
+    long dpid = dead_pid();
+    snprintf(t, sizeof t, "%s.tmp%ld", p, dpid);
     snprintf(live, sizeof live, "%s.tmp%ld", p, (long)getppid());
     testlib_write_file(t, "step,ti", 7);
     testlib_write_file(live, "x", 1);
     char err[512];
     Metrics *m = metrics_open(p, err, sizeof err);
-    CHECK(m && !testlib_exists(t) && testlib_exists(live),
-          "metrics_open: the dead run's temporary is %s, the live one's %s",
-          testlib_exists(t) ? "there" : "gone", testlib_exists(live) ? "there" : "gone");
+    char kept[1000], krows[64];
+    snprintf(kept, sizeof kept, "%s.killed-%ld", p, dpid);
+    testlib_read_text(kept, krows, sizeof krows);
+    CHECK(m && !testlib_exists(t) && testlib_exists(live) && !strcmp(krows, "step,ti"),
+          "metrics_open: the dead run's temporary is %s (its rows kept: '%s'), the live one's %s",
+          testlib_exists(t) ? "there" : "gone", krows, testlib_exists(live) ? "there" : "gone");
+    unlink(kept);
     if (m) metrics_close(m, 0, err, sizeof err);
     unlink(live);
 
@@ -526,12 +532,14 @@ static void test_rerun_cleans(void)
     testlib_count_entries(f, "frame_", &nf); /* and the run's run.json (test_farm) */
     CHECK(nf == 3 && testlib_count_entries(f, NULL, NULL) == 4, "%d frames in F, expected frames 1-3",
           nf);
-    CHECK(testlib_count_entries(work, NULL, NULL) == 2, "%d entries in the work directory, "
-          "expected F and m.csv", testlib_count_entries(work, NULL, NULL));
+    CHECK(testlib_count_entries(work, NULL, NULL) == 3, "%d entries in the work directory, "
+          "expected F, m.csv and the killed run's rows m.csv.killed-PID",
+          testlib_count_entries(work, NULL, NULL));
 }
 
-/* SIGTERM inside one long step (10,000 pressure and gathering iterations and
- * 100 V-cycles a step: about 5 s a step at 512²; --dt 1 --umax 100 is no
+/* SIGTERM inside one long step (10,000 pressure iterations and 40 V-cycles
+ * a step: several seconds a step at 512², within the CPU time bound (issue
+ * 21 refuses 10,000 gathering iterations too); --dt 1 --umax 100 is no
  * longer slow, its substeps follow the flow) ends the run within a second, exit 143,
  * one line saying what the folder holds: this run's frame 1 only (an old run's
  * frames were removed at the start), and the metrics row of step 0. */
@@ -552,8 +560,7 @@ static void test_signal_inside_a_step(void)
         next.kill_after_ms = 600;
         next.kill_signal = sigs[k];
         double t0 = now_s();
-        run("-q", "--cpu", "--grid", "512", "--jacobi", "10000", "--gather-iters", "10000", "--vcycles",
-            "100", "--steps", "3", "--every", "1", "--frames", "F", "--metrics", "m.csv", disc, disc, NULL);
+        run("-q", "--cpu", "--grid", "512", "--jacobi", "10000", "--vcycles", "40", "--steps", "3", "--every", "1", "--frames", "F", "--metrics", "m.csv", disc, disc, NULL);
         double took = now_s() - t0 - 0.6;
         CHECK(R.signal == 0 && R.code == 128 + sigs[k], "signal %d: exit %d signal %d:\n%s",
               sigs[k], R.code, R.signal, R.err);

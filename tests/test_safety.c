@@ -741,6 +741,40 @@ static void test_numeric_extremes(void)
     CHECK(ok, "every numeric option's ends run or are refused in one line");
 }
 
+
+/* ------------------------------------------------- 7. the smaller points */
+
+static void test_small_points(void)
+{
+    reset_work();
+    /* a read-only checkpoint folder: refused at start, nothing written */
+    char ro[1024];
+    wpath(ro, sizeof ro, "ro");
+    mkdir(ro, 0555);
+    if (access(ro, W_OK) == 0) {
+        printf("SKIP read-only folder: running as a user who can write anywhere\n");
+    } else {
+        run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "40", "--checkpoint-every", "20",
+            "--checkpoint-dir", "ro", "--frames", "f", disc, disc, NULL);
+        CHECK(R.code == 1 && has(R.err, "cannot write checkpoints to ro") && count_lines(R.err) == 1 &&
+                  !wexists("f/frame_00001.png"),
+              "read-only checkpoint folder: %d %s", R.code, R.err);
+    }
+    chmod(ro, 0755);
+    /* metrics inside the frames folder the run makes */
+    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "4", "--frames", "new/deeper", "--metrics",
+        "new/deeper/m.csv", disc, disc, NULL);
+    CHECK(R.code == 0 && wexists("new/deeper/m.csv") && wexists("new/deeper/frame_00001.png"),
+          "metrics in a frames folder to be made: %d %s", R.code, R.err);
+    /* absurd numbers are printed as numbers */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--fps", "1e-300", "--frames", "fps", disc, disc,
+        NULL);
+    const char *line = strstr(R.err, "frames at");
+    CHECK(R.code == 0 && line && strcspn(line, "\n") < 60, "--fps 1e-300: %d %s", R.code, R.err);
+    run("--headless", "--cpu", "--raw", "99999999999x1", disc, disc, NULL);
+    CHECK(R.code == 2 && has(R.err, "99999999999x1") && !has(R.err, " 999999999x1"), "--raw echo: %s", R.err);
+}
+
 static void test_options(void)
 {
     reset_work();
@@ -784,6 +818,7 @@ int main(void)
     RUN(test_scene_outputs);
     RUN(test_memory_and_time);
     RUN(test_numeric_extremes);
+    RUN(test_small_points);
     testlib_rm_rf(tmp);
     testlib_result_free(&R);
     return check_done();
