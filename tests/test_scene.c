@@ -128,7 +128,8 @@ static void test_top_errors(void)
     BAD("{\"jacobi\": @0, \"vcycles\": 0, " FIELD "}",
         "jacobi: --jacobi and --vcycles cannot both be 0 (no projection)");
     BAD("{\"exr_type\": @\"float\", " FIELD "}",
-        "exr_type: --exr-type, --exr-compression and --exr-velocity are for EXR frames: add --format exr");
+        "exr_type: --exr-type, --exr-compression, --exr-tiled and --exr-velocity are for EXR frames: add "
+        "--format exr");
     BAD("@{\"dt\": 0.01}",
         "fields: missing: a scene needs \"fields\": [ { \"start\": ..., \"keys\": [...] } ]");
     BAD("{\"fields\": @{}}", "fields: expected an array of 1..4 fields");
