@@ -580,20 +580,26 @@ static int write_exr(const Exporter *x, const char *path, char *temp, size_t tem
                      const float *vy, int ow, int oh, char *err, size_t errlen)
 {
     size_t n = (size_t)ow * oh;
-    float *planes = malloc(3 * n * sizeof(float));
-    if (!planes) {
+    const float *l0 = x->lin[0]; /* lin NULL: one field, its colour everywhere */
+    /* one field of one grey (white by default): R = G = B = grey x alpha,
+     * one plane for the three, or alpha itself for white */
+    bool grey = !lin && l0[0] == l0[1] && l0[1] == l0[2];
+    bool white = grey && l0[0] == 1.0f;
+    float *planes = white ? NULL : malloc((grey ? 1 : 3) * n * sizeof(float));
+    if (!white && !planes) {
         snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
         return -1;
     }
     /* the data window: where there is smoke (one pixel when there is none) */
     int x0 = ow, y0 = oh, x1 = -1, y1 = -1;
-    const float *l0 = x->lin[0]; /* lin NULL: one field, its colour everywhere */
     for (int j = 0; j < oh; j++) {
         int first = -1, last = -1;
         for (int i = 0; i < ow; i++) {
             size_t k = (size_t)j * ow + i;
             if (lin) {
                 for (int c = 0; c < 3; c++) planes[c * n + k] = lin[c * n + k] * al[k];
+            } else if (grey) {
+                if (!white) planes[k] = l0[0] * al[k];
             } else {
                 planes[k] = l0[0] * al[k];
                 planes[n + k] = l0[1] * al[k];
@@ -615,8 +621,8 @@ static int write_exr(const Exporter *x, const char *path, char *temp, size_t tem
     }
     if (x1 < 0) x0 = y0 = x1 = y1 = 0;
     char dname[EXPORT_FIELDS_MAX][96];
-    ExrChannel ch[6 + EXPORT_FIELDS_MAX] = {{"R", planes}, {"G", planes + n}, {"B", planes + 2 * n},
-                                            {"A", al}};
+    const float *r = white ? al : planes, *g = grey ? r : planes + n, *b = grey ? r : planes + 2 * n;
+    ExrChannel ch[6 + EXPORT_FIELDS_MAX] = {{"R", r}, {"G", g}, {"B", b}, {"A", al}};
     int nch = 4;
     for (int f = 0; f < x->nf; f++) {
         snprintf(dname[f], sizeof dname[f], "density.%s", x->names[f]);
