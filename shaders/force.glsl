@@ -5,6 +5,7 @@
 // With u_balance, the balance force (refsolver.h): Fattal's term is weighted
 // by min(ρ̃, ρ̃*) instead of ρ̃, and u_kb·ρ̃·∂φ of the deficit potential φ
 // (packed, from potential_rhs and a multigrid solve) is added.
+// With u_swirl > 0, vorticity confinement dt·ε·h·(N × ω) is added too.
 #include "packed.glsl"
 
 uniform sampler2D u_vel;
@@ -19,6 +20,40 @@ uniform float u_eps;
 uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kb;
+uniform float u_swirl; // dt·ε·h of vorticity confinement (0: off); ref_swirl_force
+
+// The vorticity at corner (i, j) shared by cells (i-1, j-1) .. (i, j), the
+// velocity 0 outside the box (refsolver.c's corner_curl).
+float corner_curl(int i, int j)
+{
+    if (i < 0 || j < 0 || i > u_size.x || j > u_size.y) return 0.0;
+    float vr = (i < u_size.x && j > 0 && j < u_size.y) ? texelFetch(u_vel, ivec2(i, j), 0).g : 0.0;
+    float vl = (i > 0 && j > 0 && j < u_size.y) ? texelFetch(u_vel, ivec2(i - 1, j), 0).g : 0.0;
+    float ut = (j < u_size.y && i > 0 && i < u_size.x) ? texelFetch(u_vel, ivec2(i, j), 0).r : 0.0;
+    float ub = (j > 0 && i > 0 && i < u_size.x) ? texelFetch(u_vel, ivec2(i, j - 1), 0).r : 0.0;
+    return ((vr - vl) - (ut - ub)) * (1.0 / u_h);
+}
+
+// Vorticity confinement on a face (ref_swirl_force): axis 0 the x face
+// (i-1 | i), 1 the y face (j-1 | j).
+float swirl_force(int i, int j, int axis)
+{
+    float om, gx, gy;
+    if (axis == 0) {
+        om = 0.5 * (corner_curl(i, j) + corner_curl(i, j + 1));
+        gy = abs(corner_curl(i, j + 1)) - abs(corner_curl(i, j));
+        gx = 0.25 * ((abs(corner_curl(i + 1, j)) + abs(corner_curl(i + 1, j + 1))) -
+                     (abs(corner_curl(i - 1, j)) + abs(corner_curl(i - 1, j + 1))));
+    } else {
+        om = 0.5 * (corner_curl(i, j) + corner_curl(i + 1, j));
+        gx = abs(corner_curl(i + 1, j)) - abs(corner_curl(i, j));
+        gy = 0.25 * ((abs(corner_curl(i, j + 1)) + abs(corner_curl(i + 1, j + 1))) -
+                     (abs(corner_curl(i, j - 1)) + abs(corner_curl(i + 1, j - 1))));
+    }
+    float len = sqrt(gx * gx + gy * gy);
+    if (!(len > 1e-20)) return 0.0;
+    return axis == 0 ? u_swirl * (gy / len) * om : -u_swirl * (gx / len) * om;
+}
 
 vec4 stage()
 {
@@ -34,7 +69,8 @@ vec4 stage()
         float g = (tc - tl) / tf;
         if (u_balance != 0)
             g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i - 1, j)));
-        nu = clamp((vel.x + u_k * rb * g) * u_damp, -u_umax, u_umax);
+        float f = u_swirl > 0.0 ? swirl_force(i, j, 0) : 0.0;
+        nu = clamp((vel.x + u_k * rb * g + f) * u_damp, -u_umax, u_umax);
     }
     if (j > 0) {
         float tb = texelFetch(u_dens, ivec2(i, j - 1), 0).b;
@@ -43,7 +79,8 @@ vec4 stage()
         float g = (tc - tb) / tf;
         if (u_balance != 0)
             g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i, j - 1)));
-        nv = clamp((vel.y + u_k * rb * g) * u_damp, -u_umax, u_umax);
+        float f = u_swirl > 0.0 ? swirl_force(i, j, 1) : 0.0;
+        nv = clamp((vel.y + u_k * rb * g + f) * u_damp, -u_umax, u_umax);
     }
     return vec4(nu, nv, 0.0, 0.0);
 }

@@ -286,7 +286,7 @@ static int output_collect(Outputs *o, const Fields *fs, long *step, double *err_
     }
     if (morph_observe_finish(fs->m, fs->n, ob.slot, ob.frame ? rho : NULL, ob.each, &ob.mass, &ob.error,
                              div ? &ob.max_div : NULL, pool) < 0 ||
-        (ob.frame && o->vx && morph_read_velocity(m, o->vx, o->vy) < 0)) { /* lag 0 with velocity */
+        (ob.frame && o->vx && morph_read_motion(m, o->vx, o->vy) < 0)) { /* lag 0 with velocity */
         free(planes);
         log_error("export", "cannot read the fields back from the GPU");
         return -1;

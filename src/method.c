@@ -29,10 +29,12 @@ void method_params_default(SolverParams *p)
     p->vb = 200.0f;
     p->bcycles = 4; /* 2 left 128² and 512² 7.8% apart at step 600 of blob -> star, 4: 4.0% */
     p->vk = 0.002f;
-    p->wmax = 0.6f;
+    p->wmax = 0.18f;
     p->vw = 100.0f;
     p->tramp = 1.0f;
     p->framp = 0.1f;
+    p->arrive = 3.0f;
+    p->swirl = 0.0f;
     p->set = METHOD_SET(METHOD_PARAM_COUNT) - 1u;
 }
 
@@ -77,6 +79,8 @@ const char *method_params_check(const SolverParams *given)
     if (!(p->vw >= 0.0f && p->vw <= 1e4f)) return "--drift-balance must be in [0, 10000]";
     if (!(p->tramp >= 0.0f && p->tramp <= 1e4f)) return "--ease-gather must be in [0, 10000]";
     if (!(p->framp >= 0.0f && p->framp <= 1e4f)) return "--ease-force must be in [0, 10000]";
+    if (!(p->arrive >= 0.0f && p->arrive <= 1e4f)) return "--arrive must be in [0 (untimed), 10000] seconds";
+    if (!(p->swirl >= 0.0f && p->swirl <= 100.0f)) return "--swirl must be in [0, 100]";
     return NULL;
 }
 
@@ -154,15 +158,21 @@ int method_substeps_for(float speed, float scale, int bound)
     return n > bound ? bound : n;
 }
 
-void method_ease(const SolverParams *p, long nstep, float *vf, float *rg)
+void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg)
 {
     float t = (float)nstep * p->dt;
     float xf = p->framp > 0.0f ? fminf(1.0f, t / p->framp) : 1.0f;
-    float xg = p->tramp > 0.0f ? fminf(1.0f, t / p->tramp) : 1.0f;
     *vf = p->vf * xf;
+    if (p->arrive > 0.0f && p->force == SOLVER_FORCE_BALANCE) {
+        float tau = (float)kstep * p->dt / p->arrive;
+        float x = (tau - METHOD_ARRIVE_ON) / (METHOD_ARRIVE_FULL - METHOD_ARRIVE_ON);
+        x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+        *rg = x * x * (3.0f - 2.0f * x);
+        return;
+    }
+    float xg = p->tramp > 0.0f ? fminf(1.0f, t / p->tramp) : 1.0f;
     *rg = xg * xg;
 }
-
 
 static const char *const pass_names[METHOD_PASS_COUNT] = {
     "blur rho", "potential rhs", "potential V-cycle", "force + damping", "advect velocity",
@@ -180,14 +190,15 @@ static void add(MethodStep *st, MethodPass pass, int count)
     if (count > 0) st->stage[st->n++] = (MethodStage){pass, count};
 }
 
-void method_plan(const SolverParams *given, MethodGrid g, long nstep, float dscale, MethodStep *st)
+void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep, float dscale,
+                 MethodStep *st)
 {
     memset(st, 0, sizeof *st);
     SolverParams resolved = *given; /* a zeroed field means its default (the set mask) */
     method_params_resolve(&resolved);
     const SolverParams *p = &resolved;
     st->p = resolved;
-    method_ease(p, nstep, &st->p.vf, &st->rg);
+    method_ease(p, nstep, kstep, &st->p.vf, &st->rg);
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
     int ns = method_advect_substeps(g.w, g.h, p), nd = method_drift_substeps(g.w, g.h, p);
@@ -334,7 +345,8 @@ const MethodParamInfo method_param_info[METHOD_PARAM_COUNT] = {
     {"vb", "vb", 'f'},           {"bcycles", NULL, 'i'},
     {"drift", "drift", 'f'},     {"drift_max", "drift-max", 'f'},
     {"drift_balance", "drift-balance", 'f'}, {"ease_gather", "ease-gather", 'f'},
-    {"ease_force", "ease-force", 'f'},
+    {"ease_force", "ease-force", 'f'},   {"arrive", "arrive", 'f'},
+    {"swirl", "swirl", 'f'},
 };
 
 /* The members in method_param_info's order: a float, an int or a bool each. */
@@ -343,7 +355,7 @@ static void *param_ptr(SolverParams *p, int k)
     void *m[METHOD_PARAM_COUNT] = {&p->dt, &p->vf, &p->vd, &p->vg, &p->sigma, &p->jacobi,
                                    &p->vcycles, &p->gather_iters, &p->umax, &p->eps, &p->gather,
                                    &p->force, &p->vb, &p->bcycles, &p->vk, &p->wmax, &p->vw,
-                                   &p->tramp, &p->framp};
+                                   &p->tramp, &p->framp, &p->arrive, &p->swirl};
     return (unsigned)k < METHOD_PARAM_COUNT ? m[k] : NULL;
 }
 

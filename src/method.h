@@ -32,7 +32,7 @@
 #define METHOD_ADVECT_CFL 0.25f
 /* The gathering drift's mobility and guards (refsolver.h, ref_pass_drift_vel). */
 #define METHOD_DRIFT_HAZE 0.2f
-#define METHOD_DRIFT_MOB 1e-5f
+#define METHOD_DRIFT_MOB 0.05f
 #define METHOD_DRIFT_LOG_EPS 1e-12f
 /* The coarsest multigrid level is solved in one GPU pass, in registers, when
  * it has at most this many cells a side. */
@@ -86,8 +86,10 @@ typedef struct {
     float vk;        /* gathering drift coefficient κ, domain units²/time (0: off) */
     float wmax;      /* gathering drift speed cap, domain units/time */
     float vw;        /* balance drift: the deficit potential's share of the drift, 1/time (0: off) */
-    float tramp;     /* gathering and drift fade in as (t/tramp)² (0: no fade) */
+    float tramp;     /* untimed: gathering and drift fade in as (t/tramp)² (0: no fade) */
     float framp;     /* the driving force fades in as t/framp (0: no fade) */
+    float arrive;    /* the time from a target's setting to its arrival (0: untimed) */
+    float swirl;     /* vorticity confinement ε (0: off) */
     /* Members whose 0 is meant (bit k: method_param_info[k], METHOD_SET()).
      * A zeroed SolverParams means the defaults, as in sokol: every member
      * left 0 without its bit takes its default (method_params_resolve), so
@@ -103,7 +105,7 @@ enum {
     METHOD_P_DT, METHOD_P_VF, METHOD_P_VD, METHOD_P_VG, METHOD_P_SIGMA, METHOD_P_JACOBI,
     METHOD_P_VCYCLES, METHOD_P_GATHER_ITERS, METHOD_P_UMAX, METHOD_P_EPS, METHOD_P_GATHER,
     METHOD_P_FORCE, METHOD_P_VB, METHOD_P_BCYCLES, METHOD_P_VK, METHOD_P_WMAX, METHOD_P_VW,
-    METHOD_P_TRAMP, METHOD_P_FRAMP
+    METHOD_P_TRAMP, METHOD_P_FRAMP, METHOD_P_ARRIVE, METHOD_P_SWIRL
 };
 #define METHOD_SET(k) (1u << (k))
 
@@ -166,10 +168,22 @@ static inline float method_cell_speed(float ul, float ur, float vb, float vt, fl
     return (x < cap ? x : cap) + (y < cap ? y : cap);
 }
 
-/* The easing of step nstep (0 after a new start density), at t = nstep·dt:
- * vf = vf·min(1, t/framp), rg = min(1, t/tramp)², the factor of gathering and
- * the drift (framp, tramp 0: no easing). Every backend takes it from here. */
-void method_ease(const SolverParams *p, long nstep, float *vf, float *rg);
+/* The easing of step nstep (0 after a new start density), at t = nstep·dt,
+ * and kstep steps after the target was set (a key's switch; 0 with nstep
+ * for a single pair): vf = vf·min(1, t/framp) (framp 0: no easing) and rg,
+ * the factor of the gathering and the drift, the terms that move smoke by
+ * anything but the flow (issue 20):
+ *   timed (arrive > 0, the balance force): the driving force alone carries
+ *     the smoke for the first METHOD_ARRIVE_ON of the way to the arrival,
+ *     rg = 0; then rg rises smoothly (smoothstep) to 1 at METHOD_ARRIVE_FULL
+ *     of it, so the gathering and the drift sharpen and compress smoke that
+ *     has come, and the key is reached at its time, not long before;
+ *   untimed (arrive 0, or Fattal's force, the paper's method): rg =
+ *     min(1, t/tramp)² from the start density (tramp 0: no easing).
+ * Every backend takes it from here. */
+#define METHOD_ARRIVE_ON 0.4f
+#define METHOD_ARRIVE_FULL 0.85f
+void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg);
 
 /* ---- the step: one list of passes ------------------------------------------ */
 
@@ -220,9 +234,11 @@ typedef struct {
     bool force_partial;
 } MethodStep;
 
-/* The plan of step nstep (0 after a new start density) on grid g; dscale is
- * the target's density scale Σρ*²/Σρ* (for kb). */
-void method_plan(const SolverParams *p, MethodGrid g, long nstep, float dscale, MethodStep *out);
+/* The plan of step nstep (0 after a new start density; kstep after the
+ * target was set: method_ease) on grid g; dscale is the target's density
+ * scale Σρ*²/Σρ* (for kb). */
+void method_plan(const SolverParams *p, MethodGrid g, long nstep, long kstep, float dscale,
+                 MethodStep *out);
 
 /* Runs the plan: pass(self, stage pass, k, st) for k = 0..count−1 of every
  * stage in order. Stops at the first pass that returns non-zero and returns
@@ -321,6 +337,8 @@ typedef struct {
     float pot_c;   /* the deficit potential's target scale c (∇²φ = ρ − c·ρ*) */
     float dscale;  /* the target's density scale Σρ*²/Σρ* */
     long nstep;    /* steps since the start density was set: the easing's clock */
+    long kstep;    /* steps since the target was set: the arrival's clock (not in
+                    * checkpoints: the morph derives it from its schedule) */
 } MethodState;
 
 /* ---- the parameters by name ------------------------------------------------- */
@@ -334,7 +352,7 @@ typedef struct {
     char kind;
 } MethodParamInfo;
 
-#define METHOD_PARAM_COUNT 19
+#define METHOD_PARAM_COUNT 21
 extern const MethodParamInfo method_param_info[METHOD_PARAM_COUNT];
 /* Member k as a double (exact for every kind), and back (values of an int
  * or bool member are truncated; check with method_params_check). */

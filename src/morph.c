@@ -50,6 +50,7 @@ typedef struct {
     int (*observe_start)(void *b, int slot, bool max_div);
     const float *(*observe_map)(void *b, int slot, bool *div); /* RGBA: ρ, ρ*, |∇·u| */
     void (*observe_unmap)(void *b, int slot);
+    int (*read_motion)(void *b, float *u, float *v); /* MAC faces: what moved the smoke */
 } MorphOps;
 
 struct Morph {
@@ -235,6 +236,7 @@ static int cpu_step_end(void *b)
 }
 static int cpu_read_output(void *b, MethodOut f, float *a, float *b2) { return ref_read_output(b, f, a, b2); }
 static int cpu_substeps(void *b, int stage) { return ref_substeps(b, stage); }
+static int cpu_read_motion(void *b, float *u, float *v) { return ref_read_motion(b, u, v); }
 
 static const MorphOps cpu_ops = {cpu_destroy, cpu_set_density, cpu_set_target, cpu_step, cpu_observe,
                                  cpu_read_velocity, cpu_params, cpu_set_params, cpu_stir, no_texture, no_texture,
@@ -242,7 +244,7 @@ static const MorphOps cpu_ops = {cpu_destroy, cpu_set_density, cpu_set_target, c
                                  cpu_set_potential_scale, cpu_set_sources, cpu_add_source,
                                  cpu_step_parts, cpu_copy_velocity, cpu_splat_density,
                                  cpu_observe_sums, cpu_step_begin, cpu_step_pass, cpu_step_end,
-                                 cpu_read_output, cpu_substeps, NULL, NULL, NULL};
+                                 cpu_read_output, cpu_substeps, NULL, NULL, NULL, cpu_read_motion};
 
 /* ---- the GPU solver (fragment or compute passes) -------------------------- */
 
@@ -313,6 +315,7 @@ static int gpu_substeps(void *b, int stage) { return solver_substeps(b, stage); 
 static int gpu_observe_start(void *b, int slot, bool max_div) { return solver_observe_start(b, slot, max_div); }
 static const float *gpu_observe_map(void *b, int slot, bool *div) { return solver_observe_map(b, slot, div); }
 static void gpu_observe_unmap(void *b, int slot) { solver_observe_unmap(b, slot); }
+static int gpu_read_motion(void *b, float *u, float *v) { return solver_read_motion(b, u, v); }
 
 static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, gpu_step, gpu_observe,
                                  gpu_read_velocity, gpu_params, gpu_set_params, gpu_stir, gpu_density_texture,
@@ -321,7 +324,7 @@ static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, g
                                  gpu_step_parts, gpu_copy_velocity, gpu_splat_density,
                                  gpu_observe_sums, gpu_step_begin, gpu_step_pass, gpu_step_end,
                                  gpu_read_output, gpu_substeps, gpu_observe_start, gpu_observe_map,
-                                 gpu_observe_unmap};
+                                 gpu_observe_unmap, gpu_read_motion};
 
 /* ---- the morph -------------------------------------------------------------- */
 
@@ -888,17 +891,16 @@ int morph_height(const Morph *m) { return m->h; }
 
 int morph_read_density(Morph *m, float *rho) { return m->ops->observe(m->b, rho, NULL, NULL, NULL); }
 
-int morph_read_velocity(Morph *m, float *vx, float *vy)
+/* Face speeds from read (MAC; the wall faces i == 0, j == 0 and the
+ * implicit i == W, j == H are 0), each cell's two faces averaged. */
+static int read_centred(Morph *m, int (*read)(void *, float *, float *), float *vx, float *vy)
 {
-    /* the backends keep u and v on the cell faces (MAC; the wall faces
-     * i == 0, j == 0 and the implicit i == W, j == H are 0): average each
-     * cell's two faces */
     int w = m->w, h = m->h;
     size_t n = (size_t)w * h;
     float *u = malloc(2 * n * sizeof(float));
     if (!u) return -1;
     float *v = u + n;
-    int rc = m->ops->read_velocity(m->b, u, v);
+    int rc = read(m->b, u, v);
     if (rc == 0) {
         for (int j = 0; j < h; j++)
             for (int i = 0; i < w; i++) {
@@ -910,6 +912,16 @@ int morph_read_velocity(Morph *m, float *vx, float *vy)
     }
     free(u);
     return rc;
+}
+
+int morph_read_velocity(Morph *m, float *vx, float *vy)
+{
+    return read_centred(m, m->ops->read_velocity, vx, vy);
+}
+
+int morph_read_motion(Morph *m, float *vx, float *vy)
+{
+    return read_centred(m, m->ops->read_motion, vx, vy);
 }
 
 int morph_observe(Morph *m, float *rho, double *mass, double *error, double *max_div)
@@ -1203,6 +1215,9 @@ int morph_set_schedule(Morph *m, const MorphKey *keys, int n, const MorphSource 
         R->step = K->step;
         R->params = K->params ? *K->params : m->base;
         method_params_resolve(&R->params);
+        /* a timed key arrives at its step: its arrival time is its range */
+        if (R->params.arrive > 0.0f)
+            R->params.arrive = (float)(K->step - (k ? keys[k - 1].step : 0)) * R->params.dt;
         memcpy(R->move_from, K->move_from, sizeof R->move_from);
         memcpy(R->move_to, K->move_to, sizeof R->move_to);
         R->scale_from = K->scale_from ? K->scale_from : 1.0f;
@@ -1432,7 +1447,16 @@ int morph_set_state(Morph *m, const MorphState *st)
     group_dropped(m);
     m->pass_active = false; /* a step begun a pass at a time is dropped */
     m->last_pass = METHOD_PASS_COUNT;
-    if (m->ops->set_params(m->b, &st->params) < 0 || m->ops->set_state(m->b, &st->solver) < 0)
+    /* the arrival's clock (not in checkpoints): steps since the target of
+     * the key in force was set, before its range's first step */
+    MethodState ms = st->solver;
+    ms.kstep = st->steps;
+    if (m->sched && st->key > 1) {
+        long first, last;
+        key_range(m->sched, st->key, &first, &last);
+        ms.kstep = st->steps - (first - 1);
+    }
+    if (m->ops->set_params(m->b, &st->params) < 0 || m->ops->set_state(m->b, &ms) < 0)
         return -1;
     m->mass_match = st->mass_match;
     m->steps = st->steps;

@@ -78,6 +78,11 @@ int morph_metrics(Morph *m, double *mass, double *error, double *max_div);
  * W*H floats each, in domain units per unit time; row 0 at the top, vx
  * positive to the right, vy positive down (to larger rows). 0 or -1. */
 int morph_read_velocity(Morph *m, float *vx, float *vy);
+/* What moved the smoke in the last step, at the cell centres likewise: the
+ * flow as the transport clamps it (±umax) plus the gathering drift's speed
+ * when the step ran the drift. The EXR's motion vectors (velocity.*), so a
+ * compositor's motion blur follows the frames (issue 20). 0 or -1. */
+int morph_read_motion(Morph *m, float *vx, float *vy);
 /* Density (rho may be NULL), mass, error and (max_div non-NULL) max|∇·u|:
  * on the GPU from one read-back. */
 int morph_observe(Morph *m, float *rho, double *mass, double *error, double *max_div);

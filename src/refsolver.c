@@ -121,6 +121,44 @@ void ref_pass_blur(int w, int h, const BlurSpec *spec, const float *in, float *o
 /* ---------------------------------------------------------------------- */
 /* Momentum                                                               */
 
+/* The vorticity at corner (i, j), shared by cells (i-1, j-1) .. (i, j), in
+ * 1/time: (∂v/∂x − ∂u/∂y) from the four faces around it, the velocity 0
+ * outside the box (the corners run 0..W, 0..H; outside them 0). */
+static float corner_curl(int w, int h, const float *u, const float *v, int i, int j, float inv_h)
+{
+    if (i < 0 || j < 0 || i > w || j > h) return 0.0f;
+    float vr = (i < w && j > 0 && j < h) ? v[IDX(i, j)] : 0.0f;
+    float vl = (i > 0 && j > 0 && j < h) ? v[IDX(i - 1, j)] : 0.0f;
+    float ut = (j < h && i > 0 && i < w) ? u[IDX(i, j)] : 0.0f;
+    float ub = (j > 0 && i > 0 && i < w) ? u[IDX(i, j - 1)] : 0.0f;
+    return ((vr - vl) - (ut - ub)) * inv_h;
+}
+
+/* Vorticity confinement (Fedkiw, Stam & Jensen 2001) on a face: ε·h·(N × ω)
+ * with ω the face's vorticity (the mean of its two corners) and N =
+ * ∇|ω| / |∇|ω|| from the six corners around it; axis 0 gives the x
+ * component on the x face (i-1 | i), axis 1 the y component on the y face
+ * (j-1 | j). Shaders compute the same in force.glsl. */
+float ref_swirl_force(int w, int h, const float *u, const float *v, int i, int j, int axis,
+                      float eps_h, float inv_h)
+{
+#define AC(a, b) fabsf(corner_curl(w, h, u, v, (a), (b), inv_h))
+    float om, gx, gy;
+    if (axis == 0) { /* corners (i, j) and (i, j+1) */
+        om = 0.5f * (corner_curl(w, h, u, v, i, j, inv_h) + corner_curl(w, h, u, v, i, j + 1, inv_h));
+        gy = AC(i, j + 1) - AC(i, j);
+        gx = 0.25f * ((AC(i + 1, j) + AC(i + 1, j + 1)) - (AC(i - 1, j) + AC(i - 1, j + 1)));
+    } else { /* corners (i, j) and (i+1, j) */
+        om = 0.5f * (corner_curl(w, h, u, v, i, j, inv_h) + corner_curl(w, h, u, v, i + 1, j, inv_h));
+        gx = AC(i + 1, j) - AC(i, j);
+        gy = 0.25f * ((AC(i, j + 1) + AC(i + 1, j + 1)) - (AC(i, j - 1) + AC(i + 1, j - 1)));
+    }
+#undef AC
+    float len = sqrtf(gx * gx + gy * gy);
+    if (!(len > 1e-20f)) return 0.0f;
+    return axis == 0 ? eps_h * (gy / len) * om : -eps_h * (gx / len) * om;
+}
+
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
                     float kb, const float *u, const float *v, float *u_out, float *v_out)
@@ -128,6 +166,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
     float hh = cell_size(w, h);
     float damp = 1.0f / (1.0f + p->dt * p->vd);
     float k = p->dt * p->vf / hh;
+    float sw = p->dt * p->swirl * hh, inv_h = 1.0f / hh; /* dt·ε·h */
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             /* x face between (i-1, j) and (i, j) */
@@ -138,7 +177,8 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float tf = fmaxf(0.5f * (tl + tr), p->eps);
                 float g = (tr - tl) / tf;
                 if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]);
-                nu = clampf((u[IDX(i, j)] + k * rb * g) * damp, -p->umax, p->umax);
+                float f = sw > 0.0f ? ref_swirl_force(w, h, u, v, i, j, 0, sw, inv_h) : 0.0f;
+                nu = clampf((u[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);
             }
             if (j > 0) {
                 float tb = tgt_blur[IDX(i, j - 1)], tt = tgt_blur[IDX(i, j)];
@@ -146,7 +186,8 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float tf = fmaxf(0.5f * (tb + tt), p->eps);
                 float g = (tt - tb) / tf;
                 if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]);
-                nv = clampf((v[IDX(i, j)] + k * rb * g) * damp, -p->umax, p->umax);
+                float f = sw > 0.0f ? ref_swirl_force(w, h, u, v, i, j, 1, sw, inv_h) : 0.0f;
+                nv = clampf((v[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);
             }
             u_out[IDX(i, j)] = nu;
             v_out[IDX(i, j)] = nv;
@@ -639,9 +680,12 @@ struct RefSolver {
     float *rho, *tgt, *tgt_blur, *u, *v, *pr;
     float *phi;                  /* the deficit potential: ∇²φ = ρ − c·ρ* */
     float *eg;                   /* the last gathering solve's e: the next one's start */
+    float *wu, *wv;              /* the drift's face speeds, kept for the motion vectors */
+    bool drift_ran;              /* the last step ran the drift (wu, wv are its speeds) */
     float pot_c;                 /* c: the target scaled to the density's mass */
     float dscale;                /* the target's density scale Σρ*²/Σρ* */
     long nstep;                  /* steps since ref_set_density: the fade-ins' clock */
+    long kstep;                  /* steps since the target was set: the arrival's clock */
     MethodPass last;             /* the last pass run (METHOD_PASS_COUNT: none this step) */
     int nsub[2];                 /* each transport stage's substeps (ref_pass_speed) */
     MethodStep plan;             /* this step's, for ref_step_parts's later parts */
@@ -668,7 +712,7 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
     method_blur_spec(w, h, s->p.sigma, &s->blur);
     size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
     float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr, &s->phi, &s->eg,
-                      &s->t0, &s->t1, &s->t2, &s->t3};
+                      &s->t0, &s->t1, &s->t2, &s->t3, &s->wu, &s->wv};
     for (size_t k = 0; k < sizeof full / sizeof full[0]; k++)
         if (!(*full[k] = calloc(n, sizeof(float)))) goto fail_fields;
     if (!(s->c0 = calloc(nc, sizeof(float))) || !(s->c1 = calloc(nc, sizeof(float))))
@@ -695,7 +739,7 @@ void ref_free(RefSolver *s)
 {
     if (!s) return;
     float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr, s->phi, s->eg,
-                    s->t0, s->t1, s->t2, s->t3, s->c0, s->c1};
+                    s->t0, s->t1, s->t2, s->t3, s->c0, s->c1, s->wu, s->wv};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
     for (int l = 0; l < METHOD_MG_MAX_LEVELS; l++) {
         free(s->mx[l]);
@@ -738,6 +782,7 @@ void ref_set_density(RefSolver *s, const float *rho)
     memset(s->phi, 0, n * sizeof(float));
     memset(s->eg, 0, n * sizeof(float));
     s->nstep = 0;
+    s->kstep = 0;
 }
 
 int ref_set_target(RefSolver *s, const float *target, bool mass_match)
@@ -765,7 +810,10 @@ int ref_set_target_scaled(RefSolver *s, const float *target, float scale, double
         m2 += (double)s->tgt[k] * s->tgt[k];
     }
     s->pot_c = smoke_mass > 0.0 ? (float)(smoke_mass / (mt * scale)) : 1.0f;
-    if (!keep_e) memset(s->eg, 0, n * sizeof(float)); /* e = ρ − ρ* of another target */
+    if (!keep_e) { /* another target: e = ρ − ρ* of it, and its arrival's clock */
+        memset(s->eg, 0, n * sizeof(float));
+        s->kstep = 0;
+    }
     s->dscale = (float)(m2 / (mt * scale));
     ref_pass_blur(s->w, s->h, &s->blur, s->tgt, s->tgt_blur);
     return 0;
@@ -842,7 +890,7 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_FORCE: {
         SolverParams q = *p; /* a field's force that is not the last: no damping, no clamp */
-        if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX;
+        if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX, q.swirl = 0.0f; /* the last field's adds it */
         ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
                        s->u, s->v, s->t0, s->t1);
         SWAP(s->u, s->t0); /* the velocity with the force in u, v (for the next field's) */
@@ -877,13 +925,14 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_DRIFT_VEL: /* ρ̃ from the first pass: lagged by this step's transport */
         ref_pass_drift_vel(w, h, p, &s->blur, st->balance ? s->phi : NULL, s->c0, s->tgt_blur,
-                           s->dscale, st->rg, s->t2, s->t3);
+                           s->dscale, st->rg, s->wu, s->wv);
+        s->drift_ran = true;
         break;
     case METHOD_PASS_DRIFT:
         if (k == 0)
-            s->nsub[1] = method_substeps_for(ref_pass_speed(w, h, p->wmax, s->t2, s->t3),
+            s->nsub[1] = method_substeps_for(ref_pass_speed(w, h, p->wmax, s->wu, s->wv),
                                              method_speed_scale(p->dt, hh), method_drift_substeps(w, h, p));
-        if (k < s->nsub[1]) transport(s, s->t2, s->t3, p->wmax, p->dt / (float)s->nsub[1]);
+        if (k < s->nsub[1]) transport(s, s->wu, s->wv, p->wmax, p->dt / (float)s->nsub[1]);
         break;
     case METHOD_PASS_GATHER_BEGIN:
         memcpy(s->t0, s->eg, n * sizeof(float));
@@ -939,8 +988,9 @@ void ref_copy_velocity(RefSolver *dst, const RefSolver *src)
 
 void ref_step_begin(RefSolver *s, MethodStep *st)
 {
-    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->dscale, st);
+    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->kstep++, s->dscale, st);
     s->nsub[0] = s->nsub[1] = 0;
+    s->drift_ran = false;
     s->last = METHOD_PASS_COUNT;
 }
 
@@ -966,8 +1016,8 @@ int ref_read_output(const RefSolver *s, MethodOut f, float *a, float *b)
         memcpy(b, s->v, bytes);
         return 0;
     case METHOD_OUT_DRIFT:
-        memcpy(a, s->t2, bytes);
-        memcpy(b, s->t3, bytes);
+        memcpy(a, s->wu, bytes);
+        memcpy(b, s->wv, bytes);
         return 0;
     case METHOD_OUT_GATHER_E: /* iterated in t0 until the apply keeps it */
         memcpy(a, last == METHOD_PASS_GATHER_BEGIN || last == METHOD_PASS_GATHER_JACOBI ? s->t0 : s->eg,
@@ -997,6 +1047,7 @@ void ref_get_state(const RefSolver *s, MethodState *st)
     st->pot_c = s->pot_c;
     st->dscale = s->dscale;
     st->nstep = s->nstep;
+    st->kstep = s->kstep;
 }
 
 void ref_set_state(RefSolver *s, const MethodState *st)
@@ -1008,6 +1059,7 @@ void ref_set_state(RefSolver *s, const MethodState *st)
     s->pot_c = st->pot_c;
     s->dscale = st->dscale;
     s->nstep = st->nstep;
+    s->kstep = st->kstep;
 }
 
 const float *ref_density(const RefSolver *s) { return s->rho; }
@@ -1015,6 +1067,17 @@ const float *ref_target(const RefSolver *s) { return s->tgt; }
 const float *ref_target_blur(const RefSolver *s) { return s->tgt_blur; }
 const float *ref_velocity_u(const RefSolver *s) { return s->u; }
 const float *ref_velocity_v(const RefSolver *s) { return s->v; }
+
+int ref_read_motion(const RefSolver *s, float *u, float *v)
+{
+    size_t n = (size_t)s->w * s->h;
+    float um = s->p.umax;
+    for (size_t k = 0; k < n; k++) {
+        u[k] = clampf(s->u[k], -um, um) + (s->drift_ran ? s->wu[k] : 0.0f);
+        v[k] = clampf(s->v[k], -um, um) + (s->drift_ran ? s->wv[k] : 0.0f);
+    }
+    return 0;
+}
 float *ref_velocity_u_mut(RefSolver *s) { return s->u; }
 float *ref_velocity_v_mut(RefSolver *s) { return s->v; }
 float *ref_density_mut(RefSolver *s) { return s->rho; }

@@ -103,9 +103,11 @@ struct Solver {
     FieldPair pot;              /* the balance force's deficit potential φ, packed */
     float pot_c, dscale;        /* as in refsolver.c: ρ* scale for φ, density scale */
     Field *drift;               /* the gathering drift's face speeds (.r, .g) */
+    bool drift_ran;             /* the last step ran the drift (for the motion vectors) */
     Field **srcw;               /* the sources' weights (R32F), uploaded once (solver_set_sources) */
     int nsrc;
     long nstep;                 /* steps since solver_set_density: the fade-ins' clock */
+    long kstep;                 /* steps since the target was set: the arrival's clock */
     float vf_now, rg_now;       /* this step's faded vf and gathering factor */
     float kb_now, ga_now;       /* the plan's balance coefficient and gathering a */
     bool balance_now;           /* the plan's: the balance force is on (φ is solved) */
@@ -228,6 +230,8 @@ static void pass_force(Solver *s, const Field *vel, const Field *dens, const Fie
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
     shader_set_texture(sh, "u_phi", 3, field_texture(phi));
     shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
+    /* vorticity confinement, once: by the field whose force pass is the last */
+    shader_set_float(sh, "u_swirl", s->partial_now ? 0.0f : s->p.dt * s->p.swirl * s->cell);
     run(s, out);
 }
 
@@ -657,6 +661,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_DRIFT_VEL:
         pass_drift_vel(s, s->dens.read, s->coarse.read, s->pot.read, s->drift);
+        s->drift_ran = true;
         break;
     case METHOD_PASS_DRIFT:
         if (transport_substep(s, 1, s->drift, s->p.wmax, k, count) < 0) return -1;
@@ -686,10 +691,11 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
 
 void solver_step_begin(Solver *s, MethodStep *st)
 {
-    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->dscale, st);
+    method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->kstep++, s->dscale, st);
     s->marked = 0;
     mark(s, T_START);
     s->nsub[0] = s->nsub[1] = 0;
+    s->drift_ran = false;
     s->dynamic[0] = s->dynamic[1] = false;
     s->mid_transport = false;
     s->whole_step = true;
@@ -1002,6 +1008,7 @@ int solver_set_density(Solver *s, const float *rho)
     for (size_t k = 0; k < n; k++) buf[4 * k] = rho[k];
     if (field_upload(s->dens.read, buf) < 0) goto fail;
     s->nstep = 0;
+    s->kstep = 0;
     if (field_clear(s->vel.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
         field_clear(s->pres.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
         field_clear(s->pot.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
@@ -1046,6 +1053,7 @@ int solver_set_target_scaled(Solver *s, const float *tgt, float scale, double sm
     s->pot_c = smoke_mass > 0.0 ? (float)(smoke_mass / (mt * scale)) : 1.0f;
     s->dscale = (float)(m2 / (mt * scale));
     if (!keep_e && field_clear(s->gerr.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0) return -1;
+    if (!keep_e) s->kstep = 0; /* another target: its arrival's clock */
     if (field_upload(s->scratch, tgt) < 0) return -1;
     Shader *sh = use(s, SH_SET_TARGET);
     shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
@@ -1121,6 +1129,27 @@ int solver_read_density(Solver *s, float *rho) { return solver_read_fields(s, rh
 int solver_read_velocity(Solver *s, float *u, float *v)
 {
     return read_channels(s, s->vel.read, u, v, NULL);
+}
+
+int solver_read_motion(Solver *s, float *u, float *v)
+{
+    if (read_channels(s, s->vel.read, u, v, NULL) < 0) return -1;
+    size_t n = (size_t)s->w * s->h;
+    float um = s->p.umax;
+    for (size_t k = 0; k < n; k++) {
+        u[k] = u[k] < -um ? -um : (u[k] > um ? um : u[k]);
+        v[k] = v[k] < -um ? -um : (v[k] > um ? um : v[k]);
+    }
+    if (!s->drift_ran) return 0;
+    float *w = alloc_cells(s, 2);
+    if (!w) return -1;
+    int rc = read_channels(s, s->drift, w, w + n, NULL);
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        u[k] += w[k];
+        v[k] += w[n + k];
+    }
+    free(w);
+    return rc;
 }
 
 int solver_observe(Solver *s, float *rho, double *mass, double *error, double *max_div)
@@ -1359,8 +1388,8 @@ int solver_read_output(Solver *s, MethodOut f, float *a, float *b)
 static void debug_plan(const Solver *s, MethodStep *st)
 {
     SolverParams p = s->p;
-    p.framp = p.tramp = 0.0f;
-    method_plan(&p, method_grid(s->w, s->h), 0, s->dscale, st);
+    p.framp = p.tramp = p.arrive = 0.0f;
+    method_plan(&p, method_grid(s->w, s->h), 0, 0, s->dscale, st);
 }
 
 /* One repetition of a pass, as the stage's only one (a transport substep
@@ -1440,6 +1469,7 @@ int solver_get_state(Solver *s, MethodState *st)
     st->pot_c = s->pot_c;
     st->dscale = s->dscale;
     st->nstep = s->nstep;
+    st->kstep = s->kstep;
     return gl_check("solver", "reading the state back");
 }
 
@@ -1473,6 +1503,7 @@ int solver_set_state(Solver *s, const MethodState *st)
     s->pot_c = st->pot_c;
     s->dscale = st->dscale;
     s->nstep = st->nstep;
+    s->kstep = st->kstep;
     return gl_check("solver", "uploading the state");
 }
 

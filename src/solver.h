@@ -92,6 +92,10 @@ int solver_splat_density(Solver *s, float x, float y, float amount, float radius
 int solver_read_density(Solver *s, float *rho);
 int solver_read_fields(Solver *s, float *rho, float *tgt, float *tgt_blur);
 int solver_read_velocity(Solver *s, float *u, float *v);
+/* The face speeds that moved the smoke in the last step: the flow as the
+ * transport clamps it plus the drift's when the step ran it (refsolver.h's
+ * ref_read_motion). 0 or -1. */
+int solver_read_motion(Solver *s, float *u, float *v);
 
 /* The whole state a step depends on besides the parameters (method.h),
  * read back into or uploaded from the caller's W*H arrays, whatever the

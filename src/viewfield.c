@@ -120,7 +120,7 @@ static double max_abs(const float *f, size_t n)
 static int force_faces(const MethodState *st, const SolverParams *p, int w, int h, float *fu, float *fv)
 {
     MethodStep plan;
-    method_plan(p, method_grid(w, h), st->nstep, st->dscale, &plan);
+    method_plan(p, method_grid(w, h), st->nstep, st->kstep, st->dscale, &plan);
     SolverParams q = plan.p; /* vf eased */
     q.dt = 1.0f;
     q.vd = 0.0f;

@@ -592,6 +592,9 @@ static void resume_case(MorphBackend be, const char *shader_dir, int drop)
     SolverParams p;
     method_params_default(&p);
     p.vg = 2.0f; /* a gathering strong enough that its warm start matters (a·D ~ 1) */
+    /* an arrival soon, so the gathering runs before the checkpoint at step 25
+     * (from 40% of it) and the resumed morph needs the arrival's clock too */
+    p.arrive = 0.3f;
     Morph *a = morph_create(RW, RH, &p, start, target, true, be, shader_dir, err, sizeof err);
     CHECK(a != NULL, "%s: %s", morph_backend_name(be), err);
     if (!a) return;

@@ -88,8 +88,8 @@ static void test_plan_resolves(void)
     MethodGrid g = method_grid(64, 48);
     for (long step = 0; step < 400; step += 133) {
         MethodStep a, b;
-        method_plan(&z, g, step, 1.0f, &a);
-        method_plan(&d, g, step, 1.0f, &b);
+        method_plan(&z, g, step, step, 1.0f, &a);
+        method_plan(&d, g, step, step, 1.0f, &b);
         bool same = a.n == b.n && a.p.vf == b.p.vf && a.rg == b.rg && a.gather_a == b.gather_a &&
                     a.kb == b.kb && a.balance == b.balance;
         for (int s = 0; same && s < a.n; s++)

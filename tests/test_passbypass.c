@@ -86,7 +86,7 @@ static void check_order(Morph *m, const SolverParams *p, const char *what)
     state_alloc(&s);
     morph_get_state(m, &s.st);
     MethodStep plan;
-    method_plan(p, method_grid(W, H), s.st.solver.nstep, s.st.solver.dscale, &plan);
+    method_plan(p, method_grid(W, H), s.st.solver.nstep, s.st.solver.kstep, s.st.solver.dscale, &plan);
     free(s.buf);
     MorphPassInfo log[4096];
     int n = step_by_pass(m, log, 4096);

@@ -1092,6 +1092,7 @@ static void test_gathering_step(void)
     p.vf = 0.0f;
     p.gather_iters = 3;
     p.vg = 100.0f * hc * hc / p.dt; /* a = dt vg / h^2 = 100 */
+    p.arrive = 0.0f; /* untimed: the gathering from the first step */
     char err[128];
     RefSolver *s = ref_create(w, w, &p, err, sizeof err);
     CHECK(s != NULL, "ref_create: %s", err);

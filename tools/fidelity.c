@@ -255,6 +255,7 @@ static void usage(void)
            "                      CPU only (default 1)\n"
            "  --param NAME=VALUE  override a default parameter: vf, vd, vg, sigma, dt,\n"
            "                      umax, vb, drift, drift-balance, drift-max, ease-force, ease-gather,\n"
+           "                      arrive, swirl,\n"
            "                      jacobi, vcycles, force=balance|fattal (as smokemorph's\n"
            "                      options; force=fattal alone is the paper's method)\n"
            "                      (repeatable)\n"
@@ -386,13 +387,16 @@ static void parse_param(SolverParams *p, const char *s)
     else if (PARAM_IS("drift-max")) p->wmax = (float)v, g_set_extras = true;
     else if (PARAM_IS("ease-force")) p->framp = (float)v, g_set_extras = true;
     else if (PARAM_IS("ease-gather")) p->tramp = (float)v, g_set_extras = true;
+    else if (PARAM_IS("arrive")) p->arrive = (float)v;
+    else if (PARAM_IS("swirl")) p->swirl = (float)v;
     else if (PARAM_IS("jacobi") || PARAM_IS("vcycles") || PARAM_IS("bcycles")) {
         if (v != floor(v) || fabs(v) > 1e6) fail("--param: %.*s must be an integer", (int)len, s);
         if (PARAM_IS("jacobi")) p->jacobi = (int)v;
         else if (PARAM_IS("bcycles")) p->bcycles = (int)v;
         else p->vcycles = (int)v;
     } else
-        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, vb, drift, drift-balance, drift-max, ease-force, ease-gather, jacobi, vcycles, bcycles, force)", (int)len, s);
+        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, vb, drift, drift-balance, drift-max, ease-force, ease-gather, "
+           "arrive, swirl, jacobi, vcycles, bcycles, force)", (int)len, s);
 #undef PARAM_IS
 }
 
