@@ -4,7 +4,8 @@
 // vector's length capped (the other component from the four faces around). ρ̃ is the coarse
 // blurred density sampled at the cell centres, ρ̃* is density.b. Out: .r the
 // x face speed, .g the y face speed, laid out like the velocity, so the
-// density transport passes move ρ by it.
+// density transport passes move ρ by it. Last the flow's limit: each face's
+// drift keeps |clamp(flow, ±umax) + drift| <= umax (issue 20).
 // With u_balance, the balance drift is added: m_φ·u_kw·∂φ of the deficit
 // potential φ (packed, from the force's multigrid solve this step), with
 // m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (METHOD_DRIFT_HAZE in refsolver.h).
@@ -22,6 +23,8 @@ uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kw;    // vw / (density scale) / h
 uniform float u_haze;  // METHOD_DRIFT_HAZE times the density scale
+uniform sampler2D u_vel; // the flow (projected): the drift keeps |flow + drift| <= u_umax
+uniform float u_umax;
 
 float tb_at(int i, int j) { return texelFetch(u_dens, ivec2(i, j), 0).b; }
 
@@ -71,5 +74,8 @@ vec4 stage()
     float a = raw_u(i, j), b = raw_v(i, j);
     float vt = 0.25 * (raw_v(i, j) + raw_v(i - 1, j) + raw_v(i, j + 1) + raw_v(i - 1, j + 1));
     float ut = 0.25 * (raw_u(i, j) + raw_u(i + 1, j) + raw_u(i, j - 1) + raw_u(i + 1, j - 1));
-    return vec4(capped(a, vt), capped(b, ut), 0.0, 0.0);
+    // the flow's limit (refsolver.c's drift_flow_limit)
+    vec2 f = clamp(texelFetch(u_vel, c, 0).rg, -u_umax, u_umax);
+    return vec4(clamp(capped(a, vt), -u_umax - f.x, u_umax - f.x),
+                clamp(capped(b, ut), -u_umax - f.y, u_umax - f.y), 0.0, 0.0);
 }

@@ -59,6 +59,8 @@ enum {
     OPT_DRIFT_BALANCE,
     OPT_EASE_FORCE,
     OPT_EASE_GATHER,
+    OPT_ARRIVE,
+    OPT_SWIRL,
     OPT_STEPS,
     OPT_FRAMES,
     OPT_EVERY,
@@ -137,6 +139,8 @@ static const struct option long_options[] = {
     {"drift-balance", required_argument, NULL, OPT_DRIFT_BALANCE},
     {"ease-force", required_argument, NULL, OPT_EASE_FORCE},
     {"ease-gather", required_argument, NULL, OPT_EASE_GATHER},
+    {"arrive", required_argument, NULL, OPT_ARRIVE},
+    {"swirl", required_argument, NULL, OPT_SWIRL},
     {"steps", required_argument, NULL, OPT_STEPS},
     {"key-every", required_argument, NULL, OPT_KEY_EVERY},
     {"frames", required_argument, NULL, OPT_FRAMES},
@@ -470,14 +474,22 @@ void config_usage(FILE *out, const char *prog)
         "  --drift-max W         drift speed limit, 0..100 (default %g)\n"
         "  --ease-force T        the driving force eases in over T time units,\n"
         "                        0 = at once, 0..10000 (default %g)\n"
-        "  --ease-gather T       gathering and drift ease in over T, 0..10000\n"
-        "                        (default %g)\n",
+        "  --ease-gather T       untimed (--arrive 0, --force fattal): gathering and\n"
+        "                        drift ease in over T, 0..10000 (default %g)\n"
+        "  --arrive S            the morph reaches its target S seconds (time units)\n"
+        "                        after it is set: the flow alone carries the smoke\n"
+        "                        for the first %.0f%% of S, then the gathering and the\n"
+        "                        drift sharpen it; keys arrive at their steps;\n"
+        "                        0 = untimed, 0..10000 (default %g)\n"
+        "  --swirl E             vorticity confinement: travelling smoke keeps its\n"
+        "                        small swirls, 0 = off, 0..100 (default %g)\n",
         CONFIG_GRID_MIN, CONFIG_GRID_MAX, CONFIG_MAX_CELLS, d.grid_w, d.grid_h,
         CONFIG_STEPS_MAX, CONFIG_HEADLESS_MAX_STEPS, d.steps, CONFIG_STEPS_MAX, d.key_every,
         (double)p->dt, (double)p->vf, (double)p->vd, (double)p->vg, (double)p->sigma,
         p->vcycles, p->jacobi, p->gather_iters, (double)p->umax, p->gather ? "on" : "off",
         p->force == SOLVER_FORCE_FATTAL ? "fattal" : "balance", (double)p->vb, (double)p->vk,
-        (double)p->vw, (double)p->wmax, (double)p->framp, (double)p->tramp);
+        (double)p->vw, (double)p->wmax, (double)p->framp, (double)p->tramp,
+        100.0 * METHOD_ARRIVE_ON, (double)p->arrive, (double)p->swirl);
 
     fprintf(out,
         "\n"
@@ -1073,6 +1085,10 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_EASE_GATHER:
         c->set_extras = true;
         return float_opt("ease-gather", arg, &c->params.tramp, err, errlen);
+    case OPT_ARRIVE:
+        return float_opt("arrive", arg, &c->params.arrive, err, errlen);
+    case OPT_SWIRL:
+        return float_opt("swirl", arg, &c->params.swirl, err, errlen);
     case OPT_STEPS:
         if (int_opt("steps", arg, 0, CONFIG_STEPS_MAX, &v, err, errlen) < 0) return -1;
         c->steps = v;

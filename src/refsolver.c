@@ -532,9 +532,35 @@ static float drift_capped(float a, float t, float cap)
     return mag > cap ? a * (cap / mag) : a;
 }
 
+/* The flow's limit on the drift (issue 20): the drift adds to the flow, so
+ * each face's drift is clamped to keep |clamp(u, ±umax) + w| ≤ umax, the
+ * speed limit the flow itself has: smoke never outruns what the flow could
+ * carry. u, v NULL: no flow (the drift alone, capped at umax). */
+static void drift_flow_limit(int w, int h, float umax, const float *u, const float *v, float *wu,
+                             float *wv)
+{
+    for (size_t k = 0; k < (size_t)w * h; k++) {
+        float uc = u ? clampf(u[k], -umax, umax) : 0.0f, vc = v ? clampf(v[k], -umax, umax) : 0.0f;
+        wu[k] = clampf(wu[k], -umax - uc, umax - uc);
+        wv[k] = clampf(wv[k], -umax - vc, umax - vc);
+    }
+}
+
+static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
+                         const float *rho_blur_coarse, const float *tgt_blur, float dscale,
+                         float r, float *wu, float *wv);
+
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
-                        const float *rho_blur_coarse, const float *tgt_blur, float dscale,
-                        float r, float *wu, float *wv)
+                        const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
+                        const float *u, const float *v, float *wu, float *wv)
+{
+    drift_speeds(w, h, p, spec, phi, rho_blur_coarse, tgt_blur, dscale, r, wu, wv);
+    drift_flow_limit(w, h, p->umax, u, v, wu, wv);
+}
+
+static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
+                         const float *rho_blur_coarse, const float *tgt_blur, float dscale,
+                         float r, float *wu, float *wv)
 {
     DriftCtx c = {w, h, p, spec, phi, rho_blur_coarse, tgt_blur, 0, 0, 0, 0, 0};
     c.inv_h = 1.0f / cell_size(w, h);
@@ -925,7 +951,7 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_DRIFT_VEL: /* ρ̃ from the first pass: lagged by this step's transport */
         ref_pass_drift_vel(w, h, p, &s->blur, st->balance ? s->phi : NULL, s->c0, s->tgt_blur,
-                           s->dscale, st->rg, s->wu, s->wv);
+                           s->dscale, st->rg, s->u, s->v, s->wu, s->wv);
         s->drift_ran = true;
         break;
     case METHOD_PASS_DRIFT:

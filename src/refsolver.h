@@ -222,9 +222,13 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
  * four far/compressing pairs of the suite (diagonal, corners, square-blob,
  * wide) reach 3% by 3000 steps with 0.2; with 0.5 none does, with 0 (the
  * target's m alone) square-blob's corner wisps stay (0.098 at step 3000). */
+/* Last, the flow's limit (issue 20): the drift adds to the flow (u, v, the
+ * projected velocity; NULL: none), so each face's drift is clamped to keep
+ * |clamp(u, ±umax) + w| ≤ umax: smoke never moves faster than the flow's own
+ * speed limit, so nothing arrives ahead of what the flow could carry. */
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
-                        const float *rho_blur_coarse, const float *tgt_blur, float dscale,
-                        float r, float *wu, float *wv);
+                        const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
+                        const float *u, const float *v, float *wu, float *wv);
 /* Implicit gathering: e − a∇·(D∇e) = ρ0 − ρ*, a = dt·vg/h², D = ρ0·ρ̃*
  * (face D = mean of the two cells), walls no-flux. One Jacobi iteration: */
 void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const float *tgt,

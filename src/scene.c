@@ -73,6 +73,8 @@ static const Setting settings[] = {
     {"drift_max", "drift-max", 'f', false},
     {"ease_force", "ease-force", 'f', false},
     {"ease_gather", "ease-gather", 'f', false},
+    {"arrive", "arrive", 'f', false},
+    {"swirl", "swirl", 'f', false},
     {"mass_match", "no-mass-match", 'n', false},
     {"raw", "raw", 's', false},
     {"frames", "frames", 'p', false},

@@ -528,6 +528,8 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_texture(sh, "u_phi", 2, field_texture(phi));
     shader_set_float(sh, "u_kw", balance ? s->p.vw / s->dscale / s->cell : 0.0f);
     shader_set_float(sh, "u_haze", METHOD_DRIFT_HAZE * s->dscale);
+    shader_set_texture(sh, "u_vel", 3, field_texture(s->vel.read));
+    shader_set_float(sh, "u_umax", s->p.umax);
     run(s, out);
 }
 

@@ -245,7 +245,7 @@ static void test_passes_one(float sigma)
     double st = 0.0, st2 = 0.0;
     for (size_t k = 0; k < n; k++) st += f.tgt[k], st2 += (double)f.tgt[k] * f.tgt[k];
     float dscale = (float)(st2 / st);
-    ref_pass_drift_vel(W, H, &p, &bs, phi, c0, f.tb, dscale, 1.0f, o0, o1);
+    ref_pass_drift_vel(W, H, &p, &bs, phi, c0, f.tb, dscale, 1.0f, f.u, f.v, o0, o1);
     {
         float *g = malloc(n * 16);
         solver_debug_read(s, SOLVER_FIELD_DRIFT, g);
@@ -254,7 +254,7 @@ static void test_passes_one(float sigma)
         SolverParams pu = p;
         pu.wmax = 1e30f;
         float *ru = malloc(n * 4), *rv = malloc(n * 4);
-        ref_pass_drift_vel(W, H, &pu, &bs, phi, c0, f.tb, dscale, 1.0f, ru, rv);
+        ref_pass_drift_vel(W, H, &pu, &bs, phi, c0, f.tb, dscale, 1.0f, f.u, f.v, ru, rv);
         int capped = 0;
         for (size_t k = 0; k < n; k++) capped += fabsf(o0[k]) < fabsf(ru[k]) * (1.0f - 1e-6f);
         free(ru);
@@ -266,7 +266,7 @@ static void test_passes_one(float sigma)
         /* without the balance drift the speeds differ: the test sees φ */
         SolverParams p0 = p;
         p0.vw = 0.0f;
-        ref_pass_drift_vel(W, H, &p0, &bs, phi, c0, f.tb, dscale, 1.0f, o0, o1);
+        ref_pass_drift_vel(W, H, &p0, &bs, phi, c0, f.tb, dscale, 1.0f, f.u, f.v, o0, o1);
         double d = rel_l2(g, o0, n, 4, 1);
         CHECK(d > 100 * TOL, "drift: the balance drift changes the speeds only by %.3g", d);
         free(g);

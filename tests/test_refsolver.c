@@ -1465,7 +1465,7 @@ static void test_drift_cap_isotropic(void)
                 tb[(size_t)j * w + i] = 1.0f;
                 phi[(size_t)j * w + i] = g * hh * (float)(i + j); /* s = 1, vw = 1 */
             }
-        ref_pass_drift_vel(w, h, &p, &bs, phi, rbc, tb, 1.0f, 1.0f, wu, wv);
+        ref_pass_drift_vel(w, h, &p, &bs, phi, rbc, tb, 1.0f, 1.0f, NULL, NULL, wu, wv);
         float want = pass == 0 ? p.wmax / sqrtf(2.0f) : g, worst = 0.0f;
         for (int j = 2; j < h - 2; j++)
             for (int i = 2; i < w - 2; i++) {

@@ -883,6 +883,7 @@ typedef struct {
     int key_held[NSEQ_KEYS];       /* morph_key at that step (k+1 if the switch is right) */
     double err_from[NSEQ_KEYS];    /* against key k at its range's start */
     double err_key[NSEQ_KEYS];     /* against key k at its step */
+    double err_mid[NSEQ_KEYS];     /* against key k half way through its range */
     double morph_err_key[NSEQ_KEYS]; /* the morph's own metric at that step */
     long steps5[NSEQ_KEYS];        /* first observed step <= KEY_PASS, from the range's start */
     double drift[NSEQ_KEYS];       /* max |mass - mass(0)| / mass(0) over the range */
@@ -956,8 +957,8 @@ static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, i
             }
             /* the range's first and last steps are observed too: the morph
              * must hold key k+1 from the first to the last, exactly */
-            bool at_key = step == last, snap = s && step == first + transit;
-            if (!at_key && !snap && step != first + 1 && step % SAMPLE_EVERY != 0) continue;
+            bool at_key = step == last, snap = s && step == first + transit, mid = step == first + N / 2;
+            if (!at_key && !snap && !mid && step != first + 1 && step % SAMPLE_EVERY != 0) continue;
             if (morph_observe(m, rho, &mass, &em, NULL) < 0) goto out_readback;
             double e = fidelity_error(rho, tgt, n);
             if (morph_key(m) != k + 1 || !(fabs(em - e) <= 1e-3 * (e > 1.0 ? e : 1.0))) {
@@ -969,6 +970,7 @@ static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, i
             double drift = mass0 != 0.0 ? fabs(mass - mass0) / mass0 : 0.0;
             if (!(drift <= r->drift[k])) r->drift[k] = drift; /* NaN sticks */
             if (r->steps5[k] < 0 && e <= KEY_PASS) r->steps5[k] = step - first;
+            if (mid) r->err_mid[k] = e;
             double st = fidelity_stripes(rho, w, h);
             if (st > r->stripes_max[k]) r->stripes_max[k] = st;
             if (snap) strip_put_row(s, 1 + 2 * k, 0, rho);
@@ -1120,17 +1122,19 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
 static void print_seq_table(const Opts *o, const int *order, int total, const SeqResult *res)
 {
     (void)o;
-    printf("| sequence | grid | key | target | step | err from | err at key | steps to 5%% | mass drift "
-           "| stripes (max/start) | <= 5%% |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|\n");
+    printf("| sequence | grid | key | target | step | err from | err half way | half / from | err at key "
+           "| steps to 5%% | mass drift | stripes (max/start) | <= 5%% |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int q = 0; q < total; q++) {
         const Sequence *sq = &sequences[order[q]];
         const SeqResult *r = &res[order[q]];
         for (int k = 0; k < NSEQ_KEYS; k++) {
-            char ks[32], ef[32], ek[32], s5[32], dr[32], st[32];
-            printf("| %s | %d² | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", sq->name, r->w, k + 1,
-                   sq->key_name[k], fmt_step(ks, sizeof ks, r->key_step[k]),
-                   fmt_num(ef, sizeof ef, "%.3f", r->err_from[k]), fmt_num(ek, sizeof ek, "%.3f", r->err_key[k]),
+            char ks[32], ef[32], ek[32], s5[32], dr[32], st[32], em[32], hr[32];
+            printf("| %s | %d² | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sq->name, r->w,
+                   k + 1, sq->key_name[k], fmt_step(ks, sizeof ks, r->key_step[k]),
+                   fmt_num(ef, sizeof ef, "%.3f", r->err_from[k]), fmt_num(em, sizeof em, "%.3f", r->err_mid[k]),
+                   fmt_num(hr, sizeof hr, "%.2f", r->err_mid[k] / r->err_from[k]),
+                   fmt_num(ek, sizeof ek, "%.3f", r->err_key[k]),
                    fmt_step(s5, sizeof s5, r->steps5[k]),
                    isnan(r->drift[k]) ? "NaN" : fmt_num(dr, sizeof dr, "%.1e", r->drift[k]),
                    fmt_num(st, sizeof st, "%.2f", fidelity_stripe_ratio(r->stripes_max[k], r->stripes0)),
@@ -1143,7 +1147,7 @@ static void write_seq_csv(const char *path, const int *order, int total, const S
 {
     FILE *f = fopen(path, "w");
     if (!f) fail("cannot write %s: %s", path, strerror(errno));
-    fprintf(f, "sequence,grid_w,grid_h,key_every,key,target,key_step,key_held,err_from,err_key,"
+    fprintf(f, "sequence,grid_w,grid_h,key_every,key,target,key_step,key_held,err_from,err_mid,err_key,"
                "morph_err_key,steps_to_5,mass_drift,stripes0,stripes_max,stripes_ratio,pass,seconds\n");
     for (int q = 0; q < total; q++) {
         const SeqResult *r = &res[order[q]];
@@ -1153,6 +1157,7 @@ static void write_seq_csv(const char *path, const int *order, int total, const S
             csv_step(f, r->key_step[k]);
             fprintf(f, ",%d", r->key_held[k]);
             csv_num(f, r->err_from[k]);
+            csv_num(f, r->err_mid[k]);
             csv_num(f, r->err_key[k]);
             csv_num(f, r->morph_err_key[k]);
             csv_step(f, r->steps5[k]);
