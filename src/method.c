@@ -164,7 +164,10 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
     float xf = p->framp > 0.0f ? fminf(1.0f, t / p->framp) : 1.0f;
     *vf = p->vf * xf;
     if (p->arrive > 0.0f && p->force == SOLVER_FORCE_BALANCE) {
-        float tau = (float)kstep * p->dt / p->arrive;
+        /* the arrival at a whole step: a key's range and the same time given
+         * as --arrive time the same step */
+        float n = roundf(p->arrive / p->dt);
+        float tau = (float)kstep / (n < 1.0f ? 1.0f : n);
         float x = (tau - METHOD_ARRIVE_ON) / (METHOD_ARRIVE_FULL - METHOD_ARRIVE_ON);
         x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
         *rg = x * x * (3.0f - 2.0f * x);

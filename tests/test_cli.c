@@ -478,8 +478,9 @@ static void test_sequence(void)
 
     /* two images run as before: the sequence's first key is that run */
     reset_work();
-    run("--cpu", "--grid", "32", "--steps", "5", "--every", "1", "--metrics", "M.csv", disc,
-        square, NULL);
+    /* a key arrives at its step: key 1's range, 5 steps of 0.01, is its arrival */
+    run("--cpu", "--grid", "32", "--steps", "5", "--every", "1", "--metrics", "M.csv", "--arrive", "0.05",
+        disc, square, NULL);
     expect_ok(__LINE__, "two images");
     path_in(m2, sizeof m2, work, "M.csv");
     testlib_read_text(m2, two, sizeof two);
@@ -886,8 +887,9 @@ static void test_gpu_vs_cpu_export(void)
             double a = rg[r][c], b = rc[r][c];
             /* max_div is what the projection leaves over, a difference of
              * nearly equal numbers: rounding shows in it most (1.6e-3 apart
-             * on the H100, which contracts multiply-adds), so 1% there */
-            double tol = (c == 4 ? 1e-2 : 1e-3) * fmax(fabs(a), fabs(b)) + 1e-9;
+             * on the H100, which contracts multiply-adds; 1.1% on llvmpipe
+             * while the flow alone moves the smoke), so 2% there */
+            double tol = (c == 4 ? 2e-2 : 1e-3) * fmax(fabs(a), fabs(b)) + 1e-9;
             CHECK(isfinite(a) && fabs(a - b) <= tol, "metrics row %d (step %g): %s %.8g on the "
                   "GPU, %.8g on the CPU", r, rc[r][0], col[c], a, b);
         }
