@@ -181,8 +181,8 @@ static inline float method_cell_speed(float ul, float ur, float vb, float vt, fl
  *   untimed (arrive 0, or Fattal's force, the paper's method): rg =
  *     min(1, t/tramp)² from the start density (tramp 0: no easing).
  * Every backend takes it from here. */
-#define METHOD_ARRIVE_ON 0.4f
-#define METHOD_ARRIVE_FULL 0.85f
+#define METHOD_ARRIVE_ON 0.3f
+#define METHOD_ARRIVE_FULL 0.7f
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg);
 
 /* ---- the step: one list of passes ------------------------------------------ */

@@ -583,16 +583,18 @@ static int csv_field(const char *csv, const char *key, int col, char out[64])
     return 0;
 }
 
-/* --keys (issue 9, point 5): 3-key sequences. At 32², 255 steps a key (off
- * the 10-step observation grid on purpose), split-merge and logo-text: each
- * key's error is read at exactly k*255, against that key (the tool fails
- * the run if the morph's own metric, which is against the target it holds,
- * disagrees at any observed step), and it falls from where the range
- * started to within 6% by the key's step (measured 0.013-0.042 against
- * 1.26-1.71 at the range's start). */
+/* --keys (issue 9, point 5): 3-key sequences. At 32², 505 steps a key (off
+ * the 10-step observation grid on purpose; each key arrives at its step,
+ * issue 20, and the flow carries smoke at most umax a time unit, so a key
+ * needs seconds), split-merge and logo-text: each key's error is read at
+ * exactly k*505, against that key (the tool fails the run if the morph's
+ * own metric, which is against the target it holds, disagrees at any
+ * observed step), and it falls from where the range started to within 6%
+ * by the key's step (measured 0.012-0.039 against 1.26-1.71 at the range's
+ * start). */
 static void test_tool_keys(void)
 {
-    const char *args = "--keys --cpu --grid 32 --key-every 255 --sequences split-merge,logo-text";
+    const char *args = "--keys --cpu --grid 32 --key-every 505 --sequences split-merge,logo-text";
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "%s --csv '%s/k.csv' --strips '%s/kstrips'", args, dir, dir);
     int rc = run(cmd);
@@ -600,10 +602,10 @@ static void test_tool_keys(void)
     char table[8192];
     snprintf(table, sizeof table, "%s", R.out);
     CHECK(count_lines(table) == 8, "header, rule and 2 x 3 rows, got:\n%s", table);
-    CHECK(!strncmp(table, "| sequence | grid | key | target | step | err from | err at key | steps to 5% "
-                          "| mass drift | stripes (max/start) | <= 5% |\n", 110),
+    CHECK(!strncmp(table, "| sequence | grid | key | target | step | err from | err half way | half / from "
+                          "| err at key | steps to 5% | mass drift | stripes (max/start) | <= 5% |\n", 138),
           "the header: %s", table);
-    CHECK(strstr(R.err, "[2/2] logo-text 32x32: 3 keys of 255 steps"), "progress lines: %s", R.err);
+    CHECK(strstr(R.err, "[2/2] logo-text 32x32: 3 keys of 505 steps"), "progress lines: %s", R.err);
     const char *csv = slurp("k.csv");
     CHECK(count_lines(csv) == 7 && !strncmp(csv, "sequence,grid_w,grid_h,key_every,key,target,key_step,", 53),
           "csv:\n%s", csv);
@@ -611,19 +613,24 @@ static void test_tool_keys(void)
     for (int q = 0; q < 2; q++) {
         double prev_key = 0;
         for (int k = 1; k <= 3; k++) {
-            /* sequence,grid_w,grid_h,key_every,key,target,key_step,key_held,err_from,err_key,
-             * morph_err_key,steps_to_5,mass_drift,... */
+            /* sequence,grid_w,grid_h,key_every,key,target,key_step,key_held,err_from,err_mid,
+             * err_key,morph_err_key,steps_to_5,mass_drift,... */
             char key[64], f[16][64];
-            snprintf(key, sizeof key, "\n%s,32,32,255,%d,", seqs[q], k);
+            snprintf(key, sizeof key, "\n%s,32,32,505,%d,", seqs[q], k);
             bool found = true;
-            for (int c = 6; c <= 12; c++) found = found && csv_field(csv, key, c, f[c]) == 0;
+            for (int c = 6; c <= 13; c++) found = found && csv_field(csv, key, c, f[c]) == 0;
             CHECK(found, "%s key %d: no csv row:\n%s", seqs[q], k, csv);
             if (!found) continue;
             long step = atol(f[6]);
-            double from = atof(f[8]), at = atof(f[9]), morph_at = atof(f[10]), drift = atof(f[12]);
+            double from = atof(f[8]), mid = atof(f[9]), at = atof(f[10]), morph_at = atof(f[11]),
+                   drift = atof(f[13]);
+            /* the key is reached on its beat, not long before: half way the
+             * smoke is still on its way (5-s keys at 32²: 0.13-0.43 of the
+             * error at the range's start; docs/FIDELITY.md has the suite's) */
+            CHECK(mid >= 0.1 * from, "%s key %d: error %.3f half way, from %.3f", seqs[q], k, mid, from);
             printf("  info: %s key %d at step %ld (held %s): error %.3f -> %.3f, drift %.1e\n", seqs[q], k,
                    step, f[7], from, at, drift);
-            CHECK(step == 255L * k, "%s key %d: read at step %ld, not %ld", seqs[q], k, step, 255L * k);
+            CHECK(step == 505L * k, "%s key %d: read at step %ld, not %ld", seqs[q], k, step, 505L * k);
             CHECK(atoi(f[7]) == k, "%s key %d: the morph held key %s at its step", seqs[q], k, f[7]);
             CHECK(fabs(morph_at - at) <= 1e-5, "%s key %d: the morph's error %g, the tool's %g", seqs[q], k,
                   morph_at, at);
@@ -639,9 +646,9 @@ static void test_tool_keys(void)
         char row[128];
         snprintf(row, sizeof row, "| %s | 32² | 3 |", seqs[q]);
         const char *line = strstr(table, row);
-        CHECK(line && strstr(line, "| 765 |"), "%s: the table's third key row:\n%s", seqs[q], table);
+        CHECK(line && strstr(line, "| 1515 |"), "%s: the table's third key row:\n%s", seqs[q], table);
     }
-    /* the strip: 2 rows of 7 panels (step 0; 25 and 255 steps into each
+    /* the strip: 2 rows of 7 panels (step 0; 50 and 505 steps into each
      * key), keys under the key frames, grey elsewhere */
     char path[512];
     snprintf(path, sizeof path, "%s/kstrips/split-merge.png", dir);
@@ -651,7 +658,7 @@ static void test_tool_keys(void)
     if (im && im->w == 236 && im->h == 66) {
         const float *bottom = im->px + (size_t)34 * im->w;
         CHECK(fabsf(bottom[16 * im->w + 16] - 0.3f) < 0.01f, "under step 0: grey");
-        /* key 1 (three discs) under the frame at step 255: the big disc at
+        /* key 1 (three discs) under the frame at step 505: the big disc at
          * (0.28, 0.3) is dense in both */
         int x = 2 * 34 + 9, y = 10;
         CHECK(bottom[y * im->w + x] > 0.5f && im->px[y * im->w + x] > 0.2f, "key 1 %g, frame %g",
@@ -715,6 +722,8 @@ static void test_suite_bounds(void)
                                   "ring-hi", "grey", "wide"};
     static const bool stripes_bound[] = {true, true, true, true, false, true, true, true,
                                          false, true, true, true, true, true, true};
+    static const bool far[] = {false, false, false, false, false, false, true, false,
+                               false, false, false, false, false, false, true};
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "--cpu --grid 64 --steps 1000 --jobs 2 --csv '%s/b.csv'", dir);
     int rc = run(cmd);
@@ -728,9 +737,10 @@ static void test_suite_bounds(void)
         if (!row) continue;
         /* pair,grid_w,grid_h,steps,err0,err10,err300,err1000,err3000,err_end,steps_to_10,
          * steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,... */
-        double v[20] = {0};
+        /* ..., compare_step, d128_512, u, uc, p5, p10, p20, front, swirl, seconds */
+        double v[30] = {0};
         const char *p = strchr(row + 1, ',');
-        for (int c = 1; c < 20 && p; c++) {
+        for (int c = 1; c < 30 && p; c++) {
             v[c] = atof(p + 1);
             p = strchr(p + 1, ',');
         }
@@ -740,7 +750,19 @@ static void test_suite_bounds(void)
                "drift %.1e, stripes %.2fx\n", pairs[k], e0, e10, 100.0 * e10 / e0, e1000, blend,
                drift, s0 > 0 ? smax / s0 : 0.0);
         CHECK(e10 >= 0.95 * e0, "%s: stamp-in: error %.3f after 10 steps, %.3f at the start", pairs[k], e10, e0);
-        CHECK(e1000 <= 0.10, "%s: error %.3f at step 1000 (at most 0.10)", pairs[k], e1000);
+        /* the flow carries smoke at most umax (0.18) a time unit: the trips
+         * of a domain's length (wide: 1.05 between the centres) take 6 s and
+         * more, so those two get 0.15 at step 1000 */
+        double e_bound = far[k] ? 0.15 : 0.10;
+        CHECK(e1000 <= e_bound, "%s: error %.3f at step 1000 (at most %.2f)", pairs[k], e1000, e_bound);
+        /* issue 20: no target printed in where the smoke stands (P at steps
+         * 5, 10, 20: the suite's bound is 0.10 from 128² up; at 64² the
+         * 1.5-cell high pass sees the flow's own edges move, up to 0.17 on
+         * heart-cross, so 0.2 here), no smoke ahead of what the flow could
+         * carry (front, domain units: within a cell at 64²) */
+        for (int q = 24; q <= 26; q++)
+            CHECK(v[q] <= 0.2, "%s: print-through %.3f at step %d", pairs[k], v[q], q == 24 ? 5 : q == 25 ? 10 : 20);
+        CHECK(v[27] <= 1.0 / 64, "%s: smoke %.3f beyond the flow's reach", pairs[k], v[27]);
         CHECK(blend >= 0.15, "%s: blend distance %.3f at half-way (a cross-fade reads 0)", pairs[k], blend);
         CHECK(drift <= 1e-4, "%s: mass drift %.2e", pairs[k], drift);
         CHECK(s0 > 0 && (!stripes_bound[k] || smax <= 3.0 * s0), "%s: stripes %.2fx the start's",
