@@ -34,7 +34,7 @@ void method_params_default(SolverParams *p)
     p->tramp = 1.0f;
     p->framp = 0.1f;
     p->arrive = 3.0f;
-    p->swirl = 0.0f;
+    p->swirl = 5.0f;
     p->set = METHOD_SET(METHOD_PARAM_COUNT) - 1u;
 }
 

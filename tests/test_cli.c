@@ -887,9 +887,10 @@ static void test_gpu_vs_cpu_export(void)
             double a = rg[r][c], b = rc[r][c];
             /* max_div is what the projection leaves over, a difference of
              * nearly equal numbers: rounding shows in it most (1.6e-3 apart
-             * on the H100, which contracts multiply-adds; 1.1% on llvmpipe
-             * while the flow alone moves the smoke), so 2% there */
-            double tol = (c == 4 ? 2e-2 : 1e-3) * fmax(fabs(a), fabs(b)) + 1e-9;
+             * on the H100, which contracts multiply-adds; 3% on llvmpipe
+             * with vorticity confinement, which feeds on the velocity's own
+             * small differences), so 5% there */
+            double tol = (c == 4 ? 5e-2 : 1e-3) * fmax(fabs(a), fabs(b)) + 1e-9;
             CHECK(isfinite(a) && fabs(a - b) <= tol, "metrics row %d (step %g): %s %.8g on the "
                   "GPU, %.8g on the CPU", r, rc[r][0], col[c], a, b);
         }

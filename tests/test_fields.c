@@ -73,6 +73,10 @@ static void test_forces_add(void)
 {
     SolverParams p, q;
     method_params_default(&p);
+    /* vorticity confinement is the shared flow's, added once by the last
+     * field's force pass from the velocity with every force in: alone, it
+     * would see the velocity before A's force */
+    p.swirl = 0.0f;
     q = p;
     q.vf = 0.0f;
     q.vb = 0.0f;
@@ -172,6 +176,7 @@ static void test_pass_by_pass_cpu(void)
     SolverParams p;
     method_params_default(&p);
     p.tramp = p.framp = 0.0f; /* the drift and gathering from step 1 */
+    p.arrive = 0.0f; /* untimed: from step 1 */
     for (int n = 1; n <= 4; n++) {
         Morph *a[4] = {0}, *b[4] = {0};
         bool ok = true;
@@ -261,6 +266,7 @@ static void gpu_passes_agree(MorphBackend backend, int n, const char *label)
     SolverParams p;
     method_params_default(&p);
     p.tramp = p.framp = 0.0f;
+    p.arrive = 0.0f; /* untimed: from step 1 */
     Morph *g[4] = {0}, *c[4] = {0};
     bool ok = true;
     for (int f = 0; f < n; f++) {

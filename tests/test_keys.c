@@ -32,6 +32,7 @@ static Morph *make(const float *start, const float *target)
 {
     SolverParams p;
     method_params_default(&p);
+    p.arrive = EVERY * p.dt; /* as each key's: it arrives at its step, EVERY steps on */
     char err[256] = "";
     Morph *m = morph_create(W, H, &p, start, target, true, MORPH_CPU, NULL, err, sizeof err);
     CHECK(m != NULL, "morph_create: %s", err);

@@ -185,6 +185,7 @@ static void test_same_state(void)
     check_same(&q, "fattal, no gathering");
     SolverParams r = p;
     r.tramp = 0.0f;
+    r.arrive = 0.0f; /* untimed: from step 1 */
     r.framp = 0.0f;
     r.set = METHOD_SET(METHOD_PARAM_COUNT) - 1u;
     r.dt = 0.05f;
@@ -196,6 +197,7 @@ static void test_outputs(void)
 {
     SolverParams p;
     method_params_default(&p);
+    p.arrive = 0.02f; /* arrived by the third step: every pass runs in it */
     Morph *m = make(&p);
     if (!m) return;
     morph_step(m);

@@ -163,6 +163,7 @@ int main(int argc, char **argv)
     method_params_default(&p);
     q = p;
     q.tramp = q.framp = 0.0f; /* gathering and the drift from step 1, several substeps */
+    q.arrive = 0.0f; /* untimed: from step 1 */
     q.dt = 0.04f;
     const char *only = getenv("TEST_GPU_BACKEND");
     static const MorphBackend be[] = {MORPH_FRAGMENT, MORPH_COMPUTE, MORPH_COMPUTE};

@@ -447,6 +447,7 @@ static void test_force_walls_clamp_damping(void)
 {
     SolverParams p;
     method_params_default(&p);
+    p.swirl = 0.0f; /* the force and the damping alone (vorticity confinement: test_swirl) */
     int w = 64;
     size_t n = (size_t)w * w;
     ForceSetup f;
@@ -1481,6 +1482,73 @@ static void test_drift_cap_isotropic(void)
     free(rbc); free(tb); free(phi); free(wu); free(wv);
 }
 
+/* Vorticity confinement (ref_swirl_force, the force pass's swirl term):
+ * none without vorticity (a uniform flow, no flow); on a smooth vortex it
+ * spins the core up (the curl at the centre grows) and leaves the mean
+ * velocity alone, by the same amount either way round. */
+static float centre_curl(int w, const float *u, const float *v)
+{
+    int c = w / 2; /* the corner at the grid's centre */
+    return (v[c * w + c] - v[c * w + c - 1]) - (u[c * w + c] - u[(c - 1) * w + c]);
+}
+
+static void test_swirl(void)
+{
+    int w = 48;
+    size_t n = (size_t)w * w;
+    float hh = 1.0f / (float)w, inv_h = (float)w;
+    float *u = falloc(n), *v = falloc(n), *u2 = falloc(n), *v2 = falloc(n);
+    SolverParams p;
+    method_params_default(&p);
+    p.vf = 0.0f; /* the swirl term alone */
+    p.vd = 0.0f;
+    p.umax = 100.0f;
+    BlurSpec bs;
+    method_blur_spec(w, w, p.sigma, &bs);
+    float *zero = falloc(n), *coarse = falloc((size_t)bs.cw * bs.ch);
+    for (size_t k = 0; k < n; k++) zero[k] = 1.0f;
+    /* no flow, and a uniform flow: no force */
+    float worst = 0.0f;
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++)
+            for (int ax = 0; ax < 2; ax++) worst = fmaxf(worst, fabsf(ref_swirl_force(w, w, u, v, i, j, ax, 1.0f, inv_h)));
+    for (int j = 0; j < w; j++)
+        for (int i = 1; i < w; i++) u[(size_t)j * w + i] = 0.1f;
+    /* (the box's walls stop the flow: vorticity there, so the faces two
+     * cells in are checked) */
+    for (int j = 2; j < w - 2; j++)
+        for (int i = 2; i < w - 2; i++)
+            for (int ax = 0; ax < 2; ax++) worst = fmaxf(worst, fabsf(ref_swirl_force(w, w, u, v, i, j, ax, 1.0f, inv_h)));
+    CHECK(worst == 0.0f, "no vorticity, yet a swirl force of %g", worst);
+    for (int sign = -1; sign <= 1; sign += 2) {
+        /* a Gaussian vortex at the centre: u = -s(y-c)g, v = s(x-c)g on the faces */
+        for (int j = 0; j < w; j++)
+            for (int i = 0; i < w; i++) {
+                float xu = (float)i - 0.5f * w, yu = (float)j + 0.5f - 0.5f * w;
+                float xv = (float)i + 0.5f - 0.5f * w, yv = (float)j - 0.5f * w;
+                u[(size_t)j * w + i] = i > 0 ? -sign * 0.02f * yu * expf(-(xu * xu + yu * yu) / 50.0f) : 0.0f;
+                v[(size_t)j * w + i] = j > 0 ? sign * 0.02f * xv * expf(-(xv * xv + yv * yv) / 50.0f) : 0.0f;
+            }
+        float c0 = centre_curl(w, u, v);
+        p.swirl = 5.0f;
+        ref_pass_force(w, w, &p, &bs, coarse, zero, NULL, 0.0f, u, v, u2, v2);
+        float c1 = centre_curl(w, u2, v2);
+        double mu = 0.0, mv = 0.0;
+        for (size_t k = 0; k < n; k++) mu += u2[k] - u[k], mv += v2[k] - v[k];
+        CHECK(sign * c0 > 0.0f && sign * (c1 - c0) > 1e-4f * fabsf(c0),
+              "swirl %+d: the core's curl %g -> %g (it should grow)", sign, c0, c1);
+        CHECK(fabs(mu) < 1e-4 && fabs(mv) < 1e-4, "swirl: the mean velocity moved (%g, %g)", mu, mv);
+        printf("  info: vortex %+d: centre curl %.5f -> %.5f with swirl 5 (one step at 48^2)\n", sign, c0, c1);
+    }
+    (void)hh;
+    free(u);
+    free(v);
+    free(u2);
+    free(v2);
+    free(zero);
+    free(coarse);
+}
+
 int main(void)
 {
     RUN(test_multigrid);
@@ -1491,6 +1559,7 @@ int main(void)
     RUN(test_blur_resolution);
     RUN(test_force_direction);
     RUN(test_force_walls_clamp_damping);
+    RUN(test_swirl);
     RUN(test_projection_random);
     RUN(test_projection_gradient_and_curl);
     RUN(test_projection_defaults);

@@ -171,7 +171,7 @@ typedef struct {
     double drift;
     long half_step;
     double blend, blend_s;
-    double stripes0, stripes_max;
+    double stripes0, stripes_max, stripes_tgt; /* stripes_tgt: S of the target at the start's mass */
     long stripes_max_step;
     double d128_512;
     long compare_step;
@@ -679,6 +679,7 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         if (morph_observe(m, rho, &mass0, &err0, NULL) < 0) goto out_readback;
         r->err0 = r->err_end = err0;
         r->stripes0 = r->stripes_max = fidelity_stripes(rho, w, h);
+        r->stripes_tgt = fidelity_stripes(blend_tgt, w, h);
         r->stripes_max_step = 0;
         if (s) strip_put(s, 0, rho);
         memcpy(prev, rho, n * sizeof *rho);
@@ -1088,7 +1089,7 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
     fprintf(f, "pair,grid_w,grid_h,steps,err0,err10,err300,err1000,err3000,err_end,steps_to_10,"
                "steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,"
                "stripes_max_step,stripes_ratio,compare_step,d128_512,u,uc,p5,p10,p20,front,swirl,"
-               "seconds\n");
+               "stripes_target,seconds\n");
     for (int k = 0; k < NPAIRS; k++) {
         if (!o->selected[k]) continue;
         const Result *r = &res[k];
@@ -1113,6 +1114,7 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
         for (int q = 0; q < NPRINT; q++) csv_num(f, r->print[q]);
         csv_num(f, r->front);
         csv_num(f, r->swirl);
+        csv_num(f, r->stripes_tgt);
         fprintf(f, ",%.2f\n", r->seconds);
     }
     if (ferror(f) | (fclose(f) != 0)) fail("cannot write %s: %s", path, strerror(errno));
