@@ -5,7 +5,7 @@
 // With u_balance, the balance force (refsolver.h): Fattal's term is weighted
 // by min(ρ̃, ρ̃*) instead of ρ̃, and u_kb·ρ̃·∂φ of the deficit potential φ
 // (packed, from potential_rhs and a multigrid solve) is added.
-// With u_swirl > 0, vorticity confinement dt·ε·h·(N × ω) is added too.
+// With u_swirl > 0, vorticity confinement dt·ε·L·(N × ω) is added too.
 #include "packed.glsl"
 
 uniform sampler2D u_vel;
@@ -20,7 +20,7 @@ uniform float u_eps;
 uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kb;
-uniform float u_swirl; // dt·ε·h of vorticity confinement (0: off); ref_swirl_force
+uniform float u_swirl; // dt·ε·L (METHOD_SWIRL_LENGTH) of vorticity confinement (0: off); ref_swirl_force
 
 // The vorticity at corner (i, j) shared by cells (i-1, j-1) .. (i, j), the
 // velocity 0 outside the box (refsolver.c's corner_curl).

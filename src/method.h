@@ -181,6 +181,12 @@ static inline float method_cell_speed(float ul, float ur, float vb, float vt, fl
  *   untimed (arrive 0, or Fattal's force, the paper's method): rg =
  *     min(1, t/tramp)² from the start density (tramp 0: no easing).
  * Every backend takes it from here. */
+/* Vorticity confinement's length: its force is swirl·L·(N × ω) with L this
+ * many domain units (Fedkiw et al. use the cell, which makes the swirl a
+ * grid's own: 16 times stronger at 32² than at 512²; a fixed length keeps
+ * a morph's look the same at every grid, as every other parameter does).
+ * 1/256: at 256² it is the cell. */
+#define METHOD_SWIRL_LENGTH (1.0f / 256.0f)
 #define METHOD_ARRIVE_ON 0.3f
 #define METHOD_ARRIVE_FULL 0.7f
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg);

@@ -134,7 +134,7 @@ static float corner_curl(int w, int h, const float *u, const float *v, int i, in
     return ((vr - vl) - (ut - ub)) * inv_h;
 }
 
-/* Vorticity confinement (Fedkiw, Stam & Jensen 2001) on a face: ε·h·(N × ω)
+/* Vorticity confinement (Fedkiw, Stam & Jensen 2001) on a face: ε·L·(N × ω)
  * with ω the face's vorticity (the mean of its two corners) and N =
  * ∇|ω| / |∇|ω|| from the six corners around it; axis 0 gives the x
  * component on the x face (i-1 | i), axis 1 the y component on the y face
@@ -166,7 +166,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
     float hh = cell_size(w, h);
     float damp = 1.0f / (1.0f + p->dt * p->vd);
     float k = p->dt * p->vf / hh;
-    float sw = p->dt * p->swirl * hh, inv_h = 1.0f / hh; /* dt·ε·h */
+    float sw = p->dt * p->swirl * METHOD_SWIRL_LENGTH, inv_h = 1.0f / hh; /* dt·ε·L */
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             /* x face between (i-1, j) and (i, j) */

@@ -136,11 +136,11 @@ float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, floa
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
                     float kb, const float *u, const float *v, float *u_out, float *v_out);
-/* With p->swirl = ε > 0 the force pass also adds dt·ε·h·(N × ω), vorticity
+/* With p->swirl = ε > 0 the force pass also adds dt·ε·L·(N × ω), vorticity
  * confinement (Fedkiw, Stam & Jensen 2001): ω at the cell corners from the
  * faces, N = ∇|ω|/|∇|ω|| (issue 20: travelling smoke keeps its small swirls
  * instead of sliding as one blob). This is one face's term with eps_h =
- * dt·ε·h: axis 0 the x face (i-1 | i), 1 the y face (j-1 | j). */
+ * dt·ε·L (METHOD_SWIRL_LENGTH): axis 0 the x face (i-1 | i), 1 the y face (j-1 | j). */
 float ref_swirl_force(int w, int h, const float *u, const float *v, int i, int j, int axis,
                       float eps_h, float inv_h);
 /* Semi-Lagrangian advection of the staggered velocity by itself. */

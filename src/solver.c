@@ -231,7 +231,7 @@ static void pass_force(Solver *s, const Field *vel, const Field *dens, const Fie
     shader_set_texture(sh, "u_phi", 3, field_texture(phi));
     shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
     /* vorticity confinement, once: by the field whose force pass is the last */
-    shader_set_float(sh, "u_swirl", s->partial_now ? 0.0f : s->p.dt * s->p.swirl * s->cell);
+    shader_set_float(sh, "u_swirl", s->partial_now ? 0.0f : s->p.dt * s->p.swirl * METHOD_SWIRL_LENGTH);
     run(s, out);
 }
 
