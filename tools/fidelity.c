@@ -123,8 +123,8 @@ static const Sequence sequences[] = {
 static const long at_steps[] = {10, 300, 1000, 3000};
 #define NAT 4
 /* the morph happens in the first 200 steps: the strip looks there closely */
-static const long strip_steps[] = {0, 5, 10, 20, 40, 60, 80, 100, 150, 200, 1000, 3000};
-#define NSTRIP 12
+static const long strip_steps[] = {0, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 1000, 3000};
+#define NSTRIP 13
 /* the print-through index's steps (issue 20) */
 static const long print_steps[] = {5, 10, 20};
 #define NPRINT 3
@@ -245,8 +245,10 @@ static void usage(void)
            "  --list              list the pairs and what they test, then exit\n"
            "  --compare           also run each pair at 128 and 512 (2:1: 256x128 and\n"
            "                      1024x512) to step min(1000, N) and fill '128 vs 512'\n"
-           "  --strips DIR        write DIR/PAIR.png: grey frames at steps 0, 10, 100, 300,\n"
-           "                      1000, 3000 (those <= N) then the target image, side by\n"
+           "  --strips DIR        write DIR/PAIR.png: grey frames at steps 0, 5, 10, 20, 40,\n"
+           "                      60, 80, 100, 150, 200 (where the morph happens), 300\n"
+           "                      (the default arrival), 1000, 3000 (those <= N), then\n"
+           "                      the target image, side by\n"
            "                      side, density clamped to [0, 1]; with --compare also\n"
            "                      DIR/PAIR-128.png and DIR/PAIR-512.png, the two compared\n"
            "                      frames\n"
