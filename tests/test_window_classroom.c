@@ -214,7 +214,8 @@ static void test_hud_numbers(void)
         CHECK(step == morph_step_count(g_m) && fabs(t - morph_time(g_m)) < 1e-3, "HUD step %ld t %g", step, t);
         CHECK(fabs(e - err) <= 0.00005 + 1e-9, "HUD error %g, metrics %g", e, err);
         CHECK(fabs(ms - mass) <= 5e-6 * mass, "HUD mass %g, metrics %g", ms, mass);
-        CHECK(fabs(dv - md) <= 0.001 * md + 1e-12, "HUD max div %g, metrics %g", dv, md);
+        /* the HUD shows 3 significant digits: half a unit of the third */
+        CHECK(fabs(dv - md) <= 0.005 * md + 1e-12, "HUD max div %g, metrics %g", dv, md);
         /* text was drawn in the panel: bright pixels on its dark ground */
         int bright = 0;
         for (int y = WIN_H - 120; y < WIN_H; y++)
