@@ -1162,6 +1162,19 @@ int solver_observe(Solver *s, float *rho, double *mass, double *error, double *m
     return 0;
 }
 
+/* What an observation reads back: the density field, or with max|∇·u|
+ * wanted one pass that gathers ρ, ρ* and |∇·u| into the ratio field (free
+ * between steps), so it is still one read-back. */
+static const Field *observe_source(Solver *s, bool max_div)
+{
+    if (!max_div) return s->dens.read;
+    Shader *sh = use(s, SH_OBSERVE);
+    shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
+    shader_set_texture(sh, "u_vel", 1, field_texture(s->vel.read));
+    run(s, s->ratio);
+    return s->ratio;
+}
+
 int solver_observe_sums(Solver *s, float *rho, double *mass, double *diff, double *target,
                         double *max_div)
 {
@@ -1169,16 +1182,7 @@ int solver_observe_sums(Solver *s, float *rho, double *mass, double *diff, doubl
     float *d = alloc_cells(s, 4);
     int rc = -1;
     if (!d) goto done;
-    /* With max|∇·u| wanted, one pass gathers ρ, ρ* and |∇·u| into the
-     * ratio field (free between steps): still one read-back. */
-    const Field *src = s->dens.read;
-    if (max_div) {
-        Shader *sh = use(s, SH_OBSERVE);
-        shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
-        shader_set_texture(sh, "u_vel", 1, field_texture(s->vel.read));
-        run(s, s->ratio);
-        src = s->ratio;
-    }
+    const Field *src = observe_source(s, max_div);
     if (field_read(src, d) < 0) goto done;
     double m = 0.0, e = 0.0, t = 0.0, md = 0.0;
     for (size_t k = 0; k < n; k++) {
@@ -1204,14 +1208,7 @@ int solver_observe_start(Solver *s, int slot, bool max_div)
     if (!s->obs[slot] && !(s->obs[slot] = field_readback_create())) return -1;
     /* the ratio field is free between steps, and the next step's passes
      * write it only after this copy in the command stream */
-    const Field *src = s->dens.read;
-    if (max_div) {
-        Shader *sh = use(s, SH_OBSERVE);
-        shader_set_texture(sh, "u_dens", 0, field_texture(s->dens.read));
-        shader_set_texture(sh, "u_vel", 1, field_texture(s->vel.read));
-        run(s, s->ratio);
-        src = s->ratio;
-    }
+    const Field *src = observe_source(s, max_div);
     s->obs_div[slot] = max_div;
     return field_readback_start(s->obs[slot], src);
 }
