@@ -1088,6 +1088,7 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_ARRIVE:
         return float_opt("arrive", arg, &c->params.arrive, err, errlen);
     case OPT_SWIRL:
+        c->set_extras = true;
         return float_opt("swirl", arg, &c->params.swirl, err, errlen);
     case OPT_STEPS:
         if (int_opt("steps", arg, 0, CONFIG_STEPS_MAX, &v, err, errlen) < 0) return -1;
@@ -1286,6 +1287,7 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         c->params.vk = 0.0f;
         c->params.framp = 0.0f;
         c->params.tramp = 0.0f;
+        c->params.swirl = 0.0f; /* vorticity confinement is an addition too */
     }
 
     const char *why = method_params_check(&c->params);

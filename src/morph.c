@@ -1216,8 +1216,8 @@ int morph_set_schedule(Morph *m, const MorphKey *keys, int n, const MorphSource 
         R->params = K->params ? *K->params : m->base;
         method_params_resolve(&R->params);
         /* a timed key arrives at its step: its arrival time is its range */
-        if (R->params.arrive > 0.0f)
-            R->params.arrive = (float)(K->step - (k ? keys[k - 1].step : 0)) * R->params.dt;
+        if (R->params.arrive > 0.0f) /* (within --arrive's range: a checkpoint keeps it) */
+            R->params.arrive = fminf(1e4f, (float)(K->step - (k ? keys[k - 1].step : 0)) * R->params.dt);
         memcpy(R->move_from, K->move_from, sizeof R->move_from);
         memcpy(R->move_to, K->move_to, sizeof R->move_to);
         R->scale_from = K->scale_from ? K->scale_from : 1.0f;

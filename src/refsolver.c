@@ -809,6 +809,7 @@ void ref_set_density(RefSolver *s, const float *rho)
     memset(s->eg, 0, n * sizeof(float));
     s->nstep = 0;
     s->kstep = 0;
+    s->drift_ran = false; /* no step has moved this density yet */
 }
 
 int ref_set_target(RefSolver *s, const float *target, bool mass_match)

@@ -1011,6 +1011,7 @@ int solver_set_density(Solver *s, const float *rho)
     if (field_upload(s->dens.read, buf) < 0) goto fail;
     s->nstep = 0;
     s->kstep = 0;
+    s->drift_ran = false; /* no step has moved this density yet */
     if (field_clear(s->vel.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
         field_clear(s->pres.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||
         field_clear(s->pot.read, 0.0f, 0.0f, 0.0f, 0.0f) < 0 ||

@@ -133,8 +133,12 @@ static void test_every_option(void)
         CHECK(parse(&c2, NULL) == 0 && c2.params.vk == dp.vk && c2.params.framp == dp.framp,
               "defaults keep the drift and easing");
         CHECK(parse(&c2, "--force", "fattal", NULL) == 0 && c2.params.vk == 0.0f &&
-                  c2.params.framp == 0.0f && c2.params.tramp == 0.0f,
-              "--force fattal is the paper's method: no drift, no easing");
+                  c2.params.framp == 0.0f && c2.params.tramp == 0.0f && c2.params.swirl == 0.0f,
+              "--force fattal is the paper's method: no drift, no easing, no vorticity confinement");
+        CHECK(parse(&c2, "--force", "fattal", "--swirl", "2", NULL) == 0 && feq(c2.params.swirl, 2.0f),
+              "--force fattal --swirl 2 keeps the swirl given");
+        CHECK(parse(&c2, NULL) == 0 && c2.params.swirl == dp.swirl && dp.swirl > 0.0f,
+              "the defaults swirl");
         CHECK(parse(&c2, "--force", "fattal", "--drift", "0.01", "--ease-force", "0.5", NULL) == 0 &&
                   feq(c2.params.vk, 0.01f) && feq(c2.params.framp, 0.5f) && c2.params.tramp == dp.tramp,
               "--force fattal with --drift/--ease-* keeps what was given");

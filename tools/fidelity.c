@@ -390,7 +390,7 @@ static void parse_param(SolverParams *p, const char *s)
     else if (PARAM_IS("ease-force")) p->framp = (float)v, g_set_extras = true;
     else if (PARAM_IS("ease-gather")) p->tramp = (float)v, g_set_extras = true;
     else if (PARAM_IS("arrive")) p->arrive = (float)v;
-    else if (PARAM_IS("swirl")) p->swirl = (float)v;
+    else if (PARAM_IS("swirl")) p->swirl = (float)v, g_set_extras = true;
     else if (PARAM_IS("jacobi") || PARAM_IS("vcycles") || PARAM_IS("bcycles")) {
         if (v != floor(v) || fabs(v) > 1e6) fail("--param: %.*s must be an integer", (int)len, s);
         if (PARAM_IS("jacobi")) p->jacobi = (int)v;
@@ -462,6 +462,7 @@ static void parse_args(int argc, char **argv, Opts *o)
         o->params.vk = 0.0f;   /* the paper's method, as smokemorph --force fattal */
         o->params.framp = 0.0f;
         o->params.tramp = 0.0f;
+        o->params.swirl = 0.0f;
     }
     const char *bad = method_params_check(&o->params);
     if (bad) fail("--param: %s", bad);
@@ -707,10 +708,10 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         if (!sample) continue;
         if (flowing) { /* the velocity that moved prev to rho, in cells per step */
             if (morph_read_velocity(m, vx, vy) < 0) goto out_readback;
-            double k = rp.dt / cell;
+            double k = rp.dt / cell, um = rp.umax; /* as the transport clamps it */
             for (size_t c = 0; c < n; c++) {
-                vx[c] = (float)(vx[c] * k);
-                vy[c] = (float)(vy[c] * k);
+                vx[c] = (float)(fmax(-um, fmin(um, vx[c])) * k);
+                vy[c] = (float)(fmax(-um, fmin(um, vy[c])) * k);
             }
             if (fidelity_flow_add(&flow, prev, rho, vx, vy, w, h, cell, rp.dt) < 0) {
                 snprintf(err, errlen, "out of memory");
@@ -790,6 +791,7 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
     r->blend = r->blend_s = r->d128_512 = NAN;
     r->compare_step = -1;
     r->u = r->uc = r->swirl = NAN;
+    r->front = 0.0; /* a max over the observed steps from 0 (the pair failed: ok = 0) */
     for (int k = 0; k < NPRINT; k++) r->print[k] = NAN;
     double t0 = now_s();
 
@@ -1009,7 +1011,7 @@ static void run_sequence(const Env *env, const Opts *o, int idx, SeqResult *r)
     r->every = o->key_every;
     for (int k = 0; k < NSEQ_KEYS; k++) {
         r->key_step[k] = r->steps5[k] = -1;
-        r->err_from[k] = r->err_key[k] = r->morph_err_key[k] = NAN;
+        r->err_from[k] = r->err_mid[k] = r->err_key[k] = r->morph_err_key[k] = NAN;
     }
     double t0 = now_s();
     Strip strip = {0}, *s = NULL;
