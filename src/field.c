@@ -229,21 +229,29 @@ int field_upload(Field *f, const float *data)
     return gl_check("field", what);
 }
 
-int field_read(const Field *f, float *out)
+/* glReadPixels of the whole field into dst: client memory, or an offset in
+ * the bound GL_PIXEL_PACK_BUFFER. Tightly packed rows; the read framebuffer
+ * binding is put back. */
+static void read_pixels(const Field *f, void *dst)
 {
-    gl_check("field", "earlier GL calls (before field_read)");
-    field_sync();
     GLint prev_read = 0;
     glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev_read);
-    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glPixelStorei(GL_PACK_ROW_LENGTH, 0);
     glPixelStorei(GL_PACK_SKIP_ROWS, 0);
     glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, f->fbo);
     glReadBuffer(GL_COLOR_ATTACHMENT0);
-    glReadPixels(0, 0, f->w, f->h, pixel_format(f->channels), GL_FLOAT, out);
+    glReadPixels(0, 0, f->w, f->h, pixel_format(f->channels), GL_FLOAT, dst);
     glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev_read);
+}
+
+int field_read(const Field *f, float *out)
+{
+    gl_check("field", "earlier GL calls (before field_read)");
+    field_sync();
+    glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+    read_pixels(f, out);
     char what[96];
     snprintf(what, sizeof what, "reading back a %dx%d %s field", f->w, f->h, format_name(f->channels));
     return gl_check("field", what);
@@ -274,16 +282,7 @@ int field_readback_start(FieldReadback *rb, const Field *f)
     rb->w = f->w;
     rb->h = f->h;
     rb->channels = f->channels;
-    GLint prev_read = 0;
-    glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &prev_read);
-    glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    glPixelStorei(GL_PACK_ROW_LENGTH, 0);
-    glPixelStorei(GL_PACK_SKIP_ROWS, 0);
-    glPixelStorei(GL_PACK_SKIP_PIXELS, 0);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, f->fbo);
-    glReadBuffer(GL_COLOR_ATTACHMENT0);
-    glReadPixels(0, 0, f->w, f->h, pixel_format(f->channels), GL_FLOAT, (void *)0);
-    glBindFramebuffer(GL_READ_FRAMEBUFFER, (GLuint)prev_read);
+    read_pixels(f, (void *)0);
     glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
     if (rb->fence) glDeleteSync(rb->fence);
     rb->fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
