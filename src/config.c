@@ -108,6 +108,8 @@ enum {
     OPT_NO_FRAMES,
     OPT_PNG_COMPRESSION,
     OPT_EXR_TILED,
+    OPT_RECORD, /* issue 24: the classroom on a projector */
+    OPT_LESSON,
 };
 
 static const struct option long_options[] = {
@@ -186,6 +188,8 @@ static const struct option long_options[] = {
     {"no-frames", no_argument, NULL, OPT_NO_FRAMES},
     {"png-compression", required_argument, NULL, OPT_PNG_COMPRESSION},
     {"exr-tiled", no_argument, NULL, OPT_EXR_TILED},
+    {"record", required_argument, NULL, OPT_RECORD},
+    {"lesson", required_argument, NULL, OPT_LESSON},
     {NULL, 0, NULL, 0},
 };
 
@@ -420,6 +424,12 @@ void config_usage(FILE *out, const char *prog)
         "                        velocity, speed, vorticity, pressure, divergence, force,\n"
         "                        gathering, fig2 ('v' cycles them; default density)\n"
         "  --no-hud              window: start with the HUD hidden ('i' shows it)\n"
+        "  --record FILE.mp4     window: record what the window shows, HUD included, at\n"
+        "                        the window's size, a video frame a displayed frame at\n"
+        "                        --fps ('R' starts and stops a recording; default none)\n"
+        "  --lesson FILE         window: a prepared lesson (JSON: steps, each a view,\n"
+        "                        parameters, a caption and steps to run); space goes on\n"
+        "                        to the next step (default none)\n"
         "  --screenshot FILE     after --steps steps, save the window as PNG and quit\n"
         "                        (headless: the last frame, as --frames writes it)\n"
         "  --window WxH          initial window size, sides 16..8192 (default %dx%d)\n"
@@ -1194,6 +1204,20 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     case OPT_NO_HUD:
         c->no_hud = true;
         if (!c->window_only) c->window_only = "--no-hud";
+        return 0;
+    case OPT_RECORD: {
+        size_t n = strlen(arg);
+        if (path_opt("record", arg, &c->record, err, errlen) < 0) return -1;
+        if (n < 4 || strcasecmp(arg + n - 4, ".mp4") != 0) {
+            set_err(err, errlen, "--record: a recording is an H.264 video whose name ends in .mp4, got '%s'", arg);
+            return -1;
+        }
+        if (!c->window_only) c->window_only = "--record";
+        return 0;
+    }
+    case OPT_LESSON:
+        if (path_opt("lesson", arg, &c->lesson, err, errlen) < 0) return -1;
+        if (!c->window_only) c->window_only = "--lesson";
         return 0;
     case OPT_FORMAT:
     case OPT_ALPHA:

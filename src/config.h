@@ -114,6 +114,8 @@ typedef struct {
     const char *keys;          /* --keys STR (window: keys pressed at start) */
     int view;                  /* --view NAME (window: viewfield.h's ViewKind; 0 density) */
     bool no_hud;               /* --no-hud (window: the HUD starts hidden) */
+    const char *record;        /* --record FILE.mp4 (window: what it shows, as a video) */
+    const char *lesson;        /* --lesson FILE (window: a prepared lesson, lesson.h) */
     const char *window_only;   /* the first window-only option given (--keys, --window,
                                   --steps-per-frame): an error in a headless run */
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */

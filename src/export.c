@@ -43,6 +43,7 @@ struct Exporter {
     char *video, *video_tmp;
     unsigned char *vbuf; /* one raw frame */
     int vw, vh;          /* the video's frame size (the first frame's) */
+    long vframes;        /* frames piped */
     int fw, fh;          /* the last frame's size */
     /* the writers (o.threads > 0): frames handed over (submitted), each
      * encoded on a worker, then committed in order (renamed, piped to the
@@ -275,6 +276,24 @@ static unsigned short word_of(float v)
     return v <= 0.0f ? 0 : (v >= 65535.0f ? 65535 : (unsigned short)v);
 }
 
+/* BYTES of a raw frame down the pipe; when ffmpeg has gone, its last
+ * message in err and no file left. 0 or -1. */
+static int video_put(Exporter *x, const unsigned char *buf, size_t bytes, char *err, size_t errlen)
+{
+    if (fwrite(buf, 1, bytes, x->pipe) != bytes) {
+        char why[400];
+        fclose(x->pipe);
+        x->pipe = NULL;
+        if (x->pid > 0) ffmpeg_wait(x);
+        ffmpeg_last_line(x->log, why, sizeof why, strerror(errno));
+        snprintf(err, errlen, "cannot make %s: ffmpeg failed: %s", x->video, why);
+        unlink(x->video_tmp);
+        return -1;
+    }
+    x->vframes++;
+    return 0;
+}
+
 /* One frame (ow x oh: alpha, and the straight sRGB colour, 3 planes) down
  * the pipe. */
 static int video_frame(Exporter *x, const float *al, const float *col, int ow, int oh, char *err,
@@ -304,19 +323,33 @@ static int video_frame(Exporter *x, const float *al, const float *col, int ow, i
                 p[c] = byte_of(col[c * n + k] * a + x->o.background[c] * (1.0f - a));
         }
     }
-    size_t bytes = n * (mov ? 8 : 3);
-    if (fwrite(x->vbuf, 1, bytes, x->pipe) != bytes) {
-        char why[400];
-        fclose(x->pipe);
-        x->pipe = NULL;
-        if (x->pid > 0) ffmpeg_wait(x);
-        ffmpeg_last_line(x->log, why, sizeof why, strerror(errno));
-        snprintf(err, errlen, "cannot make %s: ffmpeg failed: %s", x->video, why);
-        unlink(x->video_tmp);
+    return video_put(x, x->vbuf, n * (mov ? 8 : 3), err, errlen);
+}
+
+Exporter *export_video_open(const char *path, int w, int h, double fps, char *err, size_t errlen)
+{
+    if (!path || !ends_with(path, ".mp4") || w < 1 || h < 1 || !(fps > 0.0)) {
+        snprintf(err, errlen, "internal error: bad recording options");
+        return NULL;
+    }
+    ExportOptions o = export_defaults();
+    o.video = path;
+    o.out_w = w;
+    o.out_h = h;
+    o.fps = fps;
+    return export_create(&o, err, errlen);
+}
+
+int export_video_rgb(Exporter *x, const unsigned char *rgb, char *err, size_t errlen)
+{
+    if (!x || !x->pipe) {
+        snprintf(err, errlen, "cannot make %s: the video is closed", x && x->video ? x->video : "the video");
         return -1;
     }
-    return 0;
+    return video_put(x, rgb, (size_t)x->vw * x->vh * 3, err, errlen);
 }
+
+long export_video_frames(const Exporter *x) { return x ? x->vframes : 0; }
 
 int export_finish(Exporter *x, char *err, size_t errlen)
 {

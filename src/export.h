@@ -199,6 +199,19 @@ const char *export_dir(const Exporter *x); /* NULL: no frames */
  * (over the background, even sides, yuv420p) into buf; 0, or -1 when there
  * is none (no PNG frames). */
 int export_video_hint(const Exporter *x, char *buf, size_t n);
+/* A video of what a window shows (issue 24, --record): --video's .mp4
+ * pipe (H.264, yuv420p, odd sides padded to even) fed w x h 8-bit RGB
+ * frames, top row first, at fps. ffmpeg starts now (NULL with one line in
+ * err when it cannot: "ffmpeg is not installed..."); the file is written as
+ * FILE.tmp.PID and renamed into place by export_finish, so a half-written
+ * video never exists: export_close without it, or a failed frame, leaves
+ * no file. */
+Exporter *export_video_open(const char *path, int w, int h, double fps, char *err, size_t errlen);
+/* One frame (w * h * 3 bytes) down the pipe. 0, or -1 with ffmpeg's last
+ * message in err (the file is then removed: export_close the exporter). */
+int export_video_rgb(Exporter *x, const unsigned char *rgb, char *err, size_t errlen);
+/* Frames piped to the video so far. */
+long export_video_frames(const Exporter *x);
 /* Close the video: wait for ffmpeg and rename its file into place. 0, or
  * -1 with one line in err (ffmpeg's own last message); then no video file is
  * left. Does nothing without a video. */

@@ -1397,6 +1397,9 @@ static int run_resumed(Config *c, Checkpoint *ck, GlCtx *ctx, MorphBackend backe
                           .keys = c->keys,
                           .view = c->view,
                           .no_hud = c->no_hud,
+                          .record = c->record,
+                          .lesson = c->lesson,
+                          .fps = c->fps,
                           .color = {c->color[0], c->color[1], c->color[2]}};
         rc = view_run(ctx, m, &vo);
     } else {
@@ -1701,6 +1704,11 @@ static int run_compare(const Config *c, const Image *start, const Image *target,
                           .shader_dir = shader_dir,
                           .screenshot = c->screenshot,
                           .keys = c->keys,
+                          .view = c->view,
+                          .no_hud = c->no_hud,
+                          .record = c->record,
+                          .lesson = c->lesson,
+                          .fps = c->fps,
                           .color = {c->color[0], c->color[1], c->color[2]},
                           .compare = cmp};
         rc = view_run(ctx, compare_morph(cmp, 0), &vo);
@@ -2093,6 +2101,9 @@ int main(int argc, char **argv)
                           .keys = c.keys,
                           .view = c.view,
                           .no_hud = c.no_hud,
+                          .record = c.record,
+                          .lesson = c.lesson,
+                          .fps = c.fps,
                           .color = {c.color[0], c.color[1], c.color[2]}};
         if (nf > 1) { /* every field, composited as the frames are (export.h) */
             vo.fields = fs.m;

@@ -10,12 +10,16 @@
 
 #include <GL/glew.h>
 #include <GL/freeglut.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "field.h"
+#include "guard.h"
 #include "image.h"
 #include "log.h"
 #include "passbypass.h"
@@ -85,12 +89,19 @@ static struct {
     char pass_line[160];
     PassbypassPlot pass_plot; /* the pressure and potential residuals, pass by pass */
     bool pass_potential;      /* the last residual was the potential's (else the pressure's) */
+    /* issue 24: the recording (--record, 'R'): the video, its name, its size */
+    Exporter *rec;
+    char rec_path[4096];
+    int rec_w, rec_h;
+    double rec_next;          /* when the next frame may show (export_now's clock) */
+    unsigned char *rec_buf;
 } V;
 
 static int step_once(void);
 static void draw_compare(void);
 static int pass_next(void);
 static void title_extra(char *buf, size_t n);
+static void record_toggle(void);
 
 const ViewShown *view_shown(void) { return &V.shown; }
 
@@ -673,6 +684,7 @@ static void key(unsigned char k, int x, int y)
     case 'f': toggle_fullscreen(); break;
     case 'h': V.help_on = !V.help_on; print_keys(); break;
     case '.': rc = pass_next(); break;
+    case 'R': record_toggle(); break;
     case 'q': case 27: quit(0); return;
     default: return;
     }
@@ -810,6 +822,111 @@ done:
     return rc;
 }
 
+/* ---- the recording (issue 24): what the window shows, a video frame a
+ * displayed frame, through export.h's ffmpeg pipe ------------------------------ */
+
+/* Start recording to path (NULL: the first free smokemorph-recording-N.mp4
+ * here). 0, or -1 after one line on stderr (nothing left behind). */
+static int record_start(const char *path)
+{
+    char err[1024], name[64];
+    if (!path) {
+        for (int k = 1; k < 10000; k++) {
+            snprintf(name, sizeof name, "smokemorph-recording-%d.mp4", k);
+            if (access(name, F_OK) != 0) break;
+        }
+        path = name;
+    }
+    const char *in = guard_input_of(path);
+    if (in) {
+        log_error("view", "cannot record to %s: it is an input of this run (%s)", path, in);
+        return -1;
+    }
+    free(V.rec_buf);
+    if (!(V.rec_buf = malloc((size_t)V.win_w * V.win_h * 6))) { /* the frame, and GL's rows */
+        log_error("view", "cannot record to %s: out of memory", path);
+        return -1;
+    }
+    double fps = V.o.fps > 0.0 ? V.o.fps : 24.0;
+    if (!(V.rec = export_video_open(path, V.win_w, V.win_h, fps, err, sizeof err))) {
+        log_error("view", "%s", err);
+        return -1;
+    }
+    snprintf(V.rec_path, sizeof V.rec_path, "%s", path);
+    V.rec_w = V.win_w;
+    V.rec_h = V.win_h;
+    V.rec_next = export_now();
+    log_info("view", "recording %dx%d at %g frames/s to %s ('R' stops)", V.rec_w, V.rec_h, fps, path);
+    return 0;
+}
+
+/* Stop: the video finished and renamed into place. 0, or -1 after one line
+ * (no file left). */
+static int record_stop(void)
+{
+    if (!V.rec) return 0;
+    char err[1024];
+    long n = export_video_frames(V.rec);
+    int rc = export_finish(V.rec, err, sizeof err);
+    export_close(V.rec);
+    V.rec = NULL;
+    if (rc < 0) {
+        log_error("view", "%s", err);
+        return -1;
+    }
+    log_info("view", "recorded %ld frames to %s", n, V.rec_path);
+    return 0;
+}
+
+/* The window's back buffer (as drawn, before the swap) down the pipe. A
+ * window that changed size ends the recording (a video keeps one size). */
+static int record_frame(void)
+{
+    if (!V.rec) return 0;
+    if (V.win_w != V.rec_w || V.win_h != V.rec_h) {
+        log_info("view", "the window changed size (%dx%d to %dx%d): the recording ends; 'R' starts a new one",
+                 V.rec_w, V.rec_h, V.win_w, V.win_h);
+        return record_stop();
+    }
+    char err[1024];
+    int w = V.rec_w, h = V.rec_h;
+    size_t row = (size_t)w * 3;
+    unsigned char *gl = V.rec_buf + row * h; /* GL's rows, bottom first */
+    glBindFramebuffer(GL_FRAMEBUFFER, 0);
+    glReadBuffer(GL_BACK);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, w, h, GL_RGB, GL_UNSIGNED_BYTE, gl);
+    for (int j = 0; j < h; j++) memcpy(V.rec_buf + row * j, gl + row * (h - 1 - j), row); /* top first */
+    err[0] = '\0';
+    if (gl_check("view", "reading the window back for the recording") < 0 ||
+        export_video_rgb(V.rec, V.rec_buf, err, sizeof err) < 0) {
+        if (!V.rec) return -1;
+        log_error("view", "%s", err[0] ? err : "the recording failed");
+        export_close(V.rec); /* nothing left behind */
+        V.rec = NULL;
+        return -1;
+    }
+    /* a steady rate: while recording the window shows at most fps frames a
+     * second, so a video frame is 1/fps of the lesson (slower machines give
+     * every frame still, the video then quicker than life) */
+    double now = export_now(), fps = V.o.fps > 0.0 ? V.o.fps : 24.0;
+    if (V.rec_next > now) {
+        struct timespec ts = {(time_t)(V.rec_next - now), (long)(fmod(V.rec_next - now, 1.0) * 1e9)};
+        nanosleep(&ts, NULL);
+    } else if (now - V.rec_next > 1.0 / fps) {
+        V.rec_next = now;
+    }
+    V.rec_next += 1.0 / fps;
+    return 0;
+}
+
+/* 'R': start or stop a recording. */
+static void record_toggle(void)
+{
+    if (V.rec) record_stop();
+    else record_start(V.o.record);
+}
+
 static void display(void)
 {
     if (V.keys && *V.keys) key((unsigned char)*V.keys++, 0, 0);
@@ -849,6 +966,10 @@ static void display(void)
             quit(1);
             return;
         }
+    }
+    if (V.rec && record_frame() < 0 && V.o.record) {
+        quit(1); /* --record's video could not be made */
+        return;
     }
     if (V.shot_key) {
         char path[96];
@@ -973,6 +1094,11 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     glutCloseFunc(on_close);
     V.last_title = export_now();
     if (V.o.verbose_keys) print_keys();
+    if (o->lesson) {
+        log_error("view", "--lesson %s: lessons are not in this build yet", o->lesson);
+        goto free_keys;
+    }
+    if (o->record && record_start(o->record) < 0) goto free_keys;
     /* the loop: events, then a frame each time round (as an idle function
      * that posts a redisplay would) until quit or the window closes */
     V.running = true;
@@ -981,7 +1107,11 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
         glutMainLoopEvent();
     }
     rc = V.rc;
+    if (record_stop() < 0 && V.o.record) rc = 1;
 free_keys:
+    if (V.rec) export_close(V.rec); /* not finished: no file left */
+    V.rec = NULL;
+    free(V.rec_buf);
     field_free(V.pass_tex);
     for (int k = 0; V.key_tex && k < V.nkeys; k++) field_free(V.key_tex[k]);
     free(V.key_tex);

@@ -43,6 +43,10 @@ typedef struct {
     float field_color[MORPH_MAX_FIELDS][3];
     const char *field_name[MORPH_MAX_FIELDS];
     float density_scale;     /* alpha = clamp(ρ × this) in the density views; 0: 1 */
+    /* issue 24: the classroom on a projector */
+    const char *record;      /* --record FILE.mp4: what the window shows, from the start */
+    double fps;              /* the recording's frames per second (0: 24) */
+    const char *lesson;      /* --lesson FILE: a prepared lesson (lesson.h) */
 } ViewOptions;
 
 /* Runs the window until quit. Returns the process exit status. */
