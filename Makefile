@@ -43,13 +43,17 @@ SHADERS  := $(wildcard shaders/*.glsl)
 
 .PHONY: all test test-asan tests tools targets install uninstall clean check-deps fuzz fuzz-run
 
-all: $(BUILD)/smokemorph tools $(if $(filter build,$(BUILD)),smokemorph)
+all: $(BUILD)/smokemorph $(BUILD)/smokemorph.bash tools $(if $(filter build,$(BUILD)),smokemorph)
 
 smokemorph: $(BUILD)/smokemorph
 	cp $< $@
 
 $(BUILD)/smokemorph: $(BUILD)/src/main.o $(LIB) $(SHADERS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/src/main.o $(LIB) $(LDLIBS)
+
+# bash completion, generated from the binary's --help (tools/gen-completion.sh)
+$(BUILD)/smokemorph.bash: $(BUILD)/smokemorph tools/gen-completion.sh
+	sh tools/gen-completion.sh $(BUILD)/smokemorph > $@.tmp && mv $@.tmp $@
 
 $(LIB): $(LIB_OBJ)
 	rm -f $@
@@ -75,7 +79,7 @@ $(BUILD)/tools/%: $(BUILD)/tools/%.o $(LIB)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(LIB) $(LDLIBS)
 
 tools: $(TOOL_BIN)
-tests: $(TEST_BIN) $(BUILD)/smokemorph $(TOOL_BIN)
+tests: $(TEST_BIN) $(BUILD)/smokemorph $(BUILD)/smokemorph.bash $(TOOL_BIN)
 
 check-deps:
 	@pkg-config --exists $(PKGS) $(EXR_PKG) || { echo "smokemorph: missing build dependencies ($(PKGS) $(EXR_PKG)); run tools/install-deps.sh" >&2; exit 1; }
@@ -96,10 +100,14 @@ install: all
 	install -m 755 tools/smokemorph-farm $(DESTDIR)$(PREFIX)/bin/smokemorph-farm
 	if [ -n "$(SHADERS)" ]; then install -m 644 $(SHADERS) $(DESTDIR)$(PREFIX)/share/smokemorph/shaders/; fi
 	install -m 644 targets/*.png $(DESTDIR)$(PREFIX)/share/smokemorph/targets/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 smokemorph.1 $(DESTDIR)$(PREFIX)/share/man/man1/smokemorph.1
+	install -m 644 $(BUILD)/smokemorph.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/smokemorph
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/smokemorph $(DESTDIR)$(PREFIX)/bin/smokemorph-farm
 	rm -rf $(DESTDIR)$(PREFIX)/share/smokemorph
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/smokemorph.1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions/smokemorph
 
 # libFuzzer harnesses (fuzz/fuzz_*.c) over the GL-free modules, with ASan and
 # UBSan, built with clang into $(FUZZ_BUILD)/; fuzz/run.sh runs each for

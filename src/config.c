@@ -518,7 +518,7 @@ void config_usage(FILE *out, const char *prog)
         "  --scene FILE          a scene (JSON): the settings, the start image, the\n"
         "                        keys with their own steps and parameters, moving\n"
         "                        targets and sources; options given here override\n"
-        "                        the scene's (default: none; README \"Scenes\")\n"
+        "                        the scene's (default: none; docs/SCENES.md)\n"
         "  --dump-scene          print this run's scene (the scene with the options\n"
         "                        given, or the images and options given) as JSON\n"
         "                        on stdout and exit\n",

@@ -34,7 +34,7 @@
 #define CONFIG_KEY_EVERY_DEFAULT 600L      /* --key-every */
 
 /* --backend: auto picks at start (main.c; the rule is in --help and the
- * README). */
+ * manual, docs/MANUAL.md). */
 typedef enum { BACKEND_AUTO = 0, BACKEND_COMPUTE, BACKEND_FRAGMENT, BACKEND_CPU } Backend;
 /* "auto", "compute", "fragment", "cpu" */
 const char *config_backend_name(Backend b);
@@ -121,7 +121,7 @@ typedef struct {
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
     bool progress;             /* progress line on stderr (default on; off with --quiet) */
 
-    /* render farms (README "Render farms") */
+    /* render farms (docs/MANUAL.md, "Render farms") */
     long checkpoint_every;     /* --checkpoint-every N, headless; 0 = none */
     const char *checkpoint_dir;/* --checkpoint-dir DIR (default: the frames directory) */
     const char *resume_path;   /* --resume FILE */

@@ -1,4 +1,4 @@
-/* scene: scene files, read with jansson (see scene.h and README "Scenes").
+/* scene: scene files, read with jansson (see scene.h and docs/SCENES.md).
  *
  * Settings are options. Each setting of a scene stands for one option of
  * the command line ("dt": 0.01 is --dt 0.01): its value is turned into the
@@ -931,7 +931,7 @@ Scene *scene_parse_at(const char *text, size_t len, const char *name, const char
         push_key(&x, key);
         const Setting *st = find_setting(key, false);
         int r = st ? setting(&x, st, v, NULL)
-                   : fail(&x, AT_KEY, "unknown key (not a setting of a scene: README \"Scenes\" "
+                   : fail(&x, AT_KEY, "unknown key (not a setting of a scene: docs/SCENES.md "
                           "lists them)");
         pop(&x);
         if (r < 0) goto fail;

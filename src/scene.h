@@ -1,5 +1,5 @@
 /* scene: scene files (issue 9). A scene is JSON, read by jansson: the run's
- * settings (the options' values, under the names of the README's "Scenes"),
+ * settings (the options' values, under the names of docs/SCENES.md),
  * and up to SCENE_FIELDS_MAX smoke fields, each with a start image, keys (a
  * target reached by a step or a time, with its own vf, vd, vg and sigma and
  * an optional move) and sources. GL-free, and no image is read here: a

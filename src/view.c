@@ -1048,7 +1048,7 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
         fprintf(stderr, "%s\n", err);
         goto free_shaders;
     }
-    /* text: without the font the window runs, unlabelled (README: the views) */
+    /* text: without the font the window runs, unlabelled (docs/MANUAL.md: the views) */
     if (!(V.font = text_create(o->font, TEXT_PX, o->shader_dir, err, sizeof err)) ||
         !(V.big = text_create(o->font, TITLE_PX, o->shader_dir, err, sizeof err))) {
         log_error("view", "%s; the window runs without text", err);

@@ -37,7 +37,7 @@ typedef struct {
      * composite as export.h's frames are (a_i = clamp(ρ_i × density_scale),
      * A = 1 − Π(1 − a_i), the colour the a_i-weighted mean in linear light)
      * and 'v' cycles through "density 1".."density N" (each field alone, in
-     * its colour) after it; README "Several fields in the window". */
+     * its colour) after it; docs/MANUAL.md, "Several fields in the window". */
     Morph *const *fields;
     int nfields;
     float field_color[MORPH_MAX_FIELDS][3];

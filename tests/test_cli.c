@@ -922,7 +922,7 @@ static void test_default_gpu_run(void)
           "default GPU run printed on stdout: %s", R.out);
 
     /* the backend auto picked (cpu on llvmpipe: a software renderer), and the
-     * closing lines exactly as the README shows them */
+     * closing lines exactly as the manual (docs/MANUAL.md) shows them */
     static const char head[] =
         " backend, 256x256 grid, 20 steps, 6 frames at 24 fps (0.25 s), frames to smokemorph-out\n";
     const char *h = strstr(R.err, head);

@@ -692,36 +692,6 @@ static void test_help_version(void)
     BAD("ambiguous", "--he");          /* --help or --headless */
 }
 
-/* README's "All options" block is the --help text from "Run mode:" up to
- * "Examples:", line for line (run from the source tree, where README.md is). */
-static void test_readme_options(void)
-{
-    FILE *rf = fopen("README.md", "rb");
-    if (!rf) {
-        printf("SKIP test_readme_options: no README.md in the working directory\n");
-        return;
-    }
-    static char readme[65536], help[16384];
-    size_t n = fread(readme, 1, sizeof readme - 1, rf);
-    readme[n] = '\0';
-    fclose(rf);
-    int r = parse_captured(help, sizeof help, "--help");
-    CHECK(r == 1, "--help");
-    char *hs = strstr(help, "Run mode:"), *he = strstr(help, "\nExamples:");
-    char *sec = strstr(readme, "### All options");
-    char *rs = sec ? strstr(sec, "```\n") : NULL;
-    char *re = rs ? strstr(rs + 4, "\n```") : NULL;
-    CHECK(hs && he && rs && re, "cannot find the option blocks");
-    if (!(hs && he && rs && re)) return;
-    rs += 4;
-    /* --help has a blank line before "Examples:" */
-    size_t hl = (size_t)(he - hs), rl = (size_t)(re - rs);
-    while (hl > 0 && hs[hl - 1] == '\n') hl--;
-    CHECK(hl == rl && strncmp(hs, rs, hl) == 0,
-          "README.md's option block differs from --help; paste --help's 'Run mode:' .. 'Messages:' "
-          "sections into it");
-}
-
 int main(void)
 {
     RUN(test_defaults);
@@ -737,6 +707,5 @@ int main(void)
     RUN(test_sequences);
     RUN(test_usage);
     RUN(test_help_version);
-    RUN(test_readme_options);
     return check_done();
 }

@@ -40,6 +40,13 @@ static void test_install(void)
     CHECK(exists(root, "share/smokemorph/shaders/jacobi.glsl"), "no jacobi.glsl");
     CHECK(exists(root, "share/smokemorph/targets/blob.png"), "no bundled targets");
     CHECK(exists(root, "share/smokemorph/targets/star.png"), "no star.png");
+    CHECK(exists(root, "share/man/man1/smokemorph.1"), "no man page");
+    CHECK(exists(root, "share/bash-completion/completions/smokemorph"), "no bash completion");
+    /* man -l reads the installed page (man-db's man; its formatter's own
+     * warnings are test_docs's) */
+    snprintf(cmd, sizeof cmd, "MANWIDTH=80 man -l %s/share/man/man1/smokemorph.1 2>/dev/null | "
+             "grep -q 'morph one shape of smoke into another'", root);
+    CHECK(testlib_sh(cmd) == 0, "man -l does not show the installed page's NAME line");
 
     /* run from an unrelated directory: the CPU path needs the targets, the GPU path the shaders */
     const char *modes[2] = {"--cpu", "--headless"};
@@ -66,6 +73,118 @@ static void test_install(void)
     CHECK(rc == 0 && strstr(r.out, want), "the installed smokemorph-farm: exit %d:\n%s%s", rc, r.out,
           r.err);
     testlib_result_free(&r);
+}
+
+/* ------------------------------------------------------ bash completion */
+
+/* What the completion SCRIPT offers for WORDS (NULL-terminated; the last is
+ * the word being completed), run by bash in g_tmp/comp: one candidate a
+ * line, malloc'd. */
+static char *complete_words(const char *script, const char *const *words)
+{
+    static const char driver[] =
+        "source \"$1\"; shift; COMP_WORDS=(\"$@\"); COMP_CWORD=$(($# - 1)); _smokemorph; "
+        "[ ${#COMPREPLY[@]} -eq 0 ] || printf '%s\\n' \"${COMPREPLY[@]}\"";
+    const char *argv[16] = {"bash", "--norc", "--noprofile", "-c", driver, "complete", script};
+    int n = 7;
+    for (int k = 0; words[k] && n < 15; k++) argv[n++] = words[k];
+    argv[n] = NULL;
+    char dir[300];
+    snprintf(dir, sizeof dir, "%s/comp", g_tmp);
+    TestlibRunOpts o = {.cwd = dir};
+    TestlibResult r = {0};
+    int rc = testlib_run(argv, &o, &r);
+    CHECK(rc == 0, "completion of (%s ...) exited %d: %s", words[1], rc, r.err);
+    char *out = strdup(r.out);
+    testlib_result_free(&r);
+    return out;
+}
+
+/* exactly the lines of WANT (each "\n"-terminated), in any order */
+static bool same_lines(const char *got, const char *want)
+{
+    int ng = 0, nw = 0;
+    for (const char *p = got; *p; p++) ng += *p == '\n';
+    for (const char *p = want; *p; p++) nw += *p == '\n';
+    if (ng != nw) return false;
+    for (const char *w = want; *w;) {
+        const char *e = strchr(w, '\n');
+        char line[256];
+        snprintf(line, sizeof line, "\n%.*s\n", (int)(e - w + 1) - 1, w);
+        char padded[4096];
+        snprintf(padded, sizeof padded, "\n%s", got);
+        if (!strstr(padded, line)) return false;
+        w = e + 1;
+    }
+    return true;
+}
+
+/* The completion make install put under share/bash-completion/completions,
+ * generated from --help: options complete, a FILE option's argument and an
+ * image complete files, a DIR's folders, a list its words. */
+static void test_completion(void)
+{
+    char script[512], cmd[1024];
+    snprintf(script, sizeof script, "%s/opt/sm/share/bash-completion/completions/smokemorph", g_tmp);
+    CHECK(testlib_exists(script), "no installed completion at %s", script);
+    if (!testlib_exists(script)) return;
+    snprintf(cmd, sizeof cmd, "mkdir -p %s/comp/shots && cd %s/comp && touch logo.png logo2.png "
+             "scene.json 'two words.png'", g_tmp, g_tmp);
+    CHECK(testlib_sh(cmd) == 0, "cannot make the completion's folder");
+    struct {
+        const char *words[5], *want;
+    } c[] = {
+        {{"smokemorph", "--frame"}, "--frames\n--frame-start\n--frame-range\n"},
+        {{"smokemorph", "--exr-v"}, "--exr-velocity\n"},
+        {{"smokemorph", "-"}, NULL}, /* every option: checked below */
+        {{"smokemorph", "lo"}, "logo.png\nlogo2.png\n"},
+        {{"smokemorph", "logo.png", "tw"}, "two words.png\n"},
+        {{"smokemorph", "--scene", "s"}, "scene.json\nshots\n"},
+        {{"smokemorph", "--frames", "s"}, "shots\n"},
+        {{"smokemorph", "--force", "b"}, "balance\n"},
+        {{"smokemorph", "--channel", ""}, "r\ng\nb\na\nluma\n"},
+        {{"smokemorph", "--grid", ""}, ""},
+        {{"smokemorph", "--invert", "l"}, "logo.png\nlogo2.png\n"},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        char words[128] = "";
+        for (int w = 0; c[k].words[w]; w++)
+            snprintf(words + strlen(words), sizeof words - strlen(words), "%s'%s'", w ? " " : "",
+                     c[k].words[w]);
+        char *got = complete_words(script, c[k].words);
+        if (!got) continue;
+        if (c[k].want) {
+            CHECK(same_lines(got, c[k].want), "completing (%s): got\n%swant\n%s", words, got,
+                  c[k].want);
+        } else {
+            /* "-": each long option of --help, and nothing else */
+            const char *argv[] = {testlib_bin(), "--help", NULL};
+            TestlibResult r = {0};
+            testlib_run(argv, NULL, &r);
+            int n = 0, missing = 0;
+            for (const char *p = r.out; (p = strstr(p, "\n  ")) != NULL; p++) {
+                const char *o = strstr(p, "--");
+                if (!o || o > p + 7) continue;
+                size_t len = strspn(o + 2, "abcdefghijklmnopqrstuvwxyz0123456789-") + 2;
+                char line[80];
+                snprintf(line, sizeof line, "\n%.*s\n", (int)len, o);
+                char padded[8192];
+                snprintf(padded, sizeof padded, "\n%s", got);
+                if (!strstr(padded, line)) {
+                    missing++;
+                    printf("  not completed: %s", line + 1);
+                }
+                n++;
+            }
+            int lines = 0;
+            for (const char *p = got; *p; p++) lines += *p == '\n';
+            CHECK(n >= 60 && missing == 0 && lines == n,
+                  "'-' completes %d words; --help has %d options, %d of them missing", lines, n,
+                  missing);
+            testlib_result_free(&r);
+        }
+        free(got);
+    }
 }
 
 /* ------------------------------------------------------ install-deps.sh */
@@ -472,6 +591,7 @@ int main(void)
         return 1;
     }
     RUN(test_install);
+    RUN(test_completion);
     if (access("tools/install-deps.sh", R_OK) != 0) {
         CHECK(false, "no tools/install-deps.sh here: run from the repository root");
     } else if (!deps_setup()) {

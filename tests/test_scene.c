@@ -109,7 +109,7 @@ static void test_top_errors(void)
 {
     BAD("@[1, 2]", "(top): expected an object: { \"fields\": [...], ... }");
     BAD("{@\"dtt\": 1, " FIELD "}",
-        "dtt: unknown key (not a setting of a scene: README \"Scenes\" lists them)");
+        "dtt: unknown key (not a setting of a scene: docs/SCENES.md lists them)");
     BAD("{\"dt\": @\"x\", " FIELD "}", "dt: expected a number");
     BAD("{\"dt\":\n    @2, " FIELD "}", "dt: must be in (0, 1]");
     BAD("{\"grid\": @[4, 4], " FIELD "}", "grid: expected N or [W, H] with sides 8..8192");

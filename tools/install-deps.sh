@@ -19,7 +19,7 @@ done
 
 # clang and its runtime (libFuzzer; only a Recommends of clang) build `make fuzz`
 PKGS="gcc libc6-dev make pkg-config freeglut3-dev libglew-dev libpng-dev libegl-dev \
-libgl-dev zlib1g-dev libjansson-dev libgl1-mesa-dri libegl-mesa0 libopenexr-dev libfreetype-dev fonts-dejavu-core xvfb xauth xdotool clang libclang-rt-14-dev"
+libgl-dev zlib1g-dev libjansson-dev libgl1-mesa-dri libegl-mesa0 libopenexr-dev libfreetype-dev fonts-dejavu-core xvfb xauth xdotool clang libclang-rt-14-dev mandoc"
 # the farm test's cluster: slurmctld, slurmd, sbatch, squeue (slurm-wlm), munged (munge)
 FARM_PKGS="slurm-wlm munge"
 [ $farm -eq 1 ] && PKGS="$PKGS $FARM_PKGS"
