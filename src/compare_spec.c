@@ -54,47 +54,6 @@ int compare_preset(const char *name, const SolverParams *base, CompareSpec *out,
     return 0;
 }
 
-/* The parameter named n (its name or its option, '-' and '_' alike), or -1. */
-static int param_index(const char *n)
-{
-    for (int k = 0; k < METHOD_PARAM_COUNT; k++) {
-        const char *cand[2] = {method_param_info[k].name, method_param_info[k].option};
-        for (int c = 0; c < 2; c++) {
-            const char *x = cand[c], *y = n;
-            if (!x || strncmp(x, "no-", 3) == 0) continue; /* gather=0, not no-gather=1 */
-            while (*x && *y && (*x == *y || ((*x == '-' || *x == '_') && (*y == '-' || *y == '_')))) x++, y++;
-            if (!*x && !*y) return k;
-        }
-    }
-    return -1;
-}
-
-static int parse_value(char kind, const char *v, double *out)
-{
-    static const char *const yes[] = {"1", "on", "true", "yes"}, *const no[] = {"0", "off", "false", "no"};
-    if (kind == 'b') {
-        for (int k = 0; k < 4; k++) {
-            if (strcasecmp(v, yes[k]) == 0) return *out = 1.0, 0;
-            if (strcasecmp(v, no[k]) == 0) return *out = 0.0, 0;
-        }
-        return -1;
-    }
-    if (kind == 'e') {
-        if (strcasecmp(v, "balance") == 0) return *out = SOLVER_FORCE_BALANCE, 0;
-        if (strcasecmp(v, "fattal") == 0) return *out = SOLVER_FORCE_FATTAL, 0;
-        return -1;
-    }
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v || *end) return -1;
-    if (!isfinite(d)) return -1;
-    /* an integer parameter must be whole and within int's range before any cast */
-    if (kind == 'i' && (d < -2147483648.0 || d > 2147483647.0 || d != floor(d))) return -1;
-    if (kind == 'f' && fabs(d) > FLT_MAX) return -1; /* a float parameter: within float's range */
-    *out = d;
-    return 0;
-}
-
 int compare_parse(const char *spec, const SolverParams *base, CompareSpec *out, char *err, size_t errlen)
 {
     spec_base(base, out);
@@ -113,7 +72,7 @@ int compare_parse(const char *spec, const SolverParams *base, CompareSpec *out, 
             return -1;
         }
         *eq = '\0';
-        int k = param_index(tok);
+        int k = method_param_index(tok);
         if (k < 0) {
             snprintf(err, errlen, "compare: unknown parameter '%s' (e.g. dt, vf, vd, vg, sigma, jacobi, "
                      "vcycles, gather, force, drift)", tok);
@@ -121,7 +80,7 @@ int compare_parse(const char *spec, const SolverParams *base, CompareSpec *out, 
         }
         double v;
         char kind = method_param_info[k].kind;
-        if (parse_value(kind, eq + 1, &v) < 0) {
+        if (method_param_parse(k, eq + 1, &v) < 0) {
             snprintf(err, errlen, "compare: %s=%s: %s", tok, eq + 1,
                      kind == 'b' ? "give on or off (1 or 0)" : kind == 'e' ? "give balance or fattal"
                      : kind == 'i' ? "give a whole number" : "give a number");

@@ -32,6 +32,9 @@
 #define CONFIG_FRAME_MAX 99999999L         /* --frame-start, --frame-range */
 #define CONFIG_KEYS_MAX 256                /* targets of a sequence (issue 9) */
 #define CONFIG_KEY_EVERY_DEFAULT 600L      /* --key-every */
+#define CONFIG_EVERY_MAX 1000000           /* --every */
+#define CONFIG_IMAGE_MB_MAX 1048576        /* --max-image-mb: 1 TiB */
+#define CONFIG_SPF_MAX 1000                /* --steps-per-frame */
 
 /* --backend: auto picks at start (main.c; the rule is in --help and the
  * manual, docs/MANUAL.md). */
@@ -116,8 +119,8 @@ typedef struct {
     bool no_hud;               /* --no-hud (window: the HUD starts hidden) */
     const char *record;        /* --record FILE.mp4 (window: what it shows, as a video) */
     const char *lesson;        /* --lesson FILE (window: a prepared lesson, lesson.h) */
-    const char *window_only;   /* the first window-only option given (--keys, --window,
-                                  --steps-per-frame): an error in a headless run */
+    const char *window_only;   /* the first window-only option given, without "--"
+                                  ("keys", "window", ...): an error in a headless run */
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
     bool progress;             /* progress line on stderr (default on; off with --quiet) */
 
@@ -134,7 +137,7 @@ typedef struct {
     bool allow_scene_outputs;  /* --allow-scene-outputs: a scene may write outside
                                   its own folder */
     int progress_format;       /* --progress-format: CONFIG_PROGRESS_AUTO or _JSON */
-    unsigned char given[16];   /* one bit per long option given (config_given) */
+    unsigned char given[16];   /* one bit per row of settings.def given (config_given) */
 
     /* scene files (issue 9): --scene FILE, --dump-scene; the scene's field name
      * (EXR's density.NAME; NULL: "smoke"), set by scene_apply */
@@ -162,7 +165,8 @@ void config_defaults(Config *c);
  * -1 on bad usage with one line in err naming the option and the problem. */
 int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen);
 
-/* Print the full option list with defaults. */
+/* Print the full option list with defaults: each option's line from its
+ * row in settings.def. */
 void config_usage(FILE *out, const char *prog);
 
 /* Parse helpers (exposed for tests). Each returns 0 or -1. */

@@ -1948,7 +1948,7 @@ int main(int argc, char **argv)
     }
     char renderer[256] = "cpu";
     if (!window && !c.gl_info && c.window_only) {
-        fprintf(stderr, "config: %s needs a window, and this run is headless (%s); leave it out\n",
+        fprintf(stderr, "config: --%s needs a window, and this run is headless (%s); leave it out\n",
                 c.window_only, c.headless ? "--headless" : cpu ? "--cpu: the window needs a GPU backend"
                                                  : "no display");
         return 2;

@@ -3,7 +3,10 @@
 #include "method.h"
 
 #include <math.h>
+#include <float.h>
+#include <strings.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 MethodGrid method_grid(int w, int h)
@@ -12,31 +15,19 @@ MethodGrid method_grid(int w, int h)
     return g;
 }
 
+#define SETTING_GROUP(ID, TITLE)
+
+/* Every parameter's default, from settings.def's DEF column. */
+#define METHOD_DEF_P(MEMBER, DEF) p->MEMBER = DEF;
+#define METHOD_DEF_C(MEMBER, DEF)
+#define METHOD_DEF_S(MEMBER, DEF)
+#define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, DEF, ...) METHOD_DEF_##WHERE(MEMBER, DEF)
 void method_params_default(SolverParams *p)
 {
-    p->dt = 0.01f;
-    p->vf = 0.5f;
-    p->vd = 2.0f;
-    p->vg = 0.002f;
-    p->sigma = 0.05f;
-    p->jacobi = 10;
-    p->vcycles = 3;
-    p->gather_iters = 0; /* auto: method_gather_iters() */
-    p->umax = 0.18f;
-    p->eps = 1e-30f;
-    p->gather = true;
-    p->force = SOLVER_FORCE_BALANCE;
-    p->vb = 200.0f;
-    p->bcycles = 4; /* 2 left 128² and 512² 7.8% apart at step 600 of blob -> star, 4: 4.0% */
-    p->vk = 0.002f;
-    p->wmax = 0.18f;
-    p->vw = 100.0f;
-    p->tramp = 1.0f;
-    p->framp = 0.1f;
-    p->arrive = 3.0f;
-    p->swirl = 5.0f;
+#include "settings.def"
     p->set = METHOD_SET(METHOD_PARAM_COUNT) - 1u;
 }
+#undef SETTING
 
 void method_params_resolve(SolverParams *p)
 {
@@ -55,34 +46,43 @@ bool method_params_equal(const SolverParams *a, const SolverParams *b)
     return true;
 }
 
+/* The message of a parameter out of its range: "--dt must be in (0, 1]", or
+ * with no option "eps must be in [1e-35, 1)"; in a buffer of the calling
+ * thread's, valid until its next call. */
+static const char *range_message(const char *opt, const char *name, const char *verb, const char *range)
+{
+    static _Thread_local char buf[160];
+    snprintf(buf, sizeof buf, "%s%s must %s %s", opt ? "--" : "", opt ? opt : name, verb, range);
+    return buf;
+}
+
+/* Each parameter's range, from settings.def's LO, HI, RANGE and FLAGS
+ * columns; compared in the member's own type. */
+#define METHOD_RANGE_SK_FLOAT(OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)                             \
+    if (!(((FLAGS) & SF_LO_OPEN) ? p->MEMBER > LO : p->MEMBER >= LO) ||                           \
+        !(((FLAGS) & SF_HI_OPEN) ? p->MEMBER < HI : p->MEMBER <= HI))                             \
+        return range_message(OPT, KEY, "be in", RANGE);
+#define METHOD_RANGE_SK_INT METHOD_RANGE_SK_FLOAT
+#define METHOD_RANGE_SK_ENUM(OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)                              \
+    if (p->MEMBER < LO || p->MEMBER > HI) return range_message(OPT, KEY, "be", RANGE);
+#define METHOD_RANGE_SK_NOT(OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)
+#define METHOD_RANGE_SK_BOOL METHOD_RANGE_SK_NOT
+#define METHOD_RANGE_P(KIND, OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)                              \
+    METHOD_RANGE_##KIND(OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)
+#define METHOD_RANGE_C(KIND, OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)
+#define METHOD_RANGE_S(KIND, OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)
+#define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, DEF, LO, HI, RANGE, CHOICES, KEY, SKIND,  \
+                FLAGS, ...)                                                                      \
+    METHOD_RANGE_##WHERE(KIND, OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)
 const char *method_params_check(const SolverParams *given)
 {
     SolverParams r = *given, *p = &r;
     method_params_resolve(p);
-    if (!(p->dt > 0.0f && p->dt <= 1.0f)) return "--dt must be in (0, 1]";
-    if (!(p->vf >= 0.0f && p->vf <= 1e4f)) return "--vf must be in [0, 10000]";
-    if (!(p->vd >= 0.0f && p->vd <= 1e4f)) return "--vd must be in [0, 10000]";
-    if (!(p->vg >= 0.0f && p->vg <= 1e4f)) return "--vg must be in [0, 10000]";
-    if (!(p->sigma > 0.0f && p->sigma <= 1.0f)) return "--sigma must be in (0, 1] (domain units)";
-    if (p->jacobi < 0 || p->jacobi > 10000) return "--jacobi must be in [0, 10000]";
-    if (p->vcycles < 0 || p->vcycles > 100) return "--vcycles must be in [0, 100]";
+#include "settings.def"
     if (p->jacobi == 0 && p->vcycles == 0) return "--jacobi and --vcycles cannot both be 0 (no projection)";
-    if (p->gather_iters < 0 || p->gather_iters > 10000) return "--gather-iters must be in [0 (auto), 10000]";
-    if (!(p->umax > 0.0f && p->umax <= 100.0f)) return "--umax must be in (0, 100]";
-    if (!(p->eps >= 1e-35f && p->eps < 1.0f)) return "eps must be in [1e-35, 1)";
-    if (p->force != SOLVER_FORCE_BALANCE && p->force != SOLVER_FORCE_FATTAL)
-        return "--force must be balance or fattal";
-    if (!(p->vb >= 0.0f && p->vb <= 1e5f)) return "--vb must be in [0, 100000]";
-    if (p->bcycles < 1 || p->bcycles > 100) return "balance V-cycles must be in [1, 100]";
-    if (!(p->vk >= 0.0f && p->vk <= 1e4f)) return "--drift must be in [0, 10000]";
-    if (!(p->wmax >= 0.0f && p->wmax <= 100.0f)) return "--drift-max must be in [0, 100]";
-    if (!(p->vw >= 0.0f && p->vw <= 1e4f)) return "--drift-balance must be in [0, 10000]";
-    if (!(p->tramp >= 0.0f && p->tramp <= 1e4f)) return "--ease-gather must be in [0, 10000]";
-    if (!(p->framp >= 0.0f && p->framp <= 1e4f)) return "--ease-force must be in [0, 10000]";
-    if (!(p->arrive >= 0.0f && p->arrive <= 1e4f)) return "--arrive must be in [0 (untimed), 10000] seconds";
-    if (!(p->swirl >= 0.0f && p->swirl <= 100.0f)) return "--swirl must be in [0, 100]";
     return NULL;
 }
+#undef SETTING
 
 void method_blur_spec(int w, int h, float sigma, BlurSpec *out)
 {
@@ -338,29 +338,36 @@ const char *method_field_name(MethodField f)
     return (unsigned)f < METHOD_FIELD_COUNT ? names[f] : "?";
 }
 
+#define METHOD_KIND_SK_FLOAT 'f'
+#define METHOD_KIND_SK_INT 'i'
+#define METHOD_KIND_SK_NOT 'b'
+#define METHOD_KIND_SK_BOOL 'b'
+#define METHOD_KIND_SK_ENUM 'e'
+#define METHOD_INFO_P(SLOT, KEY, OPT, KIND, FLAGS) \
+    [SLOT] = {KEY, OPT, METHOD_KIND_##KIND, ((FLAGS) & SF_EXTRA) != 0},
+#define METHOD_INFO_C(SLOT, KEY, OPT, KIND, FLAGS)
+#define METHOD_INFO_S(SLOT, KEY, OPT, KIND, FLAGS)
+#define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, DEF, LO, HI, RANGE, CHOICES, KEY, SKIND,  \
+                FLAGS, ...)                                                                      \
+    METHOD_INFO_##WHERE(SLOT, KEY, OPT, KIND, FLAGS)
 const MethodParamInfo method_param_info[METHOD_PARAM_COUNT] = {
-    {"dt", "dt", 'f'},           {"vf", "vf", 'f'},
-    {"vd", "vd", 'f'},           {"vg", "vg", 'f'},
-    {"sigma", "sigma", 'f'},     {"jacobi", "jacobi", 'i'},
-    {"vcycles", "vcycles", 'i'}, {"gather_iters", "gather-iters", 'i'},
-    {"umax", "umax", 'f'},       {"eps", NULL, 'f'},
-    {"gather", "no-gather", 'b'}, {"force", "force", 'e'},
-    {"vb", "vb", 'f'},           {"bcycles", NULL, 'i'},
-    {"drift", "drift", 'f'},     {"drift_max", "drift-max", 'f'},
-    {"drift_balance", "drift-balance", 'f'}, {"ease_gather", "ease-gather", 'f'},
-    {"ease_force", "ease-force", 'f'},   {"arrive", "arrive", 'f'},
-    {"swirl", "swirl", 'f'},
+#include "settings.def"
 };
+#undef SETTING
 
 /* The members in method_param_info's order: a float, an int or a bool each. */
+#define METHOD_PTR_P(SLOT, MEMBER) [SLOT] = &p->MEMBER,
+#define METHOD_PTR_C(SLOT, MEMBER)
+#define METHOD_PTR_S(SLOT, MEMBER)
+#define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, ...) METHOD_PTR_##WHERE(SLOT, MEMBER)
 static void *param_ptr(SolverParams *p, int k)
 {
-    void *m[METHOD_PARAM_COUNT] = {&p->dt, &p->vf, &p->vd, &p->vg, &p->sigma, &p->jacobi,
-                                   &p->vcycles, &p->gather_iters, &p->umax, &p->eps, &p->gather,
-                                   &p->force, &p->vb, &p->bcycles, &p->vk, &p->wmax, &p->vw,
-                                   &p->tramp, &p->framp, &p->arrive, &p->swirl};
+    void *m[METHOD_PARAM_COUNT] = {
+#include "settings.def"
+    };
     return (unsigned)k < METHOD_PARAM_COUNT ? m[k] : NULL;
 }
+#undef SETTING
 
 double method_param_get(const SolverParams *p, int k)
 {
@@ -382,4 +389,46 @@ void method_param_set(SolverParams *p, int k, double v)
     case 'b': *(bool *)m = v != 0.0; break;
     default: *(int *)m = v >= -2147483648.0 && v <= 2147483647.0 ? (int)v : -1; break;
     }
+}
+
+int method_param_index(const char *n)
+{
+    for (int k = 0; n && k < METHOD_PARAM_COUNT; k++) {
+        const char *cand[2] = {method_param_info[k].name, method_param_info[k].option};
+        for (int c = 0; c < 2; c++) {
+            const char *x = cand[c], *y = n;
+            if (!x || strncmp(x, "no-", 3) == 0) continue; /* gather=0, not no-gather=1 */
+            while (*x && *y && (*x == *y || ((*x == '-' || *x == '_') && (*y == '-' || *y == '_')))) x++, y++;
+            if (!*x && !*y) return k;
+        }
+    }
+    return -1;
+}
+
+int method_param_parse(int k, const char *v, double *out)
+{
+    static const char *const yes[] = {"1", "on", "true", "yes"}, *const no[] = {"0", "off", "false", "no"};
+    if ((unsigned)k >= METHOD_PARAM_COUNT || !v) return -1;
+    char kind = method_param_info[k].kind;
+    if (kind == 'b') {
+        for (int j = 0; j < 4; j++) {
+            if (strcasecmp(v, yes[j]) == 0) return *out = 1.0, 0;
+            if (strcasecmp(v, no[j]) == 0) return *out = 0.0, 0;
+        }
+        return -1;
+    }
+    if (kind == 'e') {
+        if (strcasecmp(v, "balance") == 0) return *out = SOLVER_FORCE_BALANCE, 0;
+        if (strcasecmp(v, "fattal") == 0) return *out = SOLVER_FORCE_FATTAL, 0;
+        return -1;
+    }
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v || *end) return -1;
+    if (!isfinite(d)) return -1;
+    /* an integer parameter must be whole and within int's range before any cast */
+    if (kind == 'i' && (d < -2147483648.0 || d > 2147483647.0 || d != floor(d))) return -1;
+    if (kind == 'f' && fabs(d) > FLT_MAX) return -1; /* a float parameter: within float's range */
+    *out = d;
+    return 0;
 }

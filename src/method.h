@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "settings.h"
+
 /* ---- constants ------------------------------------------------------------ */
 
 /* Damped Jacobi weight of the pressure and potential solves: p += ω·(p_J − p).
@@ -68,28 +70,16 @@ MethodGrid method_grid(int w, int h);
 
 /* ---- parameters and schedules ---------------------------------------------- */
 
+/* The method's parameters: the rows of settings.def that live in
+ * SolverParams (WHERE P), each a member, with its default, range, option and
+ * name there. */
+#define SETTING_GROUP(ID, TITLE)
+#define METHOD_MEMBER_P(KIND, MEMBER) SETTING_TYPE_##KIND MEMBER;
+#define METHOD_MEMBER_C(KIND, MEMBER)
+#define METHOD_MEMBER_S(KIND, MEMBER)
+#define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, ...) METHOD_MEMBER_##WHERE(KIND, MEMBER)
 typedef struct {
-    float dt;        /* time step (time units) */
-    float vf;        /* driving-force coefficient v_f */
-    float vd;        /* momentum damping v_d (1/time) */
-    float vg;        /* gathering coefficient v_g */
-    float sigma;     /* Gaussian blur width, domain units */
-    int jacobi;      /* pressure Jacobi iterations per step (after the V-cycles) */
-    int vcycles;     /* multigrid V-cycles per step before them (0: Jacobi only) */
-    int gather_iters;/* Jacobi iterations of the implicit gathering solve; 0: auto */
-    float umax;      /* speed limit for density transport, domain units/time */
-    float eps;       /* guard: ∇ρ̃* / max(ρ̃*, eps) */
-    bool gather;     /* gathering on/off */
-    int force;       /* SOLVER_FORCE_BALANCE (default) or SOLVER_FORCE_FATTAL */
-    float vb;        /* balance coefficient: the deficit potential's share of the force */
-    int bcycles;     /* multigrid V-cycles per step for the deficit potential */
-    float vk;        /* gathering drift coefficient κ, domain units²/time (0: off) */
-    float wmax;      /* gathering drift speed cap, domain units/time */
-    float vw;        /* balance drift: the deficit potential's share of the drift, 1/time (0: off) */
-    float tramp;     /* untimed: gathering and drift fade in as (t/tramp)² (0: no fade) */
-    float framp;     /* the driving force fades in as t/framp (0: no fade) */
-    float arrive;    /* the time from a target's setting to its arrival (0: untimed) */
-    float swirl;     /* vorticity confinement ε (0: off) */
+#include "settings.def"
     /* Members whose 0 is meant (bit k: method_param_info[k], METHOD_SET()).
      * A zeroed SolverParams means the defaults, as in sokol: every member
      * left 0 without its bit takes its default (method_params_resolve), so
@@ -99,14 +89,27 @@ typedef struct {
      * is given. */
     unsigned set;
 } SolverParams;
+#undef SETTING
 
-/* The members in method_param_info's (and SolverParams's) order. */
+/* The members by index (method_param_info's, the checkpoint's order):
+ * METHOD_P_DT, METHOD_P_VF, ... from settings.def's SLOT column. */
+#define METHOD_SLOT_P(ID, SLOT) METHOD_P_##ID = SLOT,
+#define METHOD_SLOT_C(ID, SLOT)
+#define METHOD_SLOT_S(ID, SLOT)
+#define SETTING(ID, WHERE, SLOT, ...) METHOD_SLOT_##WHERE(ID, SLOT)
 enum {
-    METHOD_P_DT, METHOD_P_VF, METHOD_P_VD, METHOD_P_VG, METHOD_P_SIGMA, METHOD_P_JACOBI,
-    METHOD_P_VCYCLES, METHOD_P_GATHER_ITERS, METHOD_P_UMAX, METHOD_P_EPS, METHOD_P_GATHER,
-    METHOD_P_FORCE, METHOD_P_VB, METHOD_P_BCYCLES, METHOD_P_VK, METHOD_P_WMAX, METHOD_P_VW,
-    METHOD_P_TRAMP, METHOD_P_FRAMP, METHOD_P_ARRIVE, METHOD_P_SWIRL
+#include "settings.def"
 };
+#undef SETTING
+#define METHOD_ONE_P 1
+#define METHOD_ONE_C 0
+#define METHOD_ONE_S 0
+#define SETTING(ID, WHERE, ...) +METHOD_ONE_##WHERE
+enum { METHOD_PARAM_COUNT = 0
+#include "settings.def"
+};
+#undef SETTING
+#undef SETTING_GROUP
 #define METHOD_SET(k) (1u << (k))
 
 enum { SOLVER_FORCE_BALANCE = 0, SOLVER_FORCE_FATTAL = 1 };
@@ -351,19 +354,27 @@ typedef struct {
 
 /* Each SolverParams member: its name (in checkpoints and the sidecar), the
  * option that sets it (NULL: none), and its kind: 'f' float, 'i' int,
- * 'b' bool, 'e' the force (SOLVER_FORCE_*). In the order of SolverParams. */
+ * 'b' bool, 'e' the force (SOLVER_FORCE_*); extra: an addition to the
+ * paper's method (--force fattal leaves it off unless given). In the order
+ * of METHOD_P_*, from settings.def. */
 typedef struct {
     const char *name;
     const char *option;
     char kind;
+    bool extra;
 } MethodParamInfo;
 
-#define METHOD_PARAM_COUNT 21
 extern const MethodParamInfo method_param_info[METHOD_PARAM_COUNT];
 /* Member k as a double (exact for every kind), and back (values of an int
  * or bool member are truncated; check with method_params_check). */
 double method_param_get(const SolverParams *p, int k);
 void method_param_set(SolverParams *p, int k, double v);
+/* NAME=VALUE (--compare, tools/fidelity --param): the parameter named n, by
+ * its name or its option ('-' and '_' alike; "gather", not "no-gather"), or
+ * -1; and the value text v of parameter k as a double (a bool: 1/on/true/yes
+ * or 0/off/false/no; the force: balance or fattal; an int: whole), 0 or -1. */
+int method_param_index(const char *n);
+int method_param_parse(int k, const char *v, double *out);
 
 /* The constants shaders need, as "#define SM_NAME value" lines, into buf.
  * Returns buf (always NUL-terminated). */

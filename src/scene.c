@@ -53,61 +53,31 @@ typedef struct {
     bool field;
 } Setting;
 
+/* Every row of settings.def with a scene kind (SKIND), in the table's order
+ * (--dump-scene's); the rows without one have kind 0 and are skipped. */
+#define SETTING_GROUP(ID, TITLE)
+#define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, DEF, LO, HI, RANGE, CHOICES, KEY, SKIND,  \
+                FLAGS, ...)                                                                      \
+    {KEY, OPT, SKIND, ((FLAGS) & SF_FIELD) != 0},
 static const Setting settings[] = {
-    {"grid", "grid", 'z', false},
-    {"steps", "steps", 'i', false},
-    {"dt", "dt", 'f', false},
-    {"vf", "vf", 'f', false},
-    {"vd", "vd", 'f', false},
-    {"vg", "vg", 'f', false},
-    {"sigma", "sigma", 'f', false},
-    {"vcycles", "vcycles", 'i', false},
-    {"jacobi", "jacobi", 'i', false},
-    {"gather_iters", "gather-iters", 'i', false},
-    {"umax", "umax", 'f', false},
-    {"gather", "no-gather", 'n', false},
-    {"force", "force", 's', false},
-    {"vb", "vb", 'f', false},
-    {"drift", "drift", 'f', false},
-    {"drift_balance", "drift-balance", 'f', false},
-    {"drift_max", "drift-max", 'f', false},
-    {"ease_force", "ease-force", 'f', false},
-    {"ease_gather", "ease-gather", 'f', false},
-    {"arrive", "arrive", 'f', false},
-    {"swirl", "swirl", 'f', false},
-    {"mass_match", "no-mass-match", 'n', false},
-    {"raw", "raw", 's', false},
-    {"frames", "frames", 'p', false},
-    {"every", "every", 'i', false},
-    {"metrics", "metrics", 'p', false},
-    {"size", "size", 'z', false},
-    {"format", "format", 's', false},
-    {"alpha", "alpha", 's', false},
-    {"density_scale", "density-scale", 'd', false},
-    {"exr_type", "exr-type", 's', false},
-    {"exr_compression", "exr-compression", 's', false},
-    {"exr_velocity", "exr-velocity", 'b', false},
-    {"fps", "fps", 'F', false},
-    {"frame_start", "frame-start", 'i', false},
-    {"video", "video", 'p', false},
-    {"background", "background", 'c', false},
-    {"color", "color", 'c', true},
-    {"channel", "channel", 's', true},
-    {"invert", "invert", 'b', true},
+#include "settings.def"
 };
+#undef SETTING
+#undef SETTING_GROUP
 #define NSETTINGS ((int)(sizeof settings / sizeof settings[0]))
 
 static const Setting *find_setting(const char *key, bool field)
 {
     for (int k = 0; k < NSETTINGS; k++)
-        if (settings[k].field == field && strcmp(settings[k].key, key) == 0) return &settings[k];
+        if (settings[k].kind && settings[k].field == field && strcmp(settings[k].key, key) == 0)
+            return &settings[k];
     return NULL;
 }
 
 static const Setting *setting_of_option(const char *option)
 {
     for (int k = 0; k < NSETTINGS; k++)
-        if (strcmp(settings[k].option, option) == 0) return &settings[k];
+        if (settings[k].kind && strcmp(settings[k].option, option) == 0) return &settings[k];
     return NULL;
 }
 

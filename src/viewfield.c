@@ -11,9 +11,9 @@
 
 #define IDX(i, j) ((size_t)(j) * (size_t)w + (size_t)(i))
 
-static const char *const names[VIEW_COUNT] = {"density",   "target",   "blurred",    "velocity",
-                                              "speed",     "vorticity", "pressure",  "divergence",
-                                              "force",     "gathering", "fig2"};
+#define VIEWKIND_NAME(ID, NAME) NAME,
+static const char *const names[VIEW_COUNT] = {VIEWKIND_LIST(VIEWKIND_NAME)};
+#undef VIEWKIND_NAME
 static const char *const titles[VIEW_COUNT] = {
     "density \xcf\x81",
     "target \xcf\x81*",

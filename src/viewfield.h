@@ -37,21 +37,7 @@
 
 #include "method.h"
 
-/* The views, in the order the `v` key cycles them. */
-typedef enum {
-    VIEW_DENSITY,
-    VIEW_TARGET,
-    VIEW_BLURRED,
-    VIEW_VELOCITY,
-    VIEW_SPEED,
-    VIEW_VORTICITY,
-    VIEW_PRESSURE,
-    VIEW_DIVERGENCE,
-    VIEW_FORCE,
-    VIEW_GATHERING,
-    VIEW_FIG2,
-    VIEW_COUNT
-} ViewKind;
+#include "viewkind.h" /* ViewKind: the views, in the order the `v` key cycles them */
 
 /* "density", "target", "blurred", "velocity", "speed", "vorticity",
  * "pressure", "divergence", "force", "gathering", "fig2": --view's names. */

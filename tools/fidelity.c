@@ -255,12 +255,11 @@ static void usage(void)
            "  --csv FILE          write the same data, and more, as CSV\n"
            "  --jobs N            run N pairs at a time in forked processes, 1..64;\n"
            "                      CPU only (default 1)\n"
-           "  --param NAME=VALUE  override a default parameter: vf, vd, vg, sigma, dt,\n"
-           "                      umax, vb, drift, drift-balance, drift-max, ease-force, ease-gather,\n"
-           "                      arrive, swirl,\n"
-           "                      jacobi, vcycles, force=balance|fattal (as smokemorph's\n"
-           "                      options; force=fattal alone is the paper's method)\n"
-           "                      (repeatable)\n"
+           "  --param NAME=VALUE  override a default parameter, by its option or its\n"
+           "                      name as --compare takes them (settings.def): vf, vd,\n"
+           "                      vg, sigma, dt, umax, vb, drift, drift-max, swirl, arrive,\n"
+           "                      jacobi, vcycles, gather=0, force=balance|fattal, ...\n"
+           "                      (force=fattal alone is the paper's method) (repeatable)\n"
            "  --keys              run the key sequences instead of the pairs: a start and\n"
            "                      3 keys, each key the goal for --key-every steps, velocity\n"
            "                      and density carried over; one row per key: the error\n"
@@ -361,45 +360,33 @@ static void parse_sequences(Opts *o, const char *list)
 
 static bool g_set_extras; /* drift or an ease given: force=fattal keeps them */
 
+/* --param NAME=VALUE: any parameter of settings.def's by its name or option
+ * (method_param_index), as smokemorph --compare takes it. */
 static void parse_param(SolverParams *p, const char *s)
 {
     const char *eq = strchr(s, '=');
     if (!eq || eq == s || !eq[1]) fail("--param: expected NAME=VALUE, got '%s'", s);
-    size_t len = (size_t)(eq - s);
-    if (len == 5 && !strncmp(s, "force", 5)) {
-        if (!strcmp(eq + 1, "balance")) p->force = SOLVER_FORCE_BALANCE;
-        else if (!strcmp(eq + 1, "fattal")) p->force = SOLVER_FORCE_FATTAL;
-        else fail("--param: force must be balance or fattal, got '%s'", eq + 1);
-        return;
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)(eq - s), s);
+    int k = method_param_index(name);
+    if (k < 0) {
+        char list[512] = "";
+        for (int j = 0; j < METHOD_PARAM_COUNT; j++) {
+            const MethodParamInfo *in = &method_param_info[j];
+            size_t n = strlen(list);
+            snprintf(list + n, sizeof list - n, "%s%s", j ? ", " : "",
+                     in->option && strncmp(in->option, "no-", 3) ? in->option : in->name);
+        }
+        fail("--param: unknown parameter '%s' (%s)", name, list);
     }
-    char *end;
-    errno = 0;
-    double v = strtod(eq + 1, &end);
-    if (errno || *end || !isfinite(v)) fail("--param: '%s' is not a number", eq + 1);
-#define PARAM_IS(name) (len == strlen(name) && !strncmp(s, name, len))
-    if (PARAM_IS("vf")) p->vf = (float)v;
-    else if (PARAM_IS("vd")) p->vd = (float)v;
-    else if (PARAM_IS("vg")) p->vg = (float)v;
-    else if (PARAM_IS("sigma")) p->sigma = (float)v;
-    else if (PARAM_IS("dt")) p->dt = (float)v;
-    else if (PARAM_IS("umax")) p->umax = (float)v;
-    else if (PARAM_IS("vb")) p->vb = (float)v;
-    else if (PARAM_IS("drift")) p->vk = (float)v, g_set_extras = true;
-    else if (PARAM_IS("drift-balance")) p->vw = (float)v, g_set_extras = true;
-    else if (PARAM_IS("drift-max")) p->wmax = (float)v, g_set_extras = true;
-    else if (PARAM_IS("ease-force")) p->framp = (float)v, g_set_extras = true;
-    else if (PARAM_IS("ease-gather")) p->tramp = (float)v, g_set_extras = true;
-    else if (PARAM_IS("arrive")) p->arrive = (float)v;
-    else if (PARAM_IS("swirl")) p->swirl = (float)v, g_set_extras = true;
-    else if (PARAM_IS("jacobi") || PARAM_IS("vcycles") || PARAM_IS("bcycles")) {
-        if (v != floor(v) || fabs(v) > 1e6) fail("--param: %.*s must be an integer", (int)len, s);
-        if (PARAM_IS("jacobi")) p->jacobi = (int)v;
-        else if (PARAM_IS("bcycles")) p->bcycles = (int)v;
-        else p->vcycles = (int)v;
-    } else
-        fail("--param: unknown parameter '%.*s' (vf, vd, vg, sigma, dt, umax, vb, drift, drift-balance, drift-max, ease-force, ease-gather, "
-           "arrive, swirl, jacobi, vcycles, bcycles, force)", (int)len, s);
-#undef PARAM_IS
+    double v;
+    char kind = method_param_info[k].kind;
+    if (method_param_parse(k, eq + 1, &v) < 0)
+        fail("--param: %s=%s: %s", name, eq + 1,
+             kind == 'b' ? "give on or off (1 or 0)" : kind == 'e' ? "give balance or fattal"
+             : kind == 'i' ? "give a whole number" : "give a number");
+    method_param_set(p, k, v);
+    if (method_param_info[k].extra) g_set_extras = true;
 }
 
 static void parse_args(int argc, char **argv, Opts *o)
