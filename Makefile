@@ -41,7 +41,7 @@ SHADERS  := $(wildcard shaders/*.glsl)
 # keep object files: they are the pattern chain's intermediates
 .SECONDARY:
 
-.PHONY: all test test-asan tests tools targets install uninstall clean check-deps fuzz fuzz-run
+.PHONY: all options-doc test test-asan tests tools targets install uninstall clean check-deps fuzz fuzz-run
 
 all: $(BUILD)/smokemorph $(BUILD)/smokemorph.bash tools $(if $(filter build,$(BUILD)),smokemorph)
 
@@ -50,6 +50,11 @@ smokemorph: $(BUILD)/smokemorph
 
 $(BUILD)/smokemorph: $(BUILD)/src/main.o $(LIB) $(SHADERS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/src/main.o $(LIB) $(LDLIBS)
+
+# The manual's option block, from the binary's --help (whose option lines
+# come from src/settings.def); test_docs checks that they agree.
+options-doc: $(BUILD)/smokemorph
+	sh tools/options-doc.sh $(BUILD)/smokemorph docs/MANUAL.md
 
 # bash completion, generated from the binary's --help (tools/gen-completion.sh)
 $(BUILD)/smokemorph.bash: $(BUILD)/smokemorph tools/gen-completion.sh
@@ -128,12 +133,18 @@ FUZZ_BIN     := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_BIN)
 
-$(FUZZ_BUILD)/src/%.o: src/%.c $(wildcard src/*.h)
+$(FUZZ_BUILD)/src/%.o: src/%.c $(wildcard src/*.h src/*.def)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_LIB_OBJ)
-	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FUZZ_LIB_OBJ) \
+# an archive, so each harness links only the modules it reaches (the
+# config fuzzer: no solver)
+$(FUZZ_BUILD)/libfuzz.a: $(FUZZ_LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $^
+
+$(FUZZ_BUILD)/fuzz_%: fuzz/fuzz_%.c fuzz/fuzz.h $(FUZZ_BUILD)/libfuzz.a
+	$(FUZZ_CC) $(CPPFLAGS) $(FUZZ_CFLAGS) -fsanitize=fuzzer -Isrc -o $@ $< $(FUZZ_BUILD)/libfuzz.a \
 		$(shell pkg-config --libs libpng zlib jansson 2>/dev/null) $(EXR_LIBS) -lm
 
 fuzz-run: fuzz

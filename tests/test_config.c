@@ -692,6 +692,50 @@ static void test_help_version(void)
     BAD("ambiguous", "--he");          /* --help or --headless */
 }
 
+/* The settings table (settings.def): every parameter reachable by its name
+ * and its option, its default through its own option gives the default
+ * back, a value out of its range is refused naming the option, and the
+ * order of the checkpoint's slots is a permutation. */
+static void test_settings_table(void)
+{
+    SolverParams d;
+    method_params_default(&d);
+    bool seen[METHOD_PARAM_COUNT] = {false};
+    for (int k = 0; k < METHOD_PARAM_COUNT; k++) {
+        const MethodParamInfo *in = &method_param_info[k];
+        CHECK(in->name && !seen[k], "slot %d: a name, once", k);
+        seen[k] = true;
+        CHECK(method_param_index(in->name) == k, "%s: found by its name", in->name);
+        if (!in->option || strncmp(in->option, "no-", 3) == 0) continue;
+        CHECK(method_param_index(in->option) == k, "--%s: found by its option", in->option);
+        char text[64];
+        double v = method_param_get(&d, k);
+        if (in->kind == 'e') snprintf(text, sizeof text, "%s", v ? "fattal" : "balance");
+        else snprintf(text, sizeof text, "%.9g", v);
+        Config c;
+        config_defaults(&c);
+        c.params.vf = 123.0f; /* some other member, to see that only this one is set */
+        int r = config_option(&c, in->option, text, errbuf, sizeof errbuf);
+        CHECK(r == 0 && method_param_get(&c.params, k) == v && config_given(&c, in->option),
+              "--%s %s: %d '%s'", in->option, text, r, errbuf);
+        if (in->kind == 'f' || in->kind == 'i') {
+            char opt[64];
+            snprintf(opt, sizeof opt, "--%s", in->option);
+            r = parse(&c, opt, "-5", NULL);
+            CHECK(r == -1 && strstr(errbuf, opt) && strstr(errbuf, "must be"),
+                  "%s -5 refused: %d '%s'", opt, r, errbuf);
+        }
+    }
+    /* the defaults in --help are the table's */
+    static char help[32768];
+    CHECK(parse_captured(help, sizeof help, "--help") == 1, "--help");
+    CHECK(strstr(help, "  --dt T                time step, (0, 1] (default 0.01)\n") &&
+              strstr(help, "  --swirl E             vorticity confinement") &&
+              strstr(help, "  -q, --quiet           errors only") && !strstr(help, "--no-frames ") &&
+              !strstr(help, "--eps"),
+          "--help from the table:\n%s", help);
+}
+
 int main(void)
 {
     RUN(test_defaults);
@@ -707,5 +751,6 @@ int main(void)
     RUN(test_sequences);
     RUN(test_usage);
     RUN(test_help_version);
+    RUN(test_settings_table);
     return check_done();
 }
