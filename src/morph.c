@@ -716,6 +716,11 @@ static int pass_run_one(Morph *m, MorphPassInfo *info)
     in.total = method_pass_total(&m->plan);
     in.out = method_pass_output(pass);
     in.step = m->steps + 1;
+    in.vf = m->plan.p.vf;
+    in.rg = m->plan.rg;
+    in.swirl = m->plan.p.swirl;
+    in.arrive = m->plan.p.arrive > 0.0f && m->plan.p.force == SOLVER_FORCE_BALANCE;
+    in.fattal = m->plan.p.force == SOLVER_FORCE_FATTAL;
     if (m->ops->step_pass(m->b, pass, k, &m->plan) < 0) return -1;
     m->last_pass = pass;
     /* a transport stage takes the substeps its speed needs (method.h), fewer

@@ -115,6 +115,11 @@ typedef struct {
     MethodOut out;     /* the field it wrote (method_pass_output) */
     long step;         /* the step it belongs to (morph_step_count + 1 while it runs) */
     bool last;         /* the step's last pass: the step is complete */
+    /* the step's plan (issue 24, for the classroom's words): the eased vf,
+     * the gathering and drift's factor (method_ease), the swirl, whether
+     * the arrival is timed and the force Fattal's */
+    float vf, rg, swirl;
+    bool arrive, fattal;
 } MorphPassInfo;
 
 /* Begin the next step (its key switch and sources, then its plan); nothing

@@ -3,6 +3,8 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 void passbypass_series_push(PassbypassSeries *s, MethodPass pass, double max, double rms)
 {
@@ -27,6 +29,7 @@ int passbypass_record(PassbypassPlot *plot, Morph *m, const MorphPassInfo *pi)
     }
     double max, rms;
     if (morph_pass_residual(m, &max, &rms) < 0) return -1;
+    plot->shown = s == &plot->pressure ? PASSBYPASS_PRESSURE : PASSBYPASS_POTENTIAL;
     if (first || s->step != pi->step) {
         s->n = 0;
         s->step = pi->step;
@@ -81,4 +84,116 @@ void passbypass_normalize(MethodOut f, const float *a, const float *b, size_t n,
     }
     if (lo) *lo = sgn ? -mx : 0.0;
     if (hi) *hi = mx;
+}
+
+void passbypass_free(PassbypassPlot *plot)
+{
+    free(plot->gather_e);
+    plot->gather_e = NULL;
+    plot->gather_n = 0;
+}
+
+int passbypass_record_gather(PassbypassPlot *plot, const MorphPassInfo *pi, const float *e, size_t n)
+{
+    if (pi->pass != METHOD_PASS_GATHER_BEGIN && pi->pass != METHOD_PASS_GATHER_JACOBI) return 0;
+    PassbypassSeries *s = &plot->gather;
+    if (plot->gather_n != n) {
+        free(plot->gather_e);
+        plot->gather_n = 0;
+        if (!(plot->gather_e = malloc(n * sizeof *plot->gather_e))) return -1;
+        plot->gather_n = n;
+        s->n = 0;
+    }
+    plot->shown = PASSBYPASS_GATHER;
+    if (pi->pass == METHOD_PASS_GATHER_BEGIN || s->step != pi->step || s->n == 0) {
+        s->n = 0;
+        s->step = pi->step;
+        memcpy(plot->gather_e, e, n * sizeof *e);
+        if (pi->pass == METHOD_PASS_GATHER_BEGIN) return 0;
+    }
+    double mx = 0.0, sq = 0.0;
+    for (size_t k = 0; k < n; k++) {
+        double d = fabs((double)e[k] - plot->gather_e[k]);
+        if (isfinite(d)) {
+            mx = fmax(mx, d);
+            sq += d * d;
+        }
+    }
+    memcpy(plot->gather_e, e, n * sizeof *e);
+    passbypass_series_push(s, pi->pass, mx, n ? sqrt(sq / (double)n) : 0.0);
+    return 1;
+}
+
+const PassbypassSeries *passbypass_shown(const PassbypassPlot *plot)
+{
+    return plot->shown == PASSBYPASS_GATHER ? &plot->gather
+           : plot->shown == PASSBYPASS_POTENTIAL ? &plot->potential : &plot->pressure;
+}
+
+const char *passbypass_caption(const PassbypassPlot *plot)
+{
+    switch (plot->shown) {
+    case PASSBYPASS_GATHER: return "gathering solve: change of e";
+    case PASSBYPASS_POTENTIAL: return "potential solve: residual";
+    default: return "pressure solve: residual";
+    }
+}
+
+void passbypass_explain(const MorphPassInfo *pi, char *buf, size_t n)
+{
+    char arr[96] = "";
+    if (pi->arrive) {
+        if (pi->rg <= 0.0f)
+            snprintf(arr, sizeof arr, " (off: the flow alone carries the smoke for the first %d%% of the way)",
+                     (int)lround(100.0 * METHOD_ARRIVE_ON));
+        else
+            snprintf(arr, sizeof arr, " at %d%% (timed arrival)", (int)lround(100.0 * pi->rg));
+    } else if (pi->rg < 1.0f) {
+        snprintf(arr, sizeof arr, " at %d%% (easing in)", (int)lround(100.0 * pi->rg));
+    }
+    switch (pi->pass) {
+    case METHOD_PASS_BLUR_RHO:
+        snprintf(buf, n, "the density blurred (Gaussian of width \xcf\x83) so the force reaches far from the shape");
+        break;
+    case METHOD_PASS_POTENTIAL_RHS:
+        snprintf(buf, n, "balance force: the deficit \xcf\x81 \xe2\x88\x92 c\xcf\x81*, right-hand side of "
+                 "\xe2\x88\x87\xc2\xb2\xcf\x86");
+        break;
+    case METHOD_PASS_POTENTIAL_VCYCLE:
+        snprintf(buf, n, "balance force: one multigrid V-cycle on the deficit potential \xcf\x86");
+        break;
+    case METHOD_PASS_FORCE:
+        if (pi->swirl > 0.0f)
+            snprintf(buf, n, "u += dt\xc2\xb7vf\xc2\xb7" "F (%s, vf %.3g) + vorticity confinement (swirl %g), "
+                     "then damping", pi->fattal ? "Fattal's" : "balance force", pi->vf, pi->swirl);
+        else
+            snprintf(buf, n, "u += dt\xc2\xb7vf\xc2\xb7" "F (%s, vf %.3g), then damping", pi->fattal ? "Fattal's" : "balance force",
+                     pi->vf);
+        break;
+    case METHOD_PASS_ADVECT_VEL: snprintf(buf, n, "the velocity carried along by itself (semi-Lagrangian)"); break;
+    case METHOD_PASS_DIVERGENCE: snprintf(buf, n, "\xe2\x88\x87\xc2\xb7u before the projection: what the pressure must remove"); break;
+    case METHOD_PASS_PRESSURE_VCYCLE: snprintf(buf, n, "pressure solve \xe2\x88\x87\xc2\xb2p = \xe2\x88\x87\xc2\xb7u: one multigrid V-cycle"); break;
+    case METHOD_PASS_PRESSURE_JACOBI: snprintf(buf, n, "pressure solve \xe2\x88\x87\xc2\xb2p = \xe2\x88\x87\xc2\xb7u: one damped Jacobi iteration"); break;
+    case METHOD_PASS_SUBTRACT_GRAD: snprintf(buf, n, "u \xe2\x88\x92= \xe2\x88\x87p: the velocity is now divergence-free"); break;
+    case METHOD_PASS_ADVECT_DENSITY: snprintf(buf, n, "the smoke carried by the flow (conservative, within --umax)"); break;
+    case METHOD_PASS_DRIFT_VEL:
+        snprintf(buf, n, "drift speeds: arrived smoke slides toward the target, flow + drift within --umax%s", arr);
+        break;
+    case METHOD_PASS_DRIFT: snprintf(buf, n, "the smoke carried by the drift%s", arr); break;
+    case METHOD_PASS_GATHER_BEGIN:
+        snprintf(buf, n, "gathering%s: its implicit solve starts from e = \xcf\x81 \xe2\x88\x92 \xcf\x81*", arr);
+        break;
+    case METHOD_PASS_GATHER_JACOBI:
+        snprintf(buf, n, "gathering solve: one Jacobi iteration on e (not the pressure's)");
+        break;
+    case METHOD_PASS_GATHER_APPLY: snprintf(buf, n, "gathering: its fluxes applied (mass kept, \xcf\x81 \xe2\x89\xa5 0)"); break;
+    default: snprintf(buf, n, "%s", pi->name ? pi->name : "?"); break;
+    }
+}
+
+bool passbypass_values(MethodOut f, const float *a, const float *b, size_t n, float *out)
+{
+    bool vec = method_out_is_vector(f) && b;
+    for (size_t k = 0; k < n; k++) out[k] = vec ? (float)hypot(a[k], b[k]) : a[k];
+    return !vec && method_out_is_signed(f);
 }

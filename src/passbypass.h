@@ -35,7 +35,28 @@ typedef struct {
 
 typedef struct {
     PassbypassSeries pressure, potential;
+    /* issue 24: the gathering's implicit solve has no residual read back;
+     * its series is how much each Jacobi iteration changed e (max and RMS
+     * of |e_k − e_{k−1}|), which falls as the solve converges */
+    PassbypassSeries gather;
+    float *gather_e;   /* the last iteration's e (n cells; passbypass_free) */
+    size_t gather_n;
+    /* the solve whose series the plot shows: the one the last pass
+     * recorded belongs to (PASSBYPASS_*) */
+    int shown;
 } PassbypassPlot;
+enum { PASSBYPASS_PRESSURE, PASSBYPASS_POTENTIAL, PASSBYPASS_GATHER };
+void passbypass_free(PassbypassPlot *plot);
+/* After a gathering pass whose output e (n cells, morph_pass_read's a) was
+ * read: the begin pass starts the gathering's series (e kept), each Jacobi
+ * iteration adds its change. 1 when a point was added, 0 when none, -1
+ * out of memory. */
+int passbypass_record_gather(PassbypassPlot *plot, const MorphPassInfo *pi, const float *e, size_t n);
+/* The series the plot shows and its caption: "pressure solve: residual",
+ * "potential solve: residual" (the balance force's φ), "gathering solve:
+ * change of e". */
+const PassbypassSeries *passbypass_shown(const PassbypassPlot *plot);
+const char *passbypass_caption(const PassbypassPlot *plot);
 
 /* After a pass: its solve's residual (morph_pass_residual) appended to that
  * solve's series, which starts again at the solve's first pass. Passes of
@@ -55,6 +76,15 @@ int passbypass_points(const PassbypassSeries *s, bool use_rms, float x, float y,
 
 /* "step 3  pass 9/31  pressure V-cycle 2/3 -> pressure" */
 void passbypass_label(const MorphPassInfo *pi, char *buf, size_t n);
+/* What the pass does, one sentence for the classroom (issue 24), with the
+ * numbers of this step's plan where they matter: the eased vf and the
+ * vorticity confinement in the force pass, the timed arrival's share of
+ * the drift and the gathering. */
+void passbypass_explain(const MorphPassInfo *pi, char *buf, size_t n);
+/* An output as the window's colour map shows it: a vector's length, else
+ * the values as they are (out: n floats); true when signed (a diverging
+ * map around 0). */
+bool passbypass_values(MethodOut f, const float *a, const float *b, size_t n, float *out);
 
 /* An output (a, and b for a vector) of n cells mapped to 0..1 for drawing:
  * a vector's length over its max, a signed field 0.5 + x / (2·max|x|) (0

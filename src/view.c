@@ -33,9 +33,6 @@ enum { MODE_DENSITY, MODE_TARGET, MODE_TARGET_BLUR, MODE_SPEED, MODE_IMAGE, MODE
 #define MARK_COLOR 1.0f, 0.55f, 0.1f
 /* how often (s) a running window reads the state and the metrics back */
 #define REFRESH_S 0.1
-/* text sizes (pixels a line): the HUD and labels, the view's name */
-#define TEXT_PX 17
-#define TITLE_PX 26
 
 static const float WHITE[3] = {0.95f, 0.95f, 0.95f}, YELLOW[3] = {1.0f, 0.85f, 0.3f},
                    GREY[3] = {0.7f, 0.7f, 0.75f}, ERR_COLOR[3] = {1.0f, 0.55f, 0.2f},
@@ -89,6 +86,23 @@ static struct {
     char pass_line[160];
     PassbypassPlot pass_plot; /* the pressure and potential residuals, pass by pass */
     bool pass_potential;      /* the last residual was the potential's (else the pressure's) */
+    /* issue 24: text that follows the window (the fonts' size, Ctrl +/-) */
+    int zoom, font_px;
+    bool font_failed;
+    /* pass by pass: the pass's field's colour range, its step and place,
+     * what it does */
+    ViewRange pass_range;
+    long pass_step;
+    int pass_index, pass_total;
+    char pass_explain[256];
+    /* compare: B's computed view (A's is vf, scalar, ...) and metrics */
+    ViewField vfb;
+    Field *scalarb, *scalar2b, *vecb;
+    bool vfb_ok;
+    ViewMetrics mtb;
+    long mt_at; /* the step count the metrics were read at */
+    /* a lesson's caption (lesson.h), shown across the bottom */
+    char caption[VIEW_CAPTION_MAX];
     /* issue 24: the recording (--record, 'R'): the video, its name, its size */
     Exporter *rec;
     char rec_path[4096];
@@ -98,7 +112,7 @@ static struct {
 } V;
 
 static int step_once(void);
-static void draw_compare(void);
+static void draw_compare(const ViewLayout *l);
 static int pass_next(void);
 static void title_extra(char *buf, size_t n);
 static void record_toggle(void);
@@ -190,10 +204,99 @@ static int upload_start(void)
     return 0;
 }
 
+/* ---- text that follows the window (issue 24) ----------------------------------- */
+
+/* The fonts at the size the window and the zoom ask for (viewmodel_text_px):
+ * made again when it changes. Without the font the window runs unlabelled. */
+static void fonts_for_window(void)
+{
+    int px = viewmodel_text_px(V.win_w, V.win_h, V.zoom);
+    if (V.font_failed || (V.font && px == V.font_px)) return;
+    char err[512];
+    Text *f = text_create(V.o.font, px, V.o.shader_dir, err, sizeof err), *b = NULL;
+    if (f) b = text_create(V.o.font, viewmodel_title_px(px), V.o.shader_dir, err, sizeof err);
+    if (!f || !b) {
+        log_error("view", "%s; the window runs without text", err);
+        text_free(f);
+        V.font_failed = true; /* not again every frame */
+        return;
+    }
+    text_free(V.font);
+    text_free(V.big);
+    V.font = f;
+    V.big = b;
+    V.font_px = px;
+}
+
+static ViewTextSize text_size(void)
+{
+    if (!V.font) return viewmodel_text_size(V.font_px > 0 ? V.font_px : 17, viewmodel_title_px(17));
+    return (ViewTextSize){text_cell_w(V.font), text_cell_h(V.font), text_cell_w(V.big), text_cell_h(V.big)};
+}
+
+static void add_box(int kind, ViewRect r)
+{
+    if (V.shown.nbox >= VIEW_BOXES || r.w <= 0 || r.h <= 0) return;
+    V.shown.box[V.shown.nbox] = r;
+    V.shown.box_kind[V.shown.nbox++] = (char)kind;
+}
+
+/* One line of text, its top-left at (x, y_top) (y up), cut to max_cols
+ * characters (0: whole); its box recorded for the tests. */
+static void put_text(Text *t, int x, int y_top, const char *s, const float *rgb, int max_cols)
+{
+    if (!t || !s || !*s) return;
+    char buf[4 * VIEWMODEL_WRAP_COLS + 8];
+    if (max_cols > 0 && viewmodel_columns(s) > max_cols) {
+        char lines[1][4 * VIEWMODEL_WRAP_COLS];
+        /* a single line cut: wrap into one line, ending "..." */
+        if (viewmodel_wrap(s, max_cols, lines, 1) < 1) return;
+        snprintf(buf, sizeof buf, "%s", lines[0]);
+        s = buf;
+    }
+    const char *l[1] = {s};
+    text_draw(t, x, y_top, l, 1, rgb);
+    add_box(VIEW_BOX_TEXT, (ViewRect){x, y_top - text_cell_h(t), text_columns(s) * text_cell_w(t), text_cell_h(t)});
+}
+
+static void put_block(Text *t, const ViewTextBlock *b, const float *rgb)
+{
+    if (!t) return;
+    int ch = text_cell_h(t), cols = b->r.w / text_cell_w(t);
+    for (int k = 0; k < b->n; k++) put_text(t, b->r.x, b->r.y + b->r.h - k * ch, b->line[k], rgb, cols);
+}
+
+/* A colour bar's label: at most VIEWMODEL_BAR_COLS characters. */
+static void bar_number(char *b, size_t n, double v)
+{
+    snprintf(b, n, "%.3g", v);
+    if (strlen(b) > VIEWMODEL_BAR_COLS) snprintf(b, n, "%.2g", v);
+    if (strlen(b) > VIEWMODEL_BAR_COLS) snprintf(b, n, "%.0e", v);
+}
+
+/* The title's line: the pass shown, else the view's name. */
+static void current_title(char *b, size_t n)
+{
+    if (V.pass_shown) snprintf(b, n, "%s", V.pass_line);
+    else view_label(b, n, false);
+}
+
 static void layout(ViewLayout *l)
 {
-    viewmodel_layout(V.win_w, V.win_h, morph_width(V.m), morph_height(V.m), V.hud_on,
-                     V.view == VIEW_DIVERGENCE, l);
+    char title[256];
+    current_title(title, sizeof title);
+    bool two = V.view == VIEW_DIVERGENCE && !V.pass_shown;
+    ViewLayoutIn in = {.hud_on = V.hud_on,
+                       .two = two,
+                       .bar = V.pass_shown || V.view != VIEW_FIG2,
+                       .field_labels = two,
+                       .compare = V.o.compare != NULL,
+                       .nhud = V.shown.nhud > 0 ? V.shown.nhud : VIEWMODEL_HUD_LINES,
+                       .ts = text_size(),
+                       .title = V.font ? title : NULL,
+                       .subtitle = V.font && V.pass_shown ? V.pass_explain : NULL,
+                       .caption = V.font && V.caption[0] ? V.caption : NULL};
+    viewmodel_layout_for(V.win_w, V.win_h, morph_width(V.m), morph_height(V.m), &in, l);
 }
 
 static void set_stops(Shader *sh, const float *stops)
@@ -213,16 +316,15 @@ static void smoke_stops(float *s)
         for (int c = 0; c < 3; c++) s[3 * k + c] = col[c] * (float)k / (VIEWMODEL_MAP_STOPS - 1);
 }
 
-static int view_map(void)
-{
-    return V.vf.range.sign ? VIEWMODEL_MAP_DIV : VIEWMODEL_MAP_SEQ;
-}
+static int map_of(const ViewRange *r) { return r->sign ? VIEWMODEL_MAP_DIV : VIEWMODEL_MAP_SEQ; }
 
 /* One field into a rectangle: a display.glsl mode; MODE_IMAGE draws IMG,
- * MODE_MAPPED the computed field IMG through the view's colour map. */
-static void draw_field(int mode, const Field *img, ViewRect r, bool arrows)
+ * MODE_MAPPED the computed field IMG through the colour map of range rg
+ * (NULL: the view's). */
+static void draw_field(int mode, const Field *img, ViewRect r, bool arrows, const ViewRange *rg)
 {
     Shader *sh = V.display;
+    if (!rg) rg = &V.vf.range;
     shader_use(sh);
     /* the density view of one of several fields: that field's texture and colour */
     Morph *dm = V.view == VIEW_DENSITY ? shown_morph() : V.m;
@@ -247,9 +349,9 @@ static void draw_field(int mode, const Field *img, ViewRect r, bool arrows)
     shader_set_float(sh, "u_gain", mode == MODE_SPEED ? 1.0f / morph_params(V.m)->umax : dens ? V.scale : 1.0f);
     shader_set_vec3(sh, "u_color", rgb[0], rgb[1], rgb[2]);
     shader_set_vec3(sh, "u_bg", 0.0f, 0.0f, 0.0f);
-    shader_set_float(sh, "u_lo", V.vf.range.lo);
-    shader_set_float(sh, "u_hi", V.vf.range.hi);
-    set_stops(sh, viewmodel_map_stops(view_map()));
+    shader_set_float(sh, "u_lo", rg->lo);
+    shader_set_float(sh, "u_hi", rg->hi);
+    set_stops(sh, viewmodel_map_stops(map_of(rg)));
     bool on = arrows && V.vf_ok && V.vf.vec;
     shader_set_int(sh, "u_arrows", on ? 1 : 0);
     float spacing = (float)r.w / 24.0f;
@@ -258,6 +360,7 @@ static void draw_field(int mode, const Field *img, ViewRect r, bool arrows)
     shader_set_int(sh, "u_arrow_map", V.view == VIEW_VELOCITY ? 1 : 0);
     shader_set_vec3(sh, "u_arrow_color", 1.0f, 1.0f, 1.0f);
     pass_draw_screen(r.x, r.y, r.w, r.h);
+    add_box(VIEW_BOX_FIELD, r);
 }
 
 /* hud.glsl: a panel, the colour bar, the plot */
@@ -274,46 +377,47 @@ static void draw_panel(ViewRect r, float alpha)
     glDisable(GL_BLEND);
 }
 
-static void text_at(Text *t, int x, int y_top, const char *s, const float *rgb)
+/* The colour bar and its labels (top, middle and bottom values) right of
+ * it: the density's (0..1/scale, in the smoke's colour) or range rg's. */
+static void draw_bar(const ViewLayout *l, bool density, const ViewRange *rg)
 {
-    if (t) text_draw(t, x, y_top, &s, 1, rgb);
-}
-
-/* The colour bar and its labels: top, middle and bottom values. */
-static void draw_bar(const ViewLayout *l, bool density)
-{
+    if (l->bar.w <= 0) return;
     float smoke[3 * VIEWMODEL_MAP_STOPS];
     smoke_stops(smoke);
-    set_stops(V.hud, density ? smoke : viewmodel_map_stops(view_map()));
+    set_stops(V.hud, density ? smoke : viewmodel_map_stops(map_of(rg)));
     shader_set_int(V.hud, "u_mode", 1);
     shader_set_vec4(V.hud, "u_rect", (float)l->bar.x, (float)l->bar.y, (float)l->bar.w, (float)l->bar.h);
     pass_draw_screen(l->bar.x, l->bar.y, l->bar.w, l->bar.h);
+    add_box(VIEW_BOX_BAR, l->bar);
+    V.shown.bar_range = density ? (ViewRange){0.0f, 1.0f / V.scale, false} : *rg;
     if (!V.font) return;
-    float lo = density ? 0.0f : V.vf.range.lo, hi = density ? 1.0f / V.scale : V.vf.range.hi;
-    int ch = text_cell_h(V.font), x = l->bar.x + l->bar.w + 6;
+    float lo = V.shown.bar_range.lo, hi = V.shown.bar_range.hi;
+    int ch = text_cell_h(V.font), x = l->bar_labels.x;
     char b[32];
-    snprintf(b, sizeof b, "%.3g", hi);
-    text_at(V.font, x, l->bar.y + l->bar.h + ch / 2, b, WHITE);
-    snprintf(b, sizeof b, "%.3g", 0.5f * (lo + hi));
-    text_at(V.font, x, l->bar.y + l->bar.h / 2 + ch / 2, b, WHITE);
-    snprintf(b, sizeof b, "%.3g", lo);
-    text_at(V.font, x, l->bar.y + ch / 2, b, WHITE);
+    bar_number(b, sizeof b, hi);
+    put_text(V.font, x, l->bar.y + l->bar.h + ch / 2, b, WHITE, VIEWMODEL_BAR_COLS);
+    bar_number(b, sizeof b, 0.5 * (lo + hi));
+    put_text(V.font, x, l->bar.y + l->bar.h / 2 + ch / 2, b, WHITE, VIEWMODEL_BAR_COLS);
+    bar_number(b, sizeof b, lo);
+    put_text(V.font, x, l->bar.y + ch / 2, b, WHITE, VIEWMODEL_BAR_COLS);
 }
 
 /* Two series as heights 0..1 (n points, log decades lo..hi) in the plot's
- * rectangle, with their names below it under a caption. */
+ * rectangle, its scale left of it, a caption and the series' names above. */
 static void draw_series(const ViewLayout *l, const float *ya, const float *yb, int n, int lo, int hi,
                         const char *caption, const char *name_a, const float ca[3], const char *name_b,
                         const float cb[3])
 {
     static float rg[2 * VIEWMODEL_PLOT_N];
+    ViewRect r = l->plot;
+    if (r.w <= 0) return;
+    snprintf(V.shown.plot_caption, sizeof V.shown.plot_caption, "%s", caption);
     if (n > VIEWMODEL_PLOT_N) n = VIEWMODEL_PLOT_N;
     for (int k = 0; k < VIEWMODEL_PLOT_N; k++) {
         rg[2 * k] = k < n ? ya[k] : 0.0f;
         rg[2 * k + 1] = k < n ? yb[k] : 0.0f;
     }
     field_upload(V.plot_tex, rg);
-    ViewRect r = l->plot;
     shader_use(V.hud);
     shader_set_int(V.hud, "u_mode", 2);
     shader_set_vec4(V.hud, "u_rect", (float)r.x, (float)r.y, (float)r.w, (float)r.h);
@@ -326,16 +430,20 @@ static void draw_series(const ViewLayout *l, const float *ya, const float *yb, i
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     pass_draw_screen(r.x, r.y, r.w, r.h);
     glDisable(GL_BLEND);
+    add_box(VIEW_BOX_PLOT, r);
     if (!V.font) return;
-    int ch = text_cell_h(V.font);
+    int ch = text_cell_h(V.font), cw = text_cell_w(V.font), lx = l->margin;
+    int cols = l->plot_caption.w / cw;
     char b[32];
     snprintf(b, sizeof b, "1e%d", hi);
-    text_at(V.font, r.x + 4, r.y + r.h - 2, b, GREY);
+    put_text(V.font, lx, r.y + r.h, b, GREY, VIEWMODEL_PLOT_LABEL_COLS - 1);
     snprintf(b, sizeof b, "1e%d", lo);
-    text_at(V.font, r.x + 4, r.y + ch + 2, b, GREY);
-    text_at(V.font, r.x, r.y + r.h + 2 * ch + 4, caption, WHITE);
-    text_at(V.font, r.x, r.y + r.h + ch + 4, name_a, ca);
-    text_at(V.font, r.x + (text_columns(name_a) + 2) * text_cell_w(V.font), r.y + r.h + ch + 4, name_b, cb);
+    put_text(V.font, lx, r.y + ch, b, GREY, VIEWMODEL_PLOT_LABEL_COLS - 1);
+    const ViewRect *c = &l->plot_caption;
+    put_text(V.font, c->x, c->y + c->h, caption, WHITE, cols);
+    put_text(V.font, c->x, c->y + ch, name_a, ca, cols);
+    int off = text_columns(name_a) + 2;
+    if (off < cols) put_text(V.font, c->x + off * cw, c->y + ch, name_b, cb, cols - off);
 }
 
 static void draw_plot(const ViewLayout *l)
@@ -346,42 +454,33 @@ static void draw_plot(const ViewLayout *l)
                 "max|\xe2\x88\x87\xc2\xb7u|", DIV_COLOR);
 }
 
-/* Pass by pass: the residual of the solve under way (the pressure's, or the
- * deficit potential's) after each of its V-cycles and Jacobi iterations so
- * far this step, max and RMS of |∇²x − b| on one log scale. */
+/* Pass by pass: the series of the solve under way (the pressure's or the
+ * deficit potential's residual, or the gathering's change of e) after each
+ * of its iterations so far this step, max and RMS on one log scale, named
+ * after that solve (passbypass_caption). */
 static void draw_residual_plot(const ViewLayout *l)
 {
-    const PassbypassSeries *sr = V.pass_potential ? &V.pass_plot.potential : &V.pass_plot.pressure;
+    const PassbypassSeries *sr = passbypass_shown(&V.pass_plot);
     static float ya[VIEWMODEL_PLOT_N], yb[VIEWMODEL_PLOT_N];
     int lo, hi, n = sr->n < VIEWMODEL_PLOT_N ? sr->n : VIEWMODEL_PLOT_N;
     viewmodel_log_heights(sr->max, sr->rms, n, ya, yb, &lo, &hi);
     V.shown.residual_points = n;
-    draw_series(l, ya, yb, n, lo, hi,
-                V.pass_potential ? "potential solve, residual a pass:" : "pressure solve, residual a pass:",
-                "max", ERR_COLOR, "rms", DIV_COLOR);
+    draw_series(l, ya, yb, n, lo, hi, passbypass_caption(&V.pass_plot), "max", ERR_COLOR, "rms", DIV_COLOR);
 }
 
 static void draw_hud(const ViewLayout *l)
 {
     draw_panel(l->hud, 0.72f);
-    V.shown.nhud = viewmodel_hud_lines(&V.mt, morph_params(V.m), V.sel, V.shown.hud, VIEWMODEL_HUD_LINES);
-    V.shown.metrics = V.mt;
-    ViewLayout pl = *l;
     if (V.font) {
         int ch = text_cell_h(V.font);
         for (int k = 0; k < V.shown.nhud; k++) {
             bool sel = k == viewmodel_hud_param_line(V.sel);
-            text_at(V.font, 12, V.win_h - 12 - k * ch, V.shown.hud[k], sel ? YELLOW : WHITE);
+            put_text(V.font, l->hud_text.x, l->hud_text.y + l->hud_text.h - k * ch, V.shown.hud[k],
+                     sel ? YELLOW : WHITE, VIEWMODEL_HUD_COLS);
         }
-        /* the plot and its two caption lines stay below the text: a short
-         * window (under ~550 pixels) shrinks the plot, or leaves it out when
-         * its two scale labels would not fit */
-        int room = V.win_h - 12 - V.shown.nhud * ch - (2 * ch + 8) - pl.plot.y;
-        if (room < pl.plot.h) pl.plot.h = room;
-        if (pl.plot.h < 2 * ch + 4) return;
     }
-    if (V.pass_shown) draw_residual_plot(&pl); /* pass by pass: the solve's residual instead */
-    else draw_plot(&pl);
+    if (V.pass_shown) draw_residual_plot(l); /* pass by pass: the solve's series instead */
+    else draw_plot(l);
 }
 
 static void draw_help(const ViewLayout *l)
@@ -392,21 +491,91 @@ static void draw_help(const ViewLayout *l)
     int ch = text_cell_h(V.font), cw = text_cell_w(V.font), w = 0;
     for (int k = 0; k < n; k++)
         if (text_columns(lines[k]) > w) w = text_columns(lines[k]);
-    ViewRect r = {l->area.x + (l->area.w - (w + 2) * cw) / 2, l->area.y + (l->area.h - (n + 1) * ch) / 2,
-                  (w + 2) * cw, (n + 1) * ch};
+    ViewRect r = {(V.win_w - (w + 2) * cw) / 2, (V.win_h - (n + 1) * ch) / 2, (w + 2) * cw, (n + 1) * ch};
+    (void)l;
     draw_panel(r, 0.85f);
     text_draw(V.font, r.x + cw, r.y + r.h - ch / 2, lines, n, WHITE);
 }
 
-static void draw(void)
+/* A lesson's caption: on a panel across the bottom, in the labels' size. */
+static void draw_caption(const ViewLayout *l)
+{
+    const ViewTextBlock *b = &l->caption_text;
+    if (b->n <= 0 || !V.font) return;
+    int m = l->margin / 2;
+    draw_panel((ViewRect){b->r.x - m, b->r.y - m, b->r.w + 2 * m, b->r.h + 2 * m}, 0.8f);
+    put_block(V.font, b, YELLOW);
+}
+
+/* Fig. 2 (seed 003): the morph above, the start and the target small below
+ * it; in a sequence the start and every key in order, the active key
+ * marked; with overlays each panel named below it. */
+static void draw_fig2(const ViewLayout *l)
 {
     int gw = morph_width(V.m), gh = morph_height(V.m);
+    int np = V.key_tex ? V.nkeys + 1 : 2, lh = l->overlay && V.font ? text_cell_h(V.font) + 2 : 0;
+    ViewRect mr, *pr = V.panels;
+    viewmodel_fig2_labelled(l->area.w, l->area.h, gw, gh, np, lh, &mr, pr);
+    mr.x += l->area.x, mr.y += l->area.y;
+    for (int k = 0; k < np; k++) pr[k].x += l->area.x, pr[k].y += l->area.y;
+    draw_field(density_mode(), NULL, mr, false, NULL);
+    draw_field(MODE_IMAGE, V.start_tex, pr[0], false, NULL);
+    if (!V.key_tex) {
+        draw_field(MODE_TARGET, NULL, pr[1], false, NULL);
+    } else {
+        const ViewRect *a = &pr[morph_key(V.m)];
+        glEnable(GL_SCISSOR_TEST);
+        glScissor(a->x - VIEWMODEL_MARK, a->y - VIEWMODEL_MARK, a->w + 2 * VIEWMODEL_MARK,
+                  a->h + 2 * VIEWMODEL_MARK);
+        glClearColor(MARK_COLOR, 1.0f);
+        glClear(GL_COLOR_BUFFER_BIT);
+        glDisable(GL_SCISSOR_TEST);
+        for (int k = 1; k <= V.nkeys; k++) draw_field(MODE_IMAGE, V.key_tex[k - 1], pr[k], false, NULL);
+    }
+    if (!lh) return;
+    int cw = text_cell_w(V.font);
+    for (int k = 0; k < np; k++) {
+        char b[32];
+        if (k == 0) snprintf(b, sizeof b, "start");
+        else if (!V.key_tex) snprintf(b, sizeof b, "target");
+        else snprintf(b, sizeof b, "key %d", k);
+        int cols = pr[k].w / cw, c = text_columns(b) < cols ? text_columns(b) : cols;
+        if (cols < 1) continue;
+        put_text(V.font, pr[k].x + (pr[k].w - c * cw) / 2, pr[k].y - VIEWMODEL_MARK, b,
+                 V.key_tex && k == morph_key(V.m) ? YELLOW : WHITE, cols);
+    }
+}
+
+/* The view's field(s) into the layout's rectangles (field, field2). */
+static void draw_view_fields(ViewRect f, ViewRect f2)
+{
+    bool density = V.view <= VIEW_BLURRED;
+    if (density) {
+        /* modes 0-2 are the views 0-2; several fields' density: the composite */
+        draw_field(V.view == VIEW_DENSITY ? density_mode() : V.view, NULL, f, false, NULL);
+    } else if (V.view == VIEW_VELOCITY) {
+        draw_field(density_mode(), NULL, f, true, NULL);
+    } else if (V.vf_ok) {
+        draw_field(MODE_MAPPED, V.scalar, f, V.view == VIEW_FORCE, NULL);
+        if (V.view == VIEW_DIVERGENCE) draw_field(MODE_MAPPED, V.scalar2, f2, false, NULL);
+    }
+}
+
+static void draw(void)
+{
     glBindFramebuffer(GL_FRAMEBUFFER, 0);
     glViewport(0, 0, V.win_w, V.win_h);
     glClearColor(0.08f, 0.08f, 0.1f, 1.0f);
     glClear(GL_COLOR_BUFFER_BIT);
+    fonts_for_window();
+    V.shown.nbox = 0;
+    V.shown.plot_caption[0] = '\0';
+    V.shown.nhud = viewmodel_hud_lines(&V.mt, morph_params(V.m), V.sel, V.shown.hud, VIEWMODEL_HUD_LINES);
+    V.shown.metrics = V.mt;
     ViewLayout l;
     layout(&l);
+    V.shown.layout = l;
+    V.shown.text_px = V.font ? V.font_px : 0;
     V.shown.overlay = l.overlay;
     V.shown.view = V.view;
     V.shown.range = V.vf.range;
@@ -416,62 +585,36 @@ static void draw(void)
     V.shown.residual_points = 0;
     V.shown.nfields = V.nf;
     V.shown.field = V.view == VIEW_DENSITY ? V.field : -1;
-    view_label(V.shown.title, sizeof V.shown.title, false);
-    bool density = V.view <= VIEW_BLURRED || V.view == VIEW_FIG2;
+    V.shown.recording = V.rec != NULL;
+    snprintf(V.shown.caption, sizeof V.shown.caption, "%s", V.caption);
+    snprintf(V.shown.subtitle, sizeof V.shown.subtitle, "%s", V.pass_shown ? V.pass_explain : "");
+    current_title(V.shown.title, sizeof V.shown.title);
+    bool density = V.view <= VIEW_BLURRED;
     if (V.o.compare) {
-        draw_compare();
-        return;
-    } else if (V.pass_shown) { /* the pass's field, named, with the solve's residuals */
-        snprintf(V.shown.title, sizeof V.shown.title, "%s", V.pass_line);
-        draw_field(MODE_IMAGE, V.pass_tex, l.field, false);
-        if (!l.overlay) return;
-        text_at(V.font, l.title.x, l.title.y + l.title.h - 4, V.pass_line, WHITE);
-        if (V.hud_on) draw_hud(&l);
-        if (V.help_on) draw_help(&l);
-        return;
+        draw_compare(&l);
+    } else if (V.pass_shown) { /* the pass's field, named, in colour, with its range */
+        V.shown.range = V.pass_range;
+        draw_field(MODE_MAPPED, V.pass_tex, l.field, false, &V.pass_range);
     } else if (V.view == VIEW_FIG2) {
-        /* seed 003 Fig. 2: the morph above, start and target small below; in
-         * a sequence the start and every key in order, the active key marked */
-        int np = V.key_tex ? V.nkeys + 1 : 2;
-        ViewRect mr, *pr = V.panels;
-        viewmodel_fig2(l.area.w, l.area.h, gw, gh, np, &mr, pr);
-        mr.x += l.area.x, mr.y += l.area.y;
-        for (int k = 0; k < np; k++) pr[k].x += l.area.x, pr[k].y += l.area.y;
-        draw_field(density_mode(), NULL, mr, false);
-        draw_field(MODE_IMAGE, V.start_tex, pr[0], false);
-        if (!V.key_tex) {
-            draw_field(MODE_TARGET, NULL, pr[1], false);
-        } else {
-            const ViewRect *a = &pr[morph_key(V.m)];
-            glEnable(GL_SCISSOR_TEST);
-            glScissor(a->x - VIEWMODEL_MARK, a->y - VIEWMODEL_MARK, a->w + 2 * VIEWMODEL_MARK,
-                      a->h + 2 * VIEWMODEL_MARK);
-            glClearColor(MARK_COLOR, 1.0f);
-            glClear(GL_COLOR_BUFFER_BIT);
-            glDisable(GL_SCISSOR_TEST);
-            for (int k = 1; k <= V.nkeys; k++) draw_field(MODE_IMAGE, V.key_tex[k - 1], pr[k], false);
-        }
-    } else if (density) {
-        /* modes 0-2 are the views 0-2; several fields' density: the composite */
-        draw_field(V.view == VIEW_DENSITY ? density_mode() : V.view, NULL, l.field, false);
-    } else if (V.view == VIEW_VELOCITY) {
-        draw_field(density_mode(), NULL, l.field, true);
-    } else if (V.vf_ok) {
-        draw_field(MODE_MAPPED, V.scalar, l.field, V.view == VIEW_FORCE);
-        if (V.view == VIEW_DIVERGENCE) draw_field(MODE_MAPPED, V.scalar2, l.field2, false);
+        draw_fig2(&l);
+    } else {
+        draw_view_fields(l.field, l.field2);
     }
     if (!l.overlay) return;
-    if (V.view != VIEW_FIG2) draw_bar(&l, density);
-    text_at(V.big, l.title.x, l.title.y + l.title.h - 4, V.shown.title, WHITE);
-    if (V.view == VIEW_DIVERGENCE && V.vf_ok && V.font) {
+    if (V.pass_shown) draw_bar(&l, false, &V.pass_range);
+    else if (V.view != VIEW_FIG2) draw_bar(&l, density, &V.vf.range);
+    put_block(V.big, &l.title_text, WHITE);
+    put_block(V.font, &l.sub_text, GREY);
+    if (!V.o.compare && !V.pass_shown && V.view == VIEW_DIVERGENCE && V.vf_ok && V.font) {
         char b[64];
-        int ch = text_cell_h(V.font);
-        snprintf(b, sizeof b, "before: max %.3g", V.vf.max1); /* above each panel */
-        text_at(V.font, l.field.x, l.field.y + l.field.h + ch + 2, b, WHITE);
-        snprintf(b, sizeof b, "after: max %.3g", V.vf.max2);
-        text_at(V.font, l.field2.x, l.field2.y + l.field2.h + ch + 2, b, WHITE);
+        int cw = text_cell_w(V.font);
+        snprintf(b, sizeof b, "before: %.2g", V.vf.max1); /* above each panel */
+        put_text(V.font, l.label.x, l.label.y + l.label.h, b, WHITE, l.label.w / cw);
+        snprintf(b, sizeof b, "after: %.2g", V.vf.max2);
+        put_text(V.font, l.label2.x, l.label2.y + l.label2.h, b, WHITE, l.label2.w / cw);
     }
-    if (V.hud_on) draw_hud(&l);
+    if (V.hud_on && !V.o.compare) draw_hud(&l);
+    draw_caption(&l);
     if (V.help_on) draw_help(&l);
 }
 
@@ -500,11 +643,16 @@ static int observe(double *mass, double *error, double *max_div)
     return morph_observe(V.m, NULL, mass, error, max_div);
 }
 
+/* The step the window shows: the steps done, or pass by pass the step
+ * under way (its passes' "step N"), so the title, the title bar and the
+ * HUD say the same. */
+static long shown_step(void) { return V.pass_shown ? V.pass_step : morph_step_count(V.m); }
+
 static void update_title(bool force)
 {
     double now = export_now();
     if (!force && now - V.last_title < 1.0) return;
-    long steps = morph_step_count(V.m);
+    long steps = shown_step();
     if (now > V.last_title) V.rate = (double)(V.taken - V.last_title_steps) / (now - V.last_title);
     V.last_title = now;
     V.last_title_steps = V.taken;
@@ -523,28 +671,56 @@ static void update_title(bool force)
     glutSetWindowTitle(title);
 }
 
-/* The HUD's numbers (one read-back) and a point of the plot. */
-static int refresh_metrics(void)
+/* The HUD's numbers of morph m (one read-back); A's add a point to the plot. */
+static int metrics_of(Morph *m, ViewMetrics *mt, bool fields)
 {
-    ViewMetrics *mt = &V.mt;
-    mt->step = morph_step_count(V.m);
-    mt->time = morph_time(V.m);
-    mt->key = morph_key(V.m);
-    mt->nkeys = morph_key_count(V.m);
-    mt->to_next = morph_has_schedule(V.m) && mt->key < mt->nkeys ? morph_key_step(V.m, mt->key) - mt->step : -1;
+    mt->step = m == V.m ? shown_step() : morph_step_count(m);
+    mt->time = morph_time(m);
+    mt->key = morph_key(m);
+    mt->nkeys = morph_key_count(m);
+    mt->to_next = morph_has_schedule(m) && mt->key < mt->nkeys ? morph_key_step(m, mt->key) - morph_step_count(m) : -1;
     mt->rate = V.rate;
     mt->paused = V.paused;
-    mt->nfields = V.nf;
-    if (observe(&mt->mass, &mt->error, &mt->max_div) < 0) return -1;
-    viewmodel_plot_add(&V.plot, mt->step, mt->error, mt->max_div);
+    mt->nfields = fields ? V.nf : 1;
+    mt->pass = V.pass_shown && m == V.m ? V.pass_index : 0;
+    mt->npass = V.pass_total;
+    if (fields) return observe(&mt->mass, &mt->error, &mt->max_div);
+    return morph_observe(m, NULL, &mt->mass, &mt->error, &mt->max_div);
+}
+
+static int refresh_metrics(void)
+{
+    if (metrics_of(V.m, &V.mt, true) < 0) return -1;
+    if (V.o.compare && metrics_of(compare_morph(V.o.compare, 1), &V.mtb, false) < 0) return -1;
+    V.mt_at = morph_step_count(V.m);
+    viewmodel_plot_add(&V.plot, V.mt_at, V.mt.error, V.mt.max_div);
     V.mt_time = export_now();
     return 0;
 }
 
-/* The computed view's field: the state read back, viewfield, the upload. */
-static int refresh_field(void)
+/* The computed view's field of V.m into vf and its textures. */
+static int compute_view(ViewField *vf, Field *sc, Field *sc2, Field *vec, bool *ok)
 {
     char err[256];
+    if (morph_get_state(V.m, &V.st) < 0) return -1;
+    viewfield_free(vf);
+    *ok = false;
+    if (viewfield_compute(V.view, &V.st.solver, morph_params(V.m), morph_width(V.m), morph_height(V.m), vf, err,
+                          sizeof err) < 0) {
+        log_error("view", "%s", err);
+        return -1;
+    }
+    if (field_upload(sc, vf->scalar) < 0) return -1;
+    if (vf->scalar2 && field_upload(sc2, vf->scalar2) < 0) return -1;
+    if (vf->vec && field_upload(vec, vf->vec) < 0) return -1;
+    *ok = true;
+    return 0;
+}
+
+/* The computed view's field: the state read back, viewfield, the upload;
+ * comparing, B's too, both on one range (the wider). */
+static int refresh_field(void)
+{
     /* a step begun pass by pass: reading the state back would run the
      * step's remaining passes; the pass's own field is what is shown */
     for (int f = 0; f < V.nf; f++)
@@ -552,18 +728,18 @@ static int refresh_field(void)
     V.vf_dirty = false;
     V.vf_time = export_now();
     if (!viewfield_computed(V.view)) return 0;
-    if (morph_get_state(V.m, &V.st) < 0) return -1;
-    viewfield_free(&V.vf);
-    V.vf_ok = false;
-    if (viewfield_compute(V.view, &V.st.solver, morph_params(V.m), morph_width(V.m), morph_height(V.m), &V.vf,
-                          err, sizeof err) < 0) {
-        log_error("view", "%s", err);
-        return -1;
-    }
-    if (field_upload(V.scalar, V.vf.scalar) < 0) return -1;
-    if (V.vf.scalar2 && field_upload(V.scalar2, V.vf.scalar2) < 0) return -1;
-    if (V.vf.vec && field_upload(V.vec, V.vf.vec) < 0) return -1;
-    V.vf_ok = true;
+    if (compute_view(&V.vf, V.scalar, V.scalar2, V.vec, &V.vf_ok) < 0) return -1;
+    if (!V.o.compare) return 0;
+    Morph *a = V.m;
+    V.m = compare_morph(V.o.compare, 1);
+    int rc = compute_view(&V.vfb, V.scalarb, V.scalar2b, V.vecb, &V.vfb_ok);
+    V.m = a;
+    if (rc < 0) return -1;
+    ViewRange *ra = &V.vf.range, *rb = &V.vfb.range;
+    if (rb->hi > ra->hi) *ra = *rb;
+    else *rb = *ra;
+    if (V.vfb.vmax > V.vf.vmax) V.vf.vmax = V.vfb.vmax;
+    else V.vfb.vmax = V.vf.vmax;
     return 0;
 }
 
@@ -647,12 +823,28 @@ static void after_key(int rc, const char *what)
     glutPostRedisplay();
 }
 
-static void key(unsigned char k, int x, int y)
+/* Ctrl + / Ctrl -: the text and the plot larger or smaller (issue 24). */
+static void zoom(int d)
 {
-    (void)x;
-    (void)y;
+    int z = V.zoom + d;
+    if (z < VIEWMODEL_ZOOM_MIN || z > VIEWMODEL_ZOOM_MAX) {
+        log_info("view", "the text stays this size (the end of its range)");
+        return;
+    }
+    V.zoom = z;
+    log_info("view", "text %d pixels a line", viewmodel_text_px(V.win_w, V.win_h, z));
+}
+
+static void key_ctrl(unsigned char k, bool ctrl)
+{
     SolverParams p = *morph_params(V.m);
     int rc = 0;
+    if (ctrl || k == 0x1f) { /* X gives Ctrl + '_' as 0x1f */
+        if (k == '+' || k == '=') zoom(+1);
+        else if (k == '-' || k == '_' || k == 0x1f) zoom(-1);
+        glutPostRedisplay();
+        return;
+    }
     switch (k) {
     case ' ': V.paused = !V.paused; break;
     case 's': V.paused = true; V.single = true; break;
@@ -695,6 +887,13 @@ static void key(unsigned char k, int x, int y)
 
 /* PageDown / PageUp: next / previous key; Home: restart; up / down: select
  * a parameter, right / left: change it; F11: fullscreen. */
+static void key(unsigned char k, int x, int y)
+{
+    (void)x;
+    (void)y;
+    key_ctrl(k, (glutGetModifiers() & GLUT_ACTIVE_CTRL) != 0);
+}
+
 static void special(int k, int x, int y)
 {
     (void)x;
@@ -751,8 +950,8 @@ static void mouse(int button, int state, int x, int y)
         after_key(adjust(button == 3 ? +1 : -1), "the wheel");
         return;
     }
-    if (state == GLUT_DOWN && l.overlay && V.hud_on && x < l.hud.w && V.font) {
-        int i = viewmodel_hud_param_at(y, 12, text_cell_h(V.font));
+    if (state == GLUT_DOWN && l.overlay && V.hud_on && !V.o.compare && x < l.hud.w && V.font) {
+        int i = viewmodel_hud_param_at(y, V.win_h - (l.hud_text.y + l.hud_text.h), text_cell_h(V.font));
         if (i >= 0) V.sel = i;
         glutPostRedisplay();
         return;
@@ -929,7 +1128,11 @@ static void record_toggle(void)
 
 static void display(void)
 {
-    if (V.keys && *V.keys) key((unsigned char)*V.keys++, 0, 0);
+    if (V.keys && *V.keys) { /* '^' and a key: the key with Ctrl */
+        bool ctrl = V.keys[0] == '^' && V.keys[1];
+        key_ctrl((unsigned char)V.keys[ctrl ? 1 : 0], ctrl);
+        V.keys += ctrl ? 2 : 1;
+    }
     if (V.rc) return; /* a key failed */
     if (!V.paused || V.single) {
         int n = V.single ? 1 : V.o.steps_per_frame;
@@ -949,7 +1152,7 @@ static void display(void)
                 (!V.keys || !*V.keys);
     double now = export_now();
     bool settled = done || V.paused;
-    if (V.mt.step != morph_step_count(V.m) && (settled || now - V.mt_time >= REFRESH_S) &&
+    if ((V.mt_at != morph_step_count(V.m) || V.mt.step < 0) && (settled || now - V.mt_time >= REFRESH_S) &&
         refresh_metrics() < 0) {
         log_error("view", "cannot read the metrics back");
         quit(1);
@@ -1048,17 +1251,13 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
         fprintf(stderr, "%s\n", err);
         goto free_shaders;
     }
-    /* text: without the font the window runs, unlabelled (docs/MANUAL.md: the views) */
-    if (!(V.font = text_create(o->font, TEXT_PX, o->shader_dir, err, sizeof err)) ||
-        !(V.big = text_create(o->font, TITLE_PX, o->shader_dir, err, sizeof err))) {
-        log_error("view", "%s; the window runs without text", err);
-        text_free(V.font);
-        V.font = NULL;
-    }
     if (!(V.start_tex = field_create(w, h, 1, err, sizeof err)) ||
         !(V.scalar = field_create(w, h, 1, err, sizeof err)) ||
         !(V.scalar2 = field_create(w, h, 1, err, sizeof err)) || !(V.vec = field_create(w, h, 2, err, sizeof err)) ||
-        !(V.plot_tex = field_create(VIEWMODEL_PLOT_N, 1, 2, err, sizeof err))) {
+        !(V.plot_tex = field_create(VIEWMODEL_PLOT_N, 1, 2, err, sizeof err)) ||
+        (o->compare && (!(V.scalarb = field_create(w, h, 1, err, sizeof err)) ||
+                        !(V.scalar2b = field_create(w, h, 1, err, sizeof err)) ||
+                        !(V.vecb = field_create(w, h, 2, err, sizeof err))))) {
         fprintf(stderr, "%s\n", err);
         goto free_fields;
     }
@@ -1084,6 +1283,8 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     }
     V.win_w = glutGet(GLUT_WINDOW_WIDTH);
     V.win_h = glutGet(GLUT_WINDOW_HEIGHT);
+    /* text: without the font the window runs, unlabelled (docs/MANUAL.md: the views) */
+    fonts_for_window();
     glutSetOption(GLUT_ACTION_ON_WINDOW_CLOSE, GLUT_ACTION_GLUTMAINLOOP_RETURNS);
     glutDisplayFunc(display);
     glutReshapeFunc(reshape);
@@ -1118,6 +1319,11 @@ free_keys:
     free(V.panels);
     free_state();
 free_fields:
+    passbypass_free(&V.pass_plot);
+    viewfield_free(&V.vfb);
+    field_free(V.vecb);
+    field_free(V.scalar2b);
+    field_free(V.scalarb);
     viewfield_free(&V.vf);
     field_free(V.plot_tex);
     field_free(V.vec);
@@ -1144,9 +1350,10 @@ static int step_once(void)
 }
 
 /* The '.' key: pause, run the next pass of the step, show the field it
- * wrote (mapped to 0..1, passbypass_normalize) and name it in the title;
- * the residual of the pressure or potential solve goes to the log and the
- * plot's series (V.plot, for the HUD's log plot). */
+ * wrote (in colour, on its range: passbypass_values) and name it in the
+ * title, with what it does below; the residual of the pressure or
+ * potential solve (or the gathering's change of e) goes to the log and the
+ * plot's series. */
 static int pass_next(void)
 {
     int gw = morph_width(V.m), gh = morph_height(V.m);
@@ -1168,21 +1375,28 @@ static int pass_next(void)
     if (!buf || morph_pass_next_fields(V.f, V.nf, &pi, &fi) < 0 ||
         morph_pass_read(V.f[fi], pi.out, buf, buf + n) < 0)
         goto done;
-    double lo, hi;
-    passbypass_normalize(pi.out, buf, buf + n, n, buf + 2 * n, &lo, &hi);
+    bool sign = passbypass_values(pi.out, buf, buf + n, n, buf + 2 * n);
+    V.pass_range = viewfield_range(buf + 2 * n, n, sign);
     if (field_upload(V.pass_tex, buf + 2 * n) < 0) goto done;
     passbypass_label(&pi, V.pass_line, sizeof V.pass_line);
+    passbypass_explain(&pi, V.pass_explain, sizeof V.pass_explain);
+    V.pass_step = pi.step;
+    V.pass_index = pi.index + 1;
+    V.pass_total = pi.total;
     if (V.nf > 1) { /* name the field the pass ran on */
         size_t len = strlen(V.pass_line);
         snprintf(V.pass_line + len, sizeof V.pass_line - len, "  (field %d/%d: %s)", fi + 1, V.nf, field_label(fi));
     }
     char res[64] = "";
-    if (passbypass_record(&V.pass_plot, V.f[fi], &pi) > 0) {
-        V.pass_potential = pi.pass < METHOD_PASS_DIVERGENCE;
-        const PassbypassSeries *sr = V.pass_potential ? &V.pass_plot.potential : &V.pass_plot.pressure;
-        snprintf(res, sizeof res, "  residual %.3g", sr->max[sr->n - 1]);
+    int got = passbypass_record(&V.pass_plot, V.f[fi], &pi);
+    if (got == 0 && pi.out == METHOD_OUT_GATHER_E) got = passbypass_record_gather(&V.pass_plot, &pi, buf, n);
+    if (got < 0) goto done;
+    if (got > 0) {
+        const PassbypassSeries *sr = passbypass_shown(&V.pass_plot);
+        snprintf(res, sizeof res, "  %s %.3g", V.pass_plot.shown == PASSBYPASS_GATHER ? "change" : "residual",
+                 sr->max[sr->n - 1]);
     }
-    log_info("view", "%s  [%.3g, %.3g]%s", V.pass_line, lo, hi, res);
+    log_info("view", "%s  [%.3g, %.3g]%s", V.pass_line, V.pass_range.lo, V.pass_range.hi, res);
     V.pass_shown = true;
     if (pi.last) V.taken++;
     rc = 0;
@@ -1191,25 +1405,50 @@ done:
     return rc;
 }
 
-/* The split screen: A's density left, B's right, each below its label's
- * strip (compare_split; the labels are in the title until the view draws
- * text: write compare_label(V.o.compare, s) into split.label[s] there). */
-static void draw_compare(void)
+/* Swap B's computed view in for A's (and back): the drawing reads V.vf. */
+static void swap_side(void)
 {
-    CompareSplit sp;
-    compare_split(V.win_w, V.win_h, morph_width(V.m), morph_height(V.m), COMPARE_LABEL_H, &sp);
+    ViewField t = V.vf;
+    V.vf = V.vfb, V.vfb = t;
+    Field *f = V.scalar;
+    V.scalar = V.scalarb, V.scalarb = f;
+    f = V.scalar2, V.scalar2 = V.scalar2b, V.scalar2b = f;
+    f = V.vec, V.vec = V.vecb, V.vecb = f;
+    bool ok = V.vf_ok;
+    V.vf_ok = V.vfb_ok, V.vfb_ok = ok;
+}
+
+/* The split screen: A left, B right, each in the view chosen (both on one
+ * colour range), each under its label block: the setting that differs,
+ * and with the HUD on its step, time, error and max|∇·u|. */
+static void draw_compare(const ViewLayout *l)
+{
     Morph *a = V.m;
     for (int s = 0; s < 2; s++) {
         V.m = compare_morph(V.o.compare, s);
-        const int *r = sp.field[s], *t = sp.label[s];
-        draw_field(MODE_DENSITY, NULL, (ViewRect){r[0], r[1], r[2], r[3]}, false);
-        if (V.font) text_at(V.font, t[0] + 4, t[1] + t[3] - 6, compare_label(V.o.compare, s), WHITE);
+        if (s == 1) swap_side();
+        ViewRect f = s ? l->field_b : l->field, f2 = s ? l->field2_b : l->field2, lab = s ? l->label_b : l->label;
+        if (V.view == VIEW_FIG2) draw_field(MODE_DENSITY, NULL, f, false, NULL); /* no room for Fig. 2 twice */
+        else draw_view_fields(f, f2);
+        if (s == 1) swap_side();
+        const ViewMetrics *mt = s ? &V.mtb : &V.mt;
+        char (*h)[VIEWMODEL_LINE * 2] = V.shown.half[s];
+        snprintf(h[0], sizeof h[0], "%s", compare_label(V.o.compare, s));
+        snprintf(h[1], sizeof h[1], "step %ld  t %.3f", mt->step, mt->time);
+        snprintf(h[2], sizeof h[2], "error %.4f  max|\xe2\x88\x87\xc2\xb7u| %.2g", mt->error, mt->max_div);
+        if (!l->overlay || !V.font) continue;
+        int cw = text_cell_w(V.font), tcw = text_cell_w(V.big), top = lab.y + lab.h;
+        put_text(V.big, lab.x, top, h[0], WHITE, lab.w / tcw);
+        if (!V.hud_on) continue;
+        top -= text_cell_h(V.big);
+        put_text(V.font, lab.x, top, h[1], WHITE, lab.w / cw);
+        put_text(V.font, lab.x, top - text_cell_h(V.font), h[2], ERR_COLOR, lab.w / cw);
     }
     V.m = a;
 }
 
-/* What the title says in place of the view's name: the pass shown, or the
- * two runs compared with B's error. */
+/* What the title bar says in place of the view's name: the pass shown, or
+ * the two runs compared with B's error. */
 static void title_extra(char *buf, size_t n)
 {
     if (V.pass_shown) {
@@ -1217,6 +1456,7 @@ static void title_extra(char *buf, size_t n)
     } else if (V.o.compare) {
         double eb = 0.0;
         morph_observe(compare_morph(V.o.compare, 1), NULL, NULL, &eb, NULL);
-        snprintf(buf, n, "%s | %s, error %.3f", compare_label(V.o.compare, 0), compare_label(V.o.compare, 1), eb);
+        snprintf(buf, n, "%s | %s, error %.3f (%s)", compare_label(V.o.compare, 0), compare_label(V.o.compare, 1),
+                 eb, title_name());
     }
 }

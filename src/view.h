@@ -52,6 +52,11 @@ typedef struct {
 /* Runs the window until quit. Returns the process exit status. */
 int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o);
 
+/* Box kinds of ViewShown.box. */
+enum { VIEW_BOX_TEXT = 't', VIEW_BOX_FIELD = 'f', VIEW_BOX_BAR = 'b', VIEW_BOX_PLOT = 'p' };
+#define VIEW_BOXES 256
+#define VIEW_CAPTION_MAX 512
+
 /* What the last view_run showed last, for tests: the view, the HUD's
  * numbers and lines (as drawn; n lines), the computed view's range, and
  * whether the text was drawn (the font loaded) and overlays were on. */
@@ -68,6 +73,22 @@ typedef struct {
     int nfields;             /* the fields stepped (1: one) */
     int field;               /* the density view's field: -1 the composite (or the one field), else 0-based */
     char title[192];         /* the view's label as drawn (or as it would be, without text); pass by pass: the pass */
+    /* issue 24 */
+    ViewLayout layout;       /* where everything went (viewmodel_layout_for) */
+    int text_px;             /* the labels' font size (0: no text) */
+    char subtitle[256];      /* pass by pass: what the pass does */
+    char plot_caption[128];  /* the plot's caption as drawn ("" without a plot) */
+    ViewRange bar_range;     /* the colour bar's labels' range */
+    char caption[VIEW_CAPTION_MAX]; /* a lesson's caption */
+    int lesson_step, lesson_steps;  /* a lesson's step shown (from 1), of so many (0: no lesson) */
+    bool recording;
+    long step;               /* the step shown (the title's, the HUD's; pass by pass the step under way) */
+    /* compare: each half's label block (the setting, then its HUD's step and error) */
+    char half[2][3][VIEWMODEL_LINE * 2];
+    /* every box drawn: text lines, fields, the bar, the plot (for the overlap tests) */
+    ViewRect box[VIEW_BOXES];
+    char box_kind[VIEW_BOXES];
+    int nbox;
 } ViewShown;
 const ViewShown *view_shown(void);
 

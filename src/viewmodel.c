@@ -40,45 +40,54 @@ static ViewRect fit(int win_w, int win_h, float aw, float ah)
  * for its mark (M all round, so a gap of 2M between panels); the rows take
  * at most a third of the window's height, and as many rows as make the
  * panels largest (1 for a few keys); the morph fits in the rest. */
-static void fig2_rows(int win_w, int win_h, int gw, int gh, int np, ViewRect *morph, ViewRect *panels)
+static void fig2_rows(int win_w, int win_h, int gw, int gh, int np, int lh, ViewRect *morph, ViewRect *panels)
 {
     const int g = 2 * VIEWMODEL_MARK;
     int rows = 1, cols = np, pw = 0;
     for (int r = 1; r <= np; r++) {
         int c = (np + r - 1) / r;
-        int by_w = win_w / c - g, by_h = (int)((long)(win_h / 3 / r - g) * gw / gh);
+        int by_w = win_w / c - g, by_h = (int)((long)(win_h / 3 / r - g - lh) * gw / gh);
         int w = by_w < by_h ? by_w : by_h;
         if (w > pw) pw = w, rows = r, cols = c;
     }
     if (pw < 1) pw = 1;
     int ph = (int)((long)pw * gh / gw);
     if (ph < 1) ph = 1;
-    int band = rows * (ph + g);
+    int band = rows * (ph + g + lh);
     ViewRect m = fit(win_w, win_h - band > 1 ? win_h - band : 1, (float)gw, (float)gh);
     int y0 = (win_h - m.h - band) / 2, x0 = (win_w - cols * (pw + g)) / 2;
     *morph = (ViewRect){m.x, y0 + band, m.w, m.h};
     for (int i = 0; i < np; i++) {
         int row = i / cols, col = i % cols;
         panels[i] = (ViewRect){x0 + col * (pw + g) + VIEWMODEL_MARK,
-                               y0 + band - (row + 1) * (ph + g) + VIEWMODEL_MARK, pw, ph};
+                               y0 + band - (row + 1) * (ph + g + lh) + lh + VIEWMODEL_MARK, pw, ph};
     }
 }
 
-void viewmodel_fig2(int win_w, int win_h, int gw, int gh, int npanels, ViewRect *morph,
-                    ViewRect *panels)
+void viewmodel_fig2_labelled(int win_w, int win_h, int gw, int gh, int npanels, int label_h, ViewRect *morph,
+                             ViewRect *panels)
 {
+    if (label_h < 0) label_h = 0;
     if (npanels > 2) {
-        fig2_rows(win_w, win_h, gw, gh, npanels, morph, panels);
+        fig2_rows(win_w, win_h, gw, gh, npanels, label_h, morph, panels);
         return;
     }
     /* seed 003's Fig. 2: the morph in the top 2/3, the start and the
-     * target below it, each half its size, 4 pixels apart */
-    ViewRect r = fit(win_w, win_h, (float)gw, (float)gh * 1.5f);
+     * target below it, each half its size, 4 pixels apart (and their
+     * labels below them) */
+    int h = win_h - label_h > 1 ? win_h - label_h : 1;
+    ViewRect r = fit(win_w, h, (float)gw, (float)gh * 1.5f);
+    r.y += label_h;
     int top = r.h * 2 / 3, small = r.h - top;
     int mw = top * gw / gh, sw = small * gw / gh;
     *morph = (ViewRect){r.x + (r.w - mw) / 2, r.y + small, mw, top};
     int x0 = r.x + r.w / 2 - (npanels == 2 ? sw + 2 : sw / 2);
     for (int i = 0; i < npanels; i++) panels[i] = (ViewRect){x0 + i * (sw + 4), r.y, sw, small};
+}
+
+void viewmodel_fig2(int win_w, int win_h, int gw, int gh, int npanels, ViewRect *morph, ViewRect *panels)
+{
+    viewmodel_fig2_labelled(win_w, win_h, gw, gh, npanels, 0, morph, panels);
 }
 
 /* ---- the classroom views ---------------------------------------------------- */
@@ -91,32 +100,214 @@ static ViewRect fit_in(ViewRect a, float aw, float ah)
     return r;
 }
 
-void viewmodel_layout(int win_w, int win_h, int gw, int gh, bool hud_on, bool two, ViewLayout *o)
+int viewmodel_text_px(int win_w, int win_h, int zoom)
+{
+    if (zoom < VIEWMODEL_ZOOM_MIN) zoom = VIEWMODEL_ZOOM_MIN;
+    if (zoom > VIEWMODEL_ZOOM_MAX) zoom = VIEWMODEL_ZOOM_MAX;
+    double a = (double)win_h / 36.0, b = (double)win_w / 48.0;
+    double px = (a < b ? a : b) * pow(1.15, zoom);
+    int p = (int)lround(px);
+    return p < VIEWMODEL_TEXT_PX_MIN ? VIEWMODEL_TEXT_PX_MIN : p > VIEWMODEL_TEXT_PX_MAX ? VIEWMODEL_TEXT_PX_MAX : p;
+}
+
+int viewmodel_title_px(int text_px) { return (int)lround(text_px * 1.35); }
+
+/* DejaVu Sans Mono: advance 1233/2048 em, ascender 1901, descender 483
+ * (text.c: cw the advance, ch ascender + descender + 1, each rounded down
+ * from FreeType's 26.6 metrics, about as here) */
+static void cells(int px, int *cw, int *ch)
+{
+    *cw = (int)(px * 1233.0 / 2048.0 + 0.5);
+    *ch = (int)ceil(px * 1901.0 / 2048.0) + (int)ceil(px * 483.0 / 2048.0) + 1;
+    if (*cw < 1) *cw = 1;
+}
+
+ViewTextSize viewmodel_text_size(int text_px, int title_px)
+{
+    ViewTextSize t;
+    cells(text_px, &t.cw, &t.ch);
+    cells(title_px, &t.tcw, &t.tch);
+    return t;
+}
+
+int viewmodel_columns(const char *s)
+{
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; p && *p; p++)
+        if ((*p & 0xC0) != 0x80) n++;
+    return n;
+}
+
+/* Bytes of the first n characters of s. */
+static size_t bytes_of(const char *s, int n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    for (int c = 0; p[i] && c <= n; i++)
+        if ((p[i] & 0xC0) != 0x80 && ++c > n) break;
+    return i;
+}
+
+int viewmodel_wrap(const char *s, int cols, char lines[][4 * VIEWMODEL_WRAP_COLS], int max)
+{
+    int n = 0;
+    if (!s || max <= 0) return 0;
+    if (cols < 1) cols = 1;
+    if (cols > VIEWMODEL_WRAP_COLS) cols = VIEWMODEL_WRAP_COLS;
+    while (*s == ' ') s++;
+    while (*s && n < max) {
+        const char *nl = strchr(s, '\n');
+        size_t para = nl ? (size_t)(nl - s) : strlen(s);
+        size_t fit = bytes_of(s, cols), take;
+        if (fit >= para) {
+            take = para; /* the rest of the paragraph fits */
+        } else {
+            take = fit;
+            while (take > 0 && s[take] != ' ') take--; /* break at the last space that fits */
+            if (take == 0) take = fit;                  /* a word longer than a line: cut */
+        }
+        size_t len = take;
+        while (len > 0 && s[len - 1] == ' ') len--;
+        bool last = n == max - 1, more = s[take] && (s[take] != '\n' || s[take + 1]);
+        if (last && more) { /* the text goes on: "..." at the end of the last line */
+            size_t room = bytes_of(s, cols - 3 > 0 ? cols - 3 : 0);
+            if (len > room) len = room;
+            while (len > 0 && s[len - 1] == ' ') len--;
+            snprintf(lines[n], 4 * VIEWMODEL_WRAP_COLS, "%.*s...", (int)len, s);
+        } else {
+            snprintf(lines[n], 4 * VIEWMODEL_WRAP_COLS, "%.*s", (int)len, s);
+        }
+        n++;
+        s += take;
+        if (*s == '\n') s++;
+        while (*s == ' ') s++;
+    }
+    return n;
+}
+
+/* f (and f2 beside it, 'gap' apart, when two) fitted in r below a label
+ * strip of label_h (then label, label2 over each). */
+static void place(ViewRect r, int gw, int gh, bool two, int label_h, int gap, ViewRect *f, ViewRect *f2,
+                  ViewRect *lab, ViewRect *lab2)
+{
+    ViewRect a = r;
+    if (label_h > 0) a.h -= label_h;
+    if (a.h < 1) a.h = 1;
+    if (!two) {
+        *f = fit_in(a, (float)gw, (float)gh);
+        *f2 = (ViewRect){0, 0, 0, 0};
+    } else {
+        ViewRect both = fit_in((ViewRect){a.x, a.y, a.w - gap > 1 ? a.w - gap : 1, a.h}, 2.0f * (float)gw, (float)gh);
+        int pw = both.w / 2;
+        *f = (ViewRect){both.x, both.y, pw, both.h};
+        *f2 = (ViewRect){both.x + pw + gap, both.y, pw, both.h};
+    }
+    if (label_h > 0) {
+        /* the fields sit at the bottom of the strip's room, the labels on them */
+        int dy = (a.h - f->h) / 2;
+        f->y = a.y + dy;
+        if (two) f2->y = f->y;
+        *lab = (ViewRect){f->x, f->y + f->h, f->w, label_h};
+        if (lab2) *lab2 = two ? (ViewRect){f2->x, f2->y + f2->h, f2->w, label_h} : (ViewRect){0, 0, 0, 0};
+    }
+}
+
+void viewmodel_layout_for(int win_w, int win_h, int gw, int gh, const ViewLayoutIn *in, ViewLayout *o)
 {
     memset(o, 0, sizeof *o);
+    o->ts = in->ts;
     o->overlay = win_w >= VIEWMODEL_OVERLAY_MIN_W && win_h >= VIEWMODEL_OVERLAY_MIN_H;
-    ViewRect a = {0, 0, win_w, win_h};
-    if (o->overlay) {
-        int left = hud_on ? VIEWMODEL_HUD_W : 0;
-        if (hud_on) {
-            o->hud = (ViewRect){0, 0, VIEWMODEL_HUD_W, win_h};
-            int ph = win_h / 4 < 200 ? win_h / 4 : 200;
-            o->plot = (ViewRect){12, 12, VIEWMODEL_HUD_W - 24, ph};
+    const int cw = in->ts.cw > 0 ? in->ts.cw : 1, ch = in->ts.ch > 0 ? in->ts.ch : 1;
+    const int tcw = in->ts.tcw > 0 ? in->ts.tcw : cw, tch = in->ts.tch > 0 ? in->ts.tch : ch;
+    int m = ch / 3 > 4 ? ch / 3 : 4;
+    o->margin = m;
+    if (!o->overlay) {
+        ViewRect a = {0, 0, win_w, win_h};
+        o->area = a;
+        if (in->compare) {
+            ViewRect ha = {0, 0, (win_w - 8) / 2, win_h}, hb = {win_w - (win_w - 8) / 2, 0, (win_w - 8) / 2, win_h};
+            place(ha, gw, gh, in->two, 0, 8, &o->field, &o->field2, NULL, NULL);
+            place(hb, gw, gh, in->two, 0, 8, &o->field_b, &o->field2_b, NULL, NULL);
+        } else {
+            place(a, gw, gh, in->two, 0, 8, &o->field, &o->field2, NULL, NULL);
         }
-        o->bar = (ViewRect){win_w - VIEWMODEL_BAR_W + 12, 40, 26, win_h - VIEWMODEL_TITLE_H - 80};
-        o->title = (ViewRect){left + 8, win_h - VIEWMODEL_TITLE_H, win_w - left - 16, VIEWMODEL_TITLE_H};
-        a = (ViewRect){left + 4, 4, win_w - left - VIEWMODEL_BAR_W - 8, win_h - VIEWMODEL_TITLE_H - 8};
-    }
-    o->area = a;
-    if (!two) {
-        o->field = fit_in(a, (float)gw, (float)gh);
         return;
     }
-    const int gap = 8;
-    ViewRect both = fit_in((ViewRect){a.x, a.y, a.w - gap, a.h}, 2.0f * (float)gw, (float)gh);
-    int pw = both.w / 2;
-    o->field = (ViewRect){both.x, both.y, pw, both.h};
-    o->field2 = (ViewRect){both.x + pw + gap, both.y, pw, both.h};
+    int left = 0;
+    if (in->hud_on && !in->compare) { /* the HUD: its lines, the plot's caption, the plot */
+        int hw = VIEWMODEL_HUD_COLS * cw + 2 * m;
+        if (hw > win_w / 2) hw = win_w / 2;
+        o->hud = (ViewRect){0, 0, hw, win_h};
+        int nh = in->nhud > 0 ? in->nhud : 0;
+        o->hud_text = (ViewRect){m, win_h - m - nh * ch, hw - 2 * m, nh * ch};
+        int lw = VIEWMODEL_PLOT_LABEL_COLS * cw;
+        int room = o->hud_text.y - m - 2 * ch - m / 2 - m; /* under the lines and the caption */
+        int pw = hw - 2 * m - lw, ph = room < pw ? room : pw;
+        if (ph >= 2 * ch + 2 && pw > 8) {
+            o->plot = (ViewRect){m + lw, m, pw, ph};
+            o->plot_caption = (ViewRect){m, m + ph + m / 2, hw - 2 * m, 2 * ch};
+        }
+        left = hw;
+    }
+    int tx = left + m, tw = win_w - tx - m, top = win_h - m;
+    if (in->title && *in->title) {
+        ViewTextBlock *b = &o->title_text;
+        b->n = viewmodel_wrap(in->title, tw / tcw, b->line, 2);
+        b->r = (ViewRect){tx, top - b->n * tch, tw, b->n * tch};
+        top = b->r.y;
+    }
+    if (in->subtitle && *in->subtitle) {
+        ViewTextBlock *b = &o->sub_text;
+        b->n = viewmodel_wrap(in->subtitle, tw / cw, b->line, 2);
+        b->r = (ViewRect){tx, top - b->n * ch, tw, b->n * ch};
+        top = b->r.y;
+    }
+    o->title = (ViewRect){tx, top, tw, win_h - top};
+    top -= m;
+    int bottom = m;
+    if (in->caption && *in->caption) {
+        ViewTextBlock *b = &o->caption_text;
+        b->n = viewmodel_wrap(in->caption, tw / cw, b->line, VIEWMODEL_WRAP_LINES);
+        b->r = (ViewRect){tx, m, tw, b->n * ch};
+        bottom = m + b->n * ch + m;
+    }
+    int right = win_w - m;
+    if (in->bar) {
+        int bw = ch > 12 ? ch : 12, lw = VIEWMODEL_BAR_COLS * cw;
+        int strip = m + bw + m / 2 + lw + m;
+        int h = top - bottom - ch;
+        o->bar = (ViewRect){win_w - strip + m, bottom + ch / 2, bw, h > 3 * ch ? h : 3 * ch};
+        o->bar_labels = (ViewRect){o->bar.x + bw + m / 2, bottom, lw, top - bottom};
+        right = win_w - strip;
+    }
+    o->area = (ViewRect){tx, bottom, right - tx > 1 ? right - tx : 1, top - bottom > 1 ? top - bottom : 1};
+    int gap = 2 * m;
+    if (in->compare) {
+        int lh = tch + (in->hud_on ? 2 * ch : 0) + m / 2;
+        int hw = (o->area.w - gap) / 2;
+        ViewRect ha = {o->area.x, o->area.y, hw, o->area.h}, hb = {o->area.x + o->area.w - hw, o->area.y, hw, o->area.h};
+        place(ha, gw, gh, in->two, lh, m, &o->field, &o->field2, &o->label, NULL);
+        place(hb, gw, gh, in->two, lh, m, &o->field_b, &o->field2_b, &o->label_b, NULL);
+        /* a half's label spans its fields */
+        if (in->two) {
+            o->label.w = o->field2.x + o->field2.w - o->field.x;
+            o->label_b.w = o->field2_b.x + o->field2_b.w - o->field_b.x;
+        }
+        /* the label blocks as wide as their half, when the field is narrower */
+        o->label.x = ha.x, o->label.w = ha.w;
+        o->label_b.x = hb.x, o->label_b.w = hb.w;
+        return;
+    }
+    place(o->area, gw, gh, in->two, in->field_labels ? ch + m / 2 : 0, gap, &o->field, &o->field2, &o->label,
+          &o->label2);
+}
+
+void viewmodel_layout(int win_w, int win_h, int gw, int gh, bool hud_on, bool two, ViewLayout *out)
+{
+    int px = viewmodel_text_px(win_w, win_h, 0);
+    ViewLayoutIn in = {.hud_on = hud_on, .two = two, .bar = true, .field_labels = two, .nhud = 16,
+                       .ts = viewmodel_text_size(px, viewmodel_title_px(px))};
+    viewmodel_layout_for(win_w, win_h, gw, gh, &in, out);
 }
 
 static const float map_stops[VIEWMODEL_MAP_COUNT][3 * VIEWMODEL_MAP_STOPS] = {
@@ -151,7 +342,8 @@ static const struct {
     {METHOD_P_VF, "vf (force)", 0.01f},   {METHOD_P_VD, "vd (damping)", 0.05f},
     {METHOD_P_VG, "vg (gather)", 1e-4f},  {METHOD_P_SIGMA, "sigma (blur)", 0.0f},
     {METHOD_P_DT, "dt", 0.0f},            {METHOD_P_JACOBI, "Jacobi iters", 0.0f},
-    {METHOD_P_VCYCLES, "V-cycles", 0.0f}, {METHOD_P_FORCE, "force mode", 0.0f},
+    {METHOD_P_VCYCLES, "V-cycles", 0.0f}, {METHOD_P_SWIRL, "swirl", 0.5f},
+    {METHOD_P_FORCE, "force mode", 0.0f},
 };
 
 int viewmodel_param_member(int i) { return i >= 0 && i < VIEWMODEL_NPARAMS ? params[i].member : -1; }
@@ -221,7 +413,8 @@ int viewmodel_hud_lines(const ViewMetrics *mt, const SolverParams *p, int select
     snprintf(rate, sizeof rate, "%.1f steps/s", mt->rate);
     char all[VIEWMODEL_HUD_LINES][VIEWMODEL_LINE];
     int n = 0;
-    snprintf(all[n++], VIEWMODEL_LINE, "step %ld  t %.3f", mt->step, mt->time);
+    if (mt->pass > 0) snprintf(all[n++], VIEWMODEL_LINE, "step %ld  pass %d/%d", mt->step, mt->pass, mt->npass);
+    else snprintf(all[n++], VIEWMODEL_LINE, "step %ld  t %.3f", mt->step, mt->time);
     snprintf(all[n++], VIEWMODEL_LINE, "%s", key);
     if (mt->nfields > 1) { /* several fields: the sums over them all (morph_observe_fields) */
         snprintf(all[n++], VIEWMODEL_LINE, "error %.4f (%d fields)", mt->error, mt->nfields);

@@ -43,6 +43,10 @@ int viewmodel_jump_key(const Morph *m, int dir);
 #define VIEWMODEL_MARK 2
 void viewmodel_fig2(int win_w, int win_h, int gw, int gh, int npanels, ViewRect *morph,
                     ViewRect *panels);
+/* The same with a label line of label_h pixels below each panel (issue 24:
+ * "start", "target", "key 2"), within the window. */
+void viewmodel_fig2_labelled(int win_w, int win_h, int gw, int gh, int npanels, int label_h, ViewRect *morph,
+                             ViewRect *panels);
 
 /* ---- the classroom views (issue 11): layout, colours, parameters, HUD ----- */
 
@@ -51,24 +55,92 @@ void viewmodel_fig2(int win_w, int win_h, int gw, int gh, int npanels, ViewRect 
  * field alone, as before (and as the pixel tests of small windows expect). */
 #define VIEWMODEL_OVERLAY_MIN_W 480
 #define VIEWMODEL_OVERLAY_MIN_H 360
-/* The HUD panel's width, the colour bar's strip (bar and labels) and the
- * title line's height, in pixels. */
-#define VIEWMODEL_HUD_W 330
-#define VIEWMODEL_BAR_W 110
-#define VIEWMODEL_TITLE_H 40
+
+/* ---- sizes that follow the window (issue 24: readable from the back of a
+ * room) ------------------------------------------------------------------------
+ * The HUD's and the labels' text is min(H/36, W/48) pixels a line (13 at
+ * 640x480, 21 at 1024x768, 30 at 1920x1080: over 1/40 of the height), times
+ * 1.15 per zoom step (Ctrl + and Ctrl -, VIEWMODEL_ZOOM_MIN..MAX), and the
+ * title's 1.35 times that; everything else (the HUD's width, the colour
+ * bar, the plot, the margins) is measured in their characters. */
+#define VIEWMODEL_ZOOM_MIN (-4)
+#define VIEWMODEL_ZOOM_MAX 8
+#define VIEWMODEL_TEXT_PX_MIN 10
+#define VIEWMODEL_TEXT_PX_MAX 120
+int viewmodel_text_px(int win_w, int win_h, int zoom);
+int viewmodel_title_px(int text_px);
+/* A font's character cell (text.h's text_cell_w, text_cell_h) for the
+ * labels (cw x ch) and the title (tcw x tch). */
+typedef struct {
+    int cw, ch, tcw, tch;
+} ViewTextSize;
+/* DejaVu Sans Mono's cells at these sizes (as text.c measures them, within
+ * a pixel), for callers without the font. */
+ViewTextSize viewmodel_text_size(int text_px, int title_px);
+
+/* The HUD's width in characters (longer lines are cut), the colour bar's
+ * labels' width, and the wrapped blocks' most lines and characters. */
+#define VIEWMODEL_HUD_COLS 28
+#define VIEWMODEL_BAR_COLS 8
+#define VIEWMODEL_PLOT_LABEL_COLS 5
+#define VIEWMODEL_WRAP_LINES 4
+#define VIEWMODEL_WRAP_COLS 160
+
+/* Characters (code points) of UTF-8 s. */
+int viewmodel_columns(const char *s);
+/* s broken at spaces into lines of at most cols characters (a word longer
+ * than that is cut), at most max of them (the last ends in "..." when the
+ * text does not fit); returns the count. */
+int viewmodel_wrap(const char *s, int cols, char lines[][4 * VIEWMODEL_WRAP_COLS], int max);
+
+/* A block of text lines and where it goes: r is its box (y up; the first
+ * line's top at r.y + r.h). */
+typedef struct {
+    char line[VIEWMODEL_WRAP_LINES][4 * VIEWMODEL_WRAP_COLS];
+    int n;
+    ViewRect r;
+} ViewTextBlock;
+
+/* What the layout must make room for. */
+typedef struct {
+    bool hud_on;
+    bool two;          /* the divergence view: two panels side by side */
+    bool bar;          /* a colour bar (every view but Fig. 2) */
+    bool field_labels; /* a line of text above each field (two panels, compare's halves) */
+    bool compare;      /* two runs side by side: field is A's, field_b B's (two: field2, field2_b) */
+    int nhud;          /* the HUD's lines */
+    ViewTextSize ts;
+    const char *title;    /* the view's name or the pass (wrapped), NULL: none */
+    const char *subtitle; /* a line under it in the labels' size (wrapped), NULL: none */
+    const char *caption;  /* a lesson's caption, across the bottom (wrapped), NULL: none */
+} ViewLayoutIn;
 
 /* Where everything goes in a win_w x win_h window for a gw x gh grid.
  * Without overlays: the field fitted to the window (field2 w = 0). With
- * them: the HUD panel on the left (hud, when hud_on; w = 0 otherwise),
- * the colour bar's strip on the right, the title line on top, and the
- * field fitted to the rest (two panels side by side, 8 pixels apart, when
- * two: the divergence before and after). plot is the HUD's bottom part. */
+ * them: the HUD panel on the left (hud, when hud_on; w = 0 otherwise) with
+ * its lines (hud_text), the plot's two caption lines (plot_caption), its
+ * scale labels left of it and the plot at its bottom; the title (and the
+ * subtitle) on top right of the HUD; the colour bar's strip on the right
+ * (bar, its labels right of it); a lesson's caption across the bottom; and
+ * the field fitted to the rest (area), a label line above it when asked
+ * (label, label2). No two of the text blocks overlap, nor any of them a
+ * field, the bar or the plot (test_viewmodel and test_window_lesson check). */
 typedef struct {
     bool overlay;
+    int margin;
+    ViewTextSize ts;
     ViewRect area;          /* what the field (or the Fig. 2 layout) may fill */
     ViewRect field, field2; /* field2.w == 0 unless two */
+    ViewRect field_b, field2_b; /* compare: B's */
+    ViewRect label, label2, label_b, label2_b; /* the lines above them (field_labels) */
     ViewRect title, bar, hud, plot;
+    ViewRect hud_text, plot_caption;
+    ViewRect bar_labels;    /* the strip right of the bar */
+    ViewTextBlock title_text, sub_text, caption_text;
 } ViewLayout;
+void viewmodel_layout_for(int win_w, int win_h, int gw, int gh, const ViewLayoutIn *in, ViewLayout *out);
+/* viewmodel_layout_for with the HUD's 16 lines, a bar, no title, and the
+ * text sizes viewmodel_text_size gives at zoom 0. */
 void viewmodel_layout(int win_w, int win_h, int gw, int gh, bool hud_on, bool two, ViewLayout *out);
 
 /* The colour maps (5 stops each, evenly spaced, RGB 0..1): SEQ for fields
@@ -81,8 +153,9 @@ const float *viewmodel_map_stops(int map); /* 3 * VIEWMODEL_MAP_STOPS floats */
 void viewmodel_colormap(int map, float t, float rgb[3]);
 
 /* The live parameters (issue 11 point 4), in the HUD's order: vf, vd, vg,
- * σ, dt, Jacobi iterations, V-cycles, the force mode. */
-#define VIEWMODEL_NPARAMS 8
+ * σ, dt, Jacobi iterations, V-cycles, the swirl (vorticity confinement), the
+ * force mode. */
+#define VIEWMODEL_NPARAMS 9
 int viewmodel_param_member(int i);          /* METHOD_P_* */
 const char *viewmodel_param_label(int i);   /* "vf", "sigma", ... as shown */
 /* Its value as shown ("0.5", "10", "balance"). */
@@ -103,6 +176,8 @@ typedef struct {
     double error, mass, max_div;
     double rate;         /* steps per second */
     bool paused;
+    int pass, npass;     /* pass by pass: the pass shown (from 1) of the step's, after the
+                          * step ("step 3  pass 9/31", as the title); 0: none */
     int nfields;         /* > 1: error and mass are over every field (morph_observe_fields:
                           * Σ_f Σ|ρ_f − ρ*_f| / Σ_f Σρ*_f and Σ_f mass), and the HUD says
                           * "(N fields)" after them; 0 or 1: the one field's */
@@ -112,7 +187,7 @@ typedef struct {
  * per parameter (the selected one marked with '>'). Returns the count; the
  * parameter i's line is lines[viewmodel_hud_param_line(i)]. */
 #define VIEWMODEL_LINE 64
-#define VIEWMODEL_HUD_LINES 16
+#define VIEWMODEL_HUD_LINES 20
 int viewmodel_hud_lines(const ViewMetrics *mt, const SolverParams *p, int selected,
                         char lines[][VIEWMODEL_LINE], int max);
 int viewmodel_hud_param_line(int i);

@@ -218,16 +218,74 @@ static void test_layout(void)
           "a small window shows the field alone, as before");
     viewmodel_layout(1024, 768, 128, 128, true, false, &l);
     ViewRect win = {0, 0, 1024, 768};
-    CHECK(l.overlay && l.hud.w == VIEWMODEL_HUD_W && inside(l.plot, l.hud), "1024x768: the HUD and its plot");
+    CHECK(l.overlay && l.hud.w >= VIEWMODEL_HUD_COLS * l.ts.cw && inside(l.plot, l.hud),
+          "1024x768: the HUD and its plot");
     CHECK(inside(l.field, l.area) && apart(l.field, l.hud) && apart(l.field, l.bar) && apart(l.field, l.title),
           "the field clear of the HUD, the bar and the title");
-    CHECK(inside(l.bar, win) && inside(l.title, win) && l.field.w == l.field.h && l.field.w >= 500,
+    CHECK(inside(l.bar, win) && inside(l.title, win) && l.field.w == l.field.h && l.field.w >= 450,
           "1024x768: a square field %dx%d", l.field.w, l.field.h);
     viewmodel_layout(1024, 768, 128, 128, false, false, &l);
     CHECK(l.hud.w == 0 && l.field.w > 600, "HUD off: the field grows to %d", l.field.w);
     viewmodel_layout(1024, 768, 128, 128, true, true, &l);
     CHECK(l.field.w == l.field2.w && l.field.h == l.field2.h && apart(l.field, l.field2) &&
           inside(l.field2, l.area) && l.field2.x > l.field.x, "two panels side by side");
+}
+
+/* Issue 24: at 640x480, 1024x768 and 1920x1080, with a long title, a
+ * subtitle and a caption, in every arrangement (HUD on and off, two panels,
+ * compare), no two of the layout's boxes overlap (the text blocks, the
+ * HUD's lines and the plot's caption, the fields, the bar and its labels,
+ * the plot), all inside the window, and the text is about 1/40 of the
+ * height or more at 1920x1080; Ctrl +/- steps it by 1.15. */
+static void test_layout_sizes(void)
+{
+    static const int sz[3][2] = {{640, 480}, {1024, 768}, {1920, 1080}};
+    const char *title = "step 12  pass 21/41  gather Jacobi 3/8 -> gathering error";
+    const char *sub = "gathering solve: one Jacobi iteration on e (not the pressure's)";
+    const char *cap = "The gathering diffuses the error only where smoke and target both are: watch the "
+                      "edges sharpen while the flow has already brought the smoke.";
+    for (int k = 0; k < 3; k++) {
+        int WW = sz[k][0], HH = sz[k][1], px = viewmodel_text_px(WW, HH, 0);
+        ViewTextSize ts = viewmodel_text_size(px, viewmodel_title_px(px));
+        if (k == 2) CHECK(px * 40 >= HH && ts.ch * 40 >= HH, "1920x1080: text %d px (cells %d) >= 1/40 of %d", px, ts.ch, HH);
+        for (int c = 0; c < 8; c++) {
+            ViewLayoutIn in = {.hud_on = c & 1, .two = (c & 2) != 0, .compare = (c & 4) != 0, .bar = true,
+                               .field_labels = (c & 2) != 0, .nhud = 17, .ts = ts, .title = title,
+                               .subtitle = sub, .caption = cap};
+            ViewLayout l;
+            viewmodel_layout_for(WW, HH, 128, 128, &in, &l);
+            ViewRect b[24];
+            int n = 0;
+            ViewRect win = {0, 0, WW, HH};
+            b[n++] = l.title_text.r, b[n++] = l.sub_text.r, b[n++] = l.caption_text.r;
+            b[n++] = l.field, b[n++] = l.field2, b[n++] = l.bar, b[n++] = l.bar_labels;
+            if (in.compare) b[n++] = l.field_b, b[n++] = l.field2_b, b[n++] = l.label, b[n++] = l.label_b;
+            else b[n++] = l.label, b[n++] = l.label2;
+            if (in.hud_on && !in.compare) b[n++] = l.hud_text, b[n++] = l.plot, b[n++] = l.plot_caption;
+            int bad = 0;
+            for (int i = 0; i < n; i++) {
+                if (b[i].w <= 0) continue;
+                if (!inside(b[i], win)) bad++, printf("  %dx%d case %d: box %d outside\n", WW, HH, c, i);
+                for (int j = i + 1; j < n; j++)
+                    if (b[j].w > 0 && !apart(b[i], b[j]))
+                        bad++, printf("  %dx%d case %d: boxes %d and %d overlap\n", WW, HH, c, i, j);
+            }
+            CHECK(bad == 0, "%dx%d, case %d: %d overlaps", WW, HH, c, bad);
+            CHECK(l.overlay && l.field.w >= 64, "%dx%d case %d: a field of %d pixels", WW, HH, c, l.field.w);
+            if (in.hud_on && !in.compare)
+                CHECK(l.plot.w > 0 && inside(l.hud_text, l.hud), "%dx%d: the plot fits under the HUD's lines", WW, HH);
+        }
+    }
+    CHECK(viewmodel_text_px(1024, 768, 0) == 21 && viewmodel_text_px(1024, 768, 1) == 25 &&
+              viewmodel_text_px(1024, 768, -1) == 19, "Ctrl +/-: 21 px, then 25 and 19");
+    CHECK(viewmodel_text_px(1024, 768, 99) == viewmodel_text_px(1024, 768, VIEWMODEL_ZOOM_MAX), "the zoom's range");
+    char lines[4][4 * VIEWMODEL_WRAP_COLS];
+    int n = viewmodel_wrap("one two three four five", 9, lines, 4);
+    CHECK(n == 3 && !strcmp(lines[0], "one two") && !strcmp(lines[1], "three") && !strcmp(lines[2], "four five"),
+          "wrap: %d '%s' '%s'", n, lines[0], lines[1]);
+    n = viewmodel_wrap("aaaa bbbb cccc dddd", 9, lines, 1);
+    CHECK(n == 1 && !strcmp(lines[0], "aaaa b..."), "wrap to one line ends in ...: '%s'", lines[0]);
+    CHECK(viewmodel_columns("\xcf\x81\xe2\x88\x87u") == 3, "columns count characters");
 }
 
 static void test_params(void)
@@ -241,7 +299,8 @@ static void test_params(void)
     }
     CHECK(n_vf == 0 && n_sigma >= 0, "vf first, sigma listed");
     static const int want[VIEWMODEL_NPARAMS] = {METHOD_P_VF, METHOD_P_VD, METHOD_P_VG, METHOD_P_SIGMA,
-                                                METHOD_P_DT, METHOD_P_JACOBI, METHOD_P_VCYCLES, METHOD_P_FORCE};
+                                                METHOD_P_DT, METHOD_P_JACOBI, METHOD_P_VCYCLES, METHOD_P_SWIRL,
+                                                METHOD_P_FORCE};
     for (int i = 0; i < VIEWMODEL_NPARAMS; i++) {
         CHECK(viewmodel_param_member(i) == want[i], "parameter %d is member %d", i, viewmodel_param_member(i));
         SolverParams q = p;
@@ -264,14 +323,18 @@ static void test_params(void)
     for (int k = 0; k < 30; k++) viewmodel_param_adjust(&q, n_sigma, +1);
     CHECK(q.sigma == 1.0f, "sigma stops at 1: %g", q.sigma);
     q = p;
-    CHECK(viewmodel_param_adjust(&q, 7, +1) == 0 && q.force == SOLVER_FORCE_FATTAL, "force mode switches");
-    CHECK(viewmodel_param_adjust(&q, 7, -1) == 0 && q.force == SOLVER_FORCE_BALANCE, "and back");
+    CHECK(viewmodel_param_adjust(&q, 8, +1) == 0 && q.force == SOLVER_FORCE_FATTAL, "force mode switches");
+    CHECK(viewmodel_param_adjust(&q, 8, -1) == 0 && q.force == SOLVER_FORCE_BALANCE, "and back");
+    q = p; /* the swirl: down to 0 below its floor 0.5, and back to it */
+    for (int k = 0; k < 30 && q.swirl > 0.0f; k++) viewmodel_param_adjust(&q, 7, -1);
+    CHECK(q.swirl == 0.0f && viewmodel_param_adjust(&q, 7, +1) == 0 && q.swirl == 0.5f, "swirl 0, then 0.5: %g",
+          q.swirl);
     q = p;
     q.vcycles = 0;
     for (int k = 0; k < 30; k++) viewmodel_param_adjust(&q, 5, -1);
     CHECK(q.jacobi == 1, "no V-cycles: the Jacobi iterations stop at 1 (%d)", q.jacobi);
     char b[32];
-    viewmodel_param_value(&p, 7, b, sizeof b);
+    viewmodel_param_value(&p, 8, b, sizeof b);
     CHECK(strcmp(b, "balance") == 0, "force mode shown as '%s'", b);
     viewmodel_param_value(&p, 5, b, sizeof b);
     CHECK(strcmp(b, "10") == 0, "Jacobi shown as '%s'", b);
@@ -474,6 +537,7 @@ int main(void)
     RUN(test_view_names);
     RUN(test_range_and_colours);
     RUN(test_layout);
+    RUN(test_layout_sizes);
     RUN(test_params);
     RUN(test_hud_and_plot);
     RUN(test_fields_synthetic);

@@ -129,8 +129,7 @@ static void test_views_against_read_back(void)
             CHECK(sh->range.lo == f.range.lo && sh->range.hi == f.range.hi,
                   "%s: the colour bar's range %g..%g, the read-back's %g..%g", name, sh->range.lo, sh->range.hi,
                   f.range.lo, f.range.hi);
-            ViewLayout l;
-            viewmodel_layout(WIN_W, WIN_H, G, G, true, v == VIEW_DIVERGENCE, &l);
+            ViewLayout l = view_shown()->layout;
             int n;
             double d = compare_mapped(&s, f.scalar, l.field, f.range, v == VIEW_FORCE, &n);
             printf("  %-10s range %g..%g, %d pixels, max diff %.1f/255\n", viewfield_name(v), f.range.lo,
@@ -162,8 +161,8 @@ static void test_density_and_velocity(void)
 {
     Shot s;
     ViewLayout l;
-    viewmodel_layout(WIN_W, WIN_H, G, G, true, false, &l);
     if (show(VIEW_DENSITY, NULL, STEPS, "density.png", &s, true) == 0) {
+        l = view_shown()->layout;
         float rho[N];
         for (int k = 0; k < N; k++) rho[k] = fminf(g_fields[METHOD_FIELD_DENSITY][k], 1.0f);
         double d = 0.0;
@@ -178,6 +177,7 @@ static void test_density_and_velocity(void)
     }
     shot_free(&s);
     if (show(VIEW_VELOCITY, NULL, STEPS, "velocity.png", &s, true) == 0) {
+        l = view_shown()->layout;
         int grey = 0, arrows = 0, n = 0;
         for (int y = l.field.y; y < l.field.y + l.field.h; y++)
             for (int x = l.field.x; x < l.field.x + l.field.w; x++) {
@@ -269,8 +269,7 @@ static void test_keys(void)
             char path[512];
             snprintf(path, sizeof path, "%s/smokemorph-pressure-%06d.png", g_tmp, STEPS + 2);
             CHECK(testlib_exists(path), "'c' saved %s", path);
-            ViewLayout l;
-            viewmodel_layout(WIN_W, WIN_H, G, G, true, false, &l);
+            ViewLayout l = view_shown()->layout;
             float c[3];
             int bright = 0; /* the most on one row of a band around the middle (a row
                              * may fall between two lines of text) */
@@ -430,9 +429,9 @@ static void test_two_fields(void)
     static float rho[2][N];
     Shot s;
     ViewLayout l;
-    viewmodel_layout(WIN_W, WIN_H, G, G, true, false, &l);
     if (fm[0] && fm[1] && show_fields(fm, VIEW_DENSITY, NULL, STEPS, "fields.png", &s, rho) == 0) {
         const ViewShown *sh = view_shown();
+        l = sh->layout;
         CHECK(morph_step_count(fm[0]) == STEPS && morph_step_count(fm[1]) == STEPS, "both fields stepped: %ld, %ld",
               morph_step_count(fm[0]), morph_step_count(fm[1]));
         CHECK(sh->nfields == 2 && sh->field == -1 && strstr(sh->title, "(2 fields)"), "composite shown: '%s'",
@@ -467,6 +466,7 @@ static void test_two_fields(void)
             CHECK(sh->view == VIEW_DENSITY && sh->field == f && !strcmp(sh->title, want), "'%s': field %d '%s'", keys,
                   sh->field, sh->title);
             int n;
+            l = sh->layout;
             double d = compare_composite(&s, rho, l.field, f, &n);
             printf("  density %d alone: %d pixels, max diff %.1f/255\n", f + 1, n, d * 255.0);
             CHECK(n > 1000 && d <= TOL, "density %d alone differs by %.1f/255", f + 1, d * 255.0);

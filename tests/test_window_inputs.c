@@ -41,8 +41,6 @@
 #define WIN_H 480
 /* view.c's HUD text: TEXT_PX pixels a line, the first line's top 12 pixels
  * from the window's top (draw_hud and mouse) */
-#define HUD_TEXT_PX 17
-#define HUD_TOP0 12
 
 static char g_tmp[256], g_dir[4096];
 static Morph *g_m;
@@ -123,12 +121,18 @@ static int xview(const char *keys, long steps, const char *script, const char *s
     return rc ? rc : src;
 }
 
-/* The field's rectangle (GL's, y up) with the HUD on. */
+/* The field's rectangle (GL's, y up) with the HUD on: where the density
+ * view (HUD on) put it, from a first run that only quits. */
 static ViewRect field_rect(void)
 {
-    ViewLayout l;
-    viewmodel_layout(WIN_W, WIN_H, G, G, true, false, &l);
-    return l.field;
+    static ViewRect r;
+    if (r.w == 0) {
+        ViewOptions vo = {.steps_per_frame = 2, .shader_dir = g_dir, .color = {1, 1, 1}, .keys = "q",
+                          .view = VIEW_DENSITY};
+        CHECK(view_run(NULL, g_m, &vo) == 0, "a run for the layout");
+        r = view_shown()->layout.field;
+    }
+    return r;
 }
 
 /* Cell (x, y) (row 0 at the top) to window pixel (from the top-left). */
@@ -208,13 +212,10 @@ static void test_wheel(void)
  * selected one) is the line clicked; the click does not stir. */
 static void test_hud_click(void)
 {
-    char err[512] = "";
-    Text *t = text_create(NULL, HUD_TEXT_PX, g_dir, err, sizeof err);
-    CHECK(t != NULL, "the HUD's font: %s", err);
-    if (!t) return;
-    int ch = text_cell_h(t);
-    text_free(t);
-    int line = viewmodel_hud_param_line(1), y0 = HUD_TOP0 + line * ch, y = y0 + ch / 2;
+    field_rect(); /* a first run: the layout and the font's size */
+    const ViewLayout *lay = &view_shown()->layout;
+    int ch = lay->ts.ch, top0 = WIN_H - (lay->hud_text.y + lay->hud_text.h), hud_w = lay->hud.w;
+    int line = viewmodel_hud_param_line(1), y0 = top0 + line * ch, y = y0 + ch / 2;
     char script[512];
     snprintf(script, sizeof script,
              "title paused\nxdotool mousemove --window $w 40 %d click 1\n"
@@ -233,7 +234,7 @@ static void test_hud_click(void)
         if (r && g && b) { /* yellow (1, 0.85, 0.3) text in the HUD's panel, rows from the top */
             int lo = WIN_H, hi = -1, n = 0;
             for (int j = 0; j < WIN_H; j++)
-                for (int i = 0; i < VIEWMODEL_HUD_W; i++) {
+                for (int i = 0; i < hud_w; i++) {
                     int k = j * WIN_W + i;
                     if (r->px[k] > 0.8f && g->px[k] > 0.6f && b->px[k] < 0.5f && r->px[k] - b->px[k] > 0.4f) {
                         n++;
