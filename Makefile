@@ -51,10 +51,12 @@ smokemorph: $(BUILD)/smokemorph
 $(BUILD)/smokemorph: $(BUILD)/src/main.o $(LIB) $(SHADERS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/src/main.o $(LIB) $(LDLIBS)
 
-# The manual's option block, from the binary's --help (whose option lines
-# come from src/settings.def); test_docs checks that they agree.
+# The manual's option block and the man page's option lists, from the
+# binary's --help (whose option lines come from src/settings.def); test_docs
+# checks that they agree.
 options-doc: $(BUILD)/smokemorph
 	sh tools/options-doc.sh $(BUILD)/smokemorph docs/MANUAL.md
+	sh tools/options-man.sh $(BUILD)/smokemorph smokemorph.1
 
 # bash completion, generated from the binary's --help (tools/gen-completion.sh)
 $(BUILD)/smokemorph.bash: $(BUILD)/smokemorph tools/gen-completion.sh

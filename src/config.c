@@ -752,6 +752,17 @@ static int special_option(Config *c, int opt, const char *arg, char *err, size_t
         }
         return 0;
     }
+    case OPT_TRANSPORT_GROUP: {
+        int x, y;
+        if (config_parse_size(arg, &x, &y) < 0 || x % 8 || y % 8 || x > 1024 || y > 1024 || x * y > 1024) {
+            set_err(err, errlen, "--transport-group: expected WxH, sides multiples of 8, at most 1024 "
+                    "invocations, got '%s'", arg);
+            return -1;
+        }
+        c->solver.transport_gx = x;
+        c->solver.transport_gy = y;
+        return 0;
+    }
     case OPT_VIDEO:
         if (path_opt("video", arg, &c->video_path, err, errlen) < 0) return -1;
         if (!ends_with_ci(arg, ".mp4") && !ends_with_ci(arg, ".mov")) {

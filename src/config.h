@@ -119,6 +119,7 @@ typedef struct {
     bool no_hud;               /* --no-hud (window: the HUD starts hidden) */
     const char *record;        /* --record FILE.mp4 (window: what it shows, as a video) */
     const char *lesson;        /* --lesson FILE (window: a prepared lesson, lesson.h) */
+    const char *font;          /* --font FILE (window: the text's font; NULL: DejaVu Sans Mono) */
     const char *window_only;   /* the first window-only option given, without "--"
                                   ("keys", "window", ...): an error in a headless run */
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
@@ -137,6 +138,10 @@ typedef struct {
     bool allow_scene_outputs;  /* --allow-scene-outputs: a scene may write outside
                                   its own folder */
     int progress_format;       /* --progress-format: CONFIG_PROGRESS_AUTO or _JSON */
+    /* GPU tuning (settings.def's group TUNING) */
+    SolverOptions solver;      /* --compute-tiles, --transport-group, --mg-bottom, --no-mg-fuse */
+    int readback_lag;          /* --readback-lag N; -1: the run's own choice */
+    long fault_nan_step;       /* --fault-nan-step K (tests); -1: none */
     unsigned char given[16];   /* one bit per row of settings.def given (config_given) */
 
     /* scene files (issue 9): --scene FILE, --dump-scene; the scene's field name

@@ -660,18 +660,13 @@ static void say_outputs(const Config *c, const char *dir, const char *sp, const 
 #define FINITE_CHECK_EVERY 16
 
 /* Fault injection for the tests (docs/ROBUSTNESS.md): with
- * SMOKEMORPH_FAULT_NAN_STEP=K, a NaN goes into field 0's density after step
+ * --fault-nan-step K (at), a NaN goes into field 0's density after step
  * K, as a solver bug would put it there. (The CPU solver's limiters wash a
  * NaN out within a step: the check must see it at once; K a multiple of
  * FINITE_CHECK_EVERY or an output step.) */
-static void fault_nan(Morph *m, long k)
+static void fault_nan(Morph *m, long k, long at)
 {
-    static long at = -2;
-    if (at == -2) {
-        const char *e = getenv("SMOKEMORPH_FAULT_NAN_STEP");
-        at = e ? strtol(e, NULL, 10) : -1;
-    }
-    if (k != at) return;
+    if (at < 0 || k != at) return;
     Checkpoint t;
     if (checkpoint_alloc_fields(&t, morph_width(m), morph_height(m), 1) < 0) return;
     MorphState *st = checkpoint_field(&t, 0);
@@ -714,8 +709,7 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
      * settles), with the velocity (read at once) or on the CPU (observed at
      * once anyway) */
     o.lag = until_settled || c->exr_velocity || morph_backend(m) == MORPH_CPU ? 0 : 2;
-    const char *lag_env = getenv("SMOKEMORPH_OBSERVE_LAG"); /* tests: 0 against 2 */
-    if (lag_env && (lag_env[0] == '0' || lag_env[0] == '1') && !lag_env[1]) o.lag = lag_env[0] - '0';
+    if (c->readback_lag >= 0) o.lag = c->readback_lag; /* --readback-lag (tests: 0 against 2) */
     long steps = range ? (c->range_last - c->frame_start) * (long)c->every
                  : until_settled ? CONFIG_HEADLESS_MAX_STEPS
                  : c->steps == 0 ? last_key : c->steps;
@@ -955,7 +949,7 @@ static int run_headless(Fields *fs, const Config *c, float density_scale, const 
             log_error("solver", "a GL error at step %ld", k);
             goto done;
         }
-        fault_nan(m, k);
+        fault_nan(m, k, c->fault_nan_step);
         bool observe = k % c->every == 0 || k == steps;
         if (!observe && k % FINITE_CHECK_EVERY == 0) {
             /* the state still finite, between outputs too (issue 21): the
@@ -1376,8 +1370,8 @@ static int run_resumed(Config *c, Checkpoint *ck, GlCtx *ctx, MorphBackend backe
         log_info("smokemorph", "%s was written by the %s backend, this run uses %s: the frames "
                  "will not be bit-identical to an uninterrupted run's", c->resume_path, ck->backend,
                  morph_backend_name(backend));
-    m = morph_create(ck->w, ck->h, &c->params, ck->state.start, ck->state.target,
-                     ck->state.mass_match, backend, ctx ? shader_dir : NULL, err, sizeof err);
+    m = morph_create_opts(ck->w, ck->h, &c->params, &c->solver, ck->state.start, ck->state.target,
+                          ck->state.mass_match, backend, ctx ? shader_dir : NULL, err, sizeof err);
     if (!m) {
         if (strncmp(err, "shader:", 7) == 0 || strncmp(err, "field:", 6) == 0)
             fprintf(stderr, "%s\n", err);
@@ -1396,7 +1390,7 @@ static int run_resumed(Config *c, Checkpoint *ck, GlCtx *ctx, MorphBackend backe
                           .screenshot = c->screenshot,
                           .keys = c->keys,
                           .view = c->view,
-                          .no_hud = c->no_hud,
+                          .no_hud = c->no_hud, .font = c->font,
                           .record = c->record,
                           .lesson = c->lesson,
                           .fps = c->fps,
@@ -1705,7 +1699,7 @@ static int run_compare(const Config *c, const Image *start, const Image *target,
                           .screenshot = c->screenshot,
                           .keys = c->keys,
                           .view = c->view,
-                          .no_hud = c->no_hud,
+                          .no_hud = c->no_hud, .font = c->font,
                           .record = c->record,
                           .lesson = c->lesson,
                           .fps = c->fps,
@@ -2053,8 +2047,9 @@ int main(int argc, char **argv)
     Fields fs = {.n = nf};
     bool made = true;
     for (int i = 0; i < nf && made; i++) {
-        Morph *m = morph_create(c.grid_w, c.grid_h, &c.params, fim[i].start->px, fim[i].keys[0]->px,
-                                c.mass_match, backend, ctx ? shader_dir : NULL, err, sizeof err);
+        Morph *m = morph_create_opts(c.grid_w, c.grid_h, &c.params, &c.solver, fim[i].start->px,
+                                     fim[i].keys[0]->px, c.mass_match, backend, ctx ? shader_dir : NULL,
+                                     err, sizeof err);
         fs.m[i] = m;
         made = m && field_schedule(m, &fim[i], &c, scene, i, err, sizeof err) == 0;
         snprintf(fs.name[i], sizeof fs.name[i], "%s", fim[i].name);
@@ -2100,7 +2095,7 @@ int main(int argc, char **argv)
                           .screenshot = c.screenshot,
                           .keys = c.keys,
                           .view = c.view,
-                          .no_hud = c.no_hud,
+                          .no_hud = c.no_hud, .font = c.font,
                           .record = c.record,
                           .lesson = c.lesson,
                           .fps = c.fps,

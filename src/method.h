@@ -101,6 +101,22 @@ enum {
 #include "settings.def"
 };
 #undef SETTING
+/* How a GPU backend runs the method, never what it computes (the results
+ * agree within float rounding whatever these are): the rows of settings.def
+ * that live in SolverOptions (WHERE S), given to morph_create_opts and
+ * solver_create_opts; zeroed, the defaults. For benchmarks and tests. */
+#define METHOD_GPU_MG_BOTTOM 32       /* mg_bottom's bound, packed texels a side */
+#define METHOD_GPU_TRANSPORT_GROUP 16 /* transport_tile's work group, a side */
+#define METHOD_OPTION_P(KIND, MEMBER)
+#define METHOD_OPTION_C(KIND, MEMBER)
+#define METHOD_OPTION_S(KIND, MEMBER) SETTING_TYPE_##KIND MEMBER;
+#define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, ...) METHOD_OPTION_##WHERE(KIND, MEMBER)
+typedef struct {
+#include "settings.def"
+    int transport_gy; /* with transport_gx (--transport-group WxH) */
+} SolverOptions;
+#undef SETTING
+
 #define METHOD_ONE_P 1
 #define METHOD_ONE_C 0
 #define METHOD_ONE_S 0

@@ -348,6 +348,13 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
                     bool mass_match, MorphBackend backend, const char *shader_dir, char *err,
                     size_t errlen)
 {
+    return morph_create_opts(w, h, p, NULL, start, target, mass_match, backend, shader_dir, err, errlen);
+}
+
+Morph *morph_create_opts(int w, int h, const SolverParams *p, const SolverOptions *o, const float *start,
+                         const float *target, bool mass_match, MorphBackend backend,
+                         const char *shader_dir, char *err, size_t errlen)
+{
     size_t n = (size_t)w * h;
     Morph *m = calloc(1, sizeof *m);
     if (!m || !(m->start = malloc(n * sizeof(float))) || !(m->target = malloc(n * sizeof(float)))) {
@@ -369,8 +376,8 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
         m->b = ref_create(w, h, p, err, errlen);
     } else {
         m->ops = &gpu_ops;
-        m->b = solver_create(w, h, p, backend == MORPH_COMPUTE ? SOLVER_COMPUTE : SOLVER_FRAGMENT,
-                             shader_dir, err, errlen);
+        m->b = solver_create_opts(w, h, p, o, backend == MORPH_COMPUTE ? SOLVER_COMPUTE : SOLVER_FRAGMENT,
+                                  shader_dir, err, errlen);
     }
     if (!m->b) goto fail;
     double target_mass = 0.0;

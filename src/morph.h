@@ -29,6 +29,11 @@ typedef struct Morph Morph;
 Morph *morph_create(int w, int h, const SolverParams *p, const float *start, const float *target,
                     bool mass_match, MorphBackend backend, const char *shader_dir, char *err,
                     size_t errlen);
+/* The same with how a GPU backend runs the method (method.h's SolverOptions:
+ * --compute-tiles, --mg-bottom, ...; NULL: the defaults; the CPU ignores them). */
+Morph *morph_create_opts(int w, int h, const SolverParams *p, const SolverOptions *o, const float *start,
+                         const float *target, bool mass_match, MorphBackend backend,
+                         const char *shader_dir, char *err, size_t errlen);
 void morph_free(Morph *m);
 
 MorphBackend morph_backend(const Morph *m);

@@ -45,5 +45,6 @@ enum {
 #define SETTING_TYPE_SK_ENUM int
 #define SETTING_TYPE_SK_PATH const char *
 #define SETTING_TYPE_SK_STR const char *
+#define SETTING_TYPE_SK_SPECIAL int /* SolverOptions only: its own code reads it */
 
 #endif

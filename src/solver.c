@@ -60,22 +60,22 @@ static const char *const shader_files[SH_COUNT] = {
  * SOLVER_MG_BOTTOM packed texels a side (below the grid itself) down to the
  * coarsest and back run in one dispatch of one work group, in shared memory
  * (mg_bottom.glsl), instead of three dispatches a level.
- * SMOKEMORPH_MG_BOTTOM=N (0, 4, 8, 16 or 32) chooses another bound, 0 none,
- * for bench sweeps. 32 (64 cells a side, a work group of 1024 invocations,
+ * --mg-bottom N (0, 4, 8, 16 or 32; SolverOptions) chooses another bound, 0
+ * none, for bench sweeps. 32 (64 cells a side, a work group of 1024 invocations,
  * 31 KB of shared memory: llvmpipe allows 32) was the fastest on the H100:
  * 256² 1078 steps/s against 988 with 16 and 624 with none (PERFORMANCE.md). */
-#define SOLVER_MG_BOTTOM 32
+#define SOLVER_MG_BOTTOM METHOD_GPU_MG_BOTTOM /* 32 */
 
 /* Compute backend: transport_tile's work group, one cell an invocation.
  * Its tile carries a 3-cell halo, so a larger group stages fewer cells per
  * cell written (16x8: 2.4, 16x16: 2.0, 32x16: 1.6). 16x16 was 4-6% faster
  * than 16x8 at 1024²-4096² on the H100 (docs/PERFORMANCE.md, "Fewer
- * dispatches"); larger groups were not. SMOKEMORPH_TRANSPORT_GROUP=WxH
+ * dispatches"); larger groups were not. --transport-group WxH
  * (each a multiple of 8, W*H at most 1024) chooses another, for bench
  * sweeps. (Two cells an invocation, a 16x8 group writing 32x16, made the
  * substeps slower on the H100: 3.87 ms a step at 2048² against 2.46.) */
-#define SOLVER_TRANSPORT_GX 16
-#define SOLVER_TRANSPORT_GY 16
+#define SOLVER_TRANSPORT_GX METHOD_GPU_TRANSPORT_GROUP /* 16 */
+#define SOLVER_TRANSPORT_GY METHOD_GPU_TRANSPORT_GROUP
 
 /* The transport's speed S (method.h) is reduced SOLVER_SPEED_BLOCK² cells
  * (then texels) to a texel until one is left: 2048² takes 4 passes. */
@@ -791,45 +791,27 @@ int solver_substeps(Solver *s, int stage)
 
 /* ---- create / free ---------------------------------------------------------- */
 
-bool solver_tiles_wanted(void)
+bool solver_tiles_wanted(const SolverOptions *o)
 {
-    const char *e = getenv("SMOKEMORPH_COMPUTE_TILES");
-    if (e && strcmp(e, "1") == 0) return true;
-    if (e && strcmp(e, "0") == 0) return false;
-    return !shader_software_renderer();
+    int tiles = o ? o->tiles : 0; /* --compute-tiles auto|on|off */
+    return tiles == 1 || (tiles == 0 && !shader_software_renderer());
 }
 
-/* transport_tile's work group: SOLVER_TRANSPORT_GX x GY, or
- * SMOKEMORPH_TRANSPORT_GROUP=WxH where that is a valid one */
-static void transport_group(int *gx, int *gy)
+/* transport_tile's work group: SOLVER_TRANSPORT_GX x GY, or the options'
+ * (--transport-group WxH, checked by config) */
+static void transport_group(const SolverOptions *o, int *gx, int *gy)
 {
-    *gx = SOLVER_TRANSPORT_GX;
-    *gy = SOLVER_TRANSPORT_GY;
-    const char *e = getenv("SMOKEMORPH_TRANSPORT_GROUP");
-    int x, y;
-    char c;
-    if (!e) return;
-    if (sscanf(e, "%dx%d%c", &x, &y, &c) == 2 && x >= 8 && y >= 8 && x % 8 == 0 && y % 8 == 0 &&
-        x <= 1024 && y <= 1024 && x * y <= 1024) {
-        *gx = x;
-        *gy = y;
-    } else {
-        log_error("solver", "SMOKEMORPH_TRANSPORT_GROUP='%s' is not WxH (multiples of 8, at most 1024 "
-                 "invocations): ignored, %dx%d", e, *gx, *gy);
-    }
+    *gx = o && o->transport_gx > 0 ? o->transport_gx : SOLVER_TRANSPORT_GX;
+    *gy = o && o->transport_gy > 0 ? o->transport_gy : SOLVER_TRANSPORT_GY;
 }
 
-/* mg_bottom's side: SOLVER_MG_BOTTOM, or SMOKEMORPH_MG_BOTTOM=N */
-static int mg_bottom_side(void)
+/* mg_bottom's side: SOLVER_MG_BOTTOM, or the options' (--mg-bottom: the
+ * index of auto, 0, 4, 8, 16, 32) */
+static int mg_bottom_side(const SolverOptions *o)
 {
-    const char *e = getenv("SMOKEMORPH_MG_BOTTOM");
-    int n;
-    char c;
-    if (!e) return SOLVER_MG_BOTTOM;
-    if (sscanf(e, "%d%c", &n, &c) == 1 && (n == 0 || n == 4 || n == 8 || n == 16 || n == 32)) return n;
-    log_error("solver", "SMOKEMORPH_MG_BOTTOM='%s' is not 0, 4, 8, 16 or 32: ignored, %d", e,
-              SOLVER_MG_BOTTOM);
-    return SOLVER_MG_BOTTOM;
+    static const int side[] = {SOLVER_MG_BOTTOM, 0, 4, 8, 16, 32};
+    int k = o ? o->mg_bottom : 0;
+    return k >= 0 && k < 6 ? side[k] : SOLVER_MG_BOTTOM;
 }
 
 static int create_fields(Solver *s, char *err, size_t errlen)
@@ -882,6 +864,12 @@ static int create_fields(Solver *s, char *err, size_t errlen)
 Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, const char *shader_dir,
                       char *err, size_t errlen)
 {
+    return solver_create_opts(w, h, p, NULL, kind, shader_dir, err, errlen);
+}
+
+Solver *solver_create_opts(int w, int h, const SolverParams *p, const SolverOptions *o, SolverKind kind,
+                           const char *shader_dir, char *err, size_t errlen)
+{
     if (kind == SOLVER_COMPUTE && !shader_compute_available()) {
         snprintf(err, errlen, "the compute backend needs OpenGL 4.3; this context has %s "
                  "(use --backend fragment)", (const char *)glGetString(GL_VERSION));
@@ -893,7 +881,7 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
         return NULL;
     }
     s->kind = kind;
-    s->tiled = kind == SOLVER_COMPUTE && solver_tiles_wanted();
+    s->tiled = kind == SOLVER_COMPUTE && solver_tiles_wanted(o);
     s->w = w;
     s->h = h;
     s->cell = cell_size(w, h);
@@ -905,8 +893,8 @@ Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, cons
     char defines[512]; /* the method's constants, for every pass (never typed in GLSL) */
     method_glsl_defines(defines, sizeof defines);
     size_t dl = strlen(defines);
-    transport_group(&s->tgx, &s->tgy);
-    s->mg_bottom = mg_bottom_side();
+    transport_group(o, &s->tgx, &s->tgy);
+    s->mg_bottom = mg_bottom_side(o);
     { /* for bench sweeps and test_mg_bottom: the restriction in its own pass */
         const char *e = getenv("SMOKEMORPH_MG_FUSE");
         s->no_fuse = e && strcmp(e, "0") == 0;

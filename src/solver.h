@@ -30,6 +30,9 @@ typedef enum { SOLVER_FRAGMENT, SOLVER_COMPUTE } SolverKind;
 
 Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, const char *shader_dir,
                       char *err, size_t errlen);
+/* The same with how it runs the method (method.h; NULL: the defaults). */
+Solver *solver_create_opts(int w, int h, const SolverParams *p, const SolverOptions *o, SolverKind kind,
+                           const char *shader_dir, char *err, size_t errlen);
 SolverKind solver_kind(const Solver *s);
 void solver_free(Solver *s);
 int solver_width(const Solver *s);
@@ -160,8 +163,8 @@ int solver_substeps(Solver *s, int stage);
  * barriers): yes on a GPU, no on a software renderer, where llvmpipe runs
  * them slower than one pass a stage (2 cores, 256²: 6.6 steps/s tiled, 12.5
  * not, the fragment backend 8.7-11; docs/PERFORMANCE.md).
- * SMOKEMORPH_COMPUTE_TILES=1 or 0 decides instead (the pass tests set 1, so
- * CI checks the tiled passes on llvmpipe). */
-bool solver_tiles_wanted(void);
+ * The options' tiles (--compute-tiles on or off) decide instead (the pass
+ * tests turn them on, so CI checks the tiled passes on llvmpipe). */
+bool solver_tiles_wanted(const SolverOptions *o);
 
 #endif

@@ -82,7 +82,6 @@ int text_cell_h(const Text *t) { return t->ch; }
 
 Text *text_create(const char *font, int px, const char *shader_dir, char *err, size_t errlen)
 {
-    if (!font) font = getenv("SMOKEMORPH_FONT");
     if (!font || !*font) font = TEXT_DEFAULT_FONT;
     FT_Library lib = NULL;
     FT_Face face = NULL;

@@ -28,7 +28,7 @@ typedef struct {
     bool verbose_keys;       /* print the key list at start */
     int view;                /* the first view (viewfield.h's ViewKind; 0: density) */
     bool no_hud;             /* start with the HUD hidden ('i' shows it) */
-    const char *font;        /* NULL: $SMOKEMORPH_FONT, else text.h's default */
+    const char *font;        /* --font FILE; NULL: text.h's default */
     Compare *compare;        /* issue 11: two runs side by side (A is the morph given) */
     /* Several smoke fields sharing one velocity (morph.h's morph_step_fields;
      * issue 9): fields[0..nfields-1], fields[0] the morph given (it holds

@@ -22,6 +22,9 @@
 
 static char g_dir[4096];
 static SolverKind g_kind = SOLVER_FRAGMENT;
+/* the compute backend's tiled passes (what it runs on a GPU), which a
+ * software renderer would otherwise leave out (solver_tiles_wanted) */
+static SolverOptions g_opts = {.tiles = 1};
 static int W = 64, H = 48;
 
 static uint32_t rng = 12345u;
@@ -84,7 +87,7 @@ static void fields_free(Fields *f)
 static Solver *make_solver_size(int w, int h, const SolverParams *p)
 {
     char err[1024];
-    Solver *s = solver_create(w, h, p, g_kind, g_dir, err, sizeof err);
+    Solver *s = solver_create_opts(w, h, p, &g_opts, g_kind, g_dir, err, sizeof err);
     CHECK(s != NULL, "solver_create: %s", err);
     return s;
 }
@@ -484,54 +487,72 @@ static void test_odd_size(void)
     H = h0;
 }
 
-/* whole_steps with the default parameters at each size, with the
- * environment variable var set to each of values in turn (what: its
- * meaning, for the messages); var unset after, W and H restored. */
-static void env_runs(const char *var, const char *what, const char *const *values, int n,
-                     const int (*sizes)[2], int nsizes)
+/* whole_steps with the default parameters at each size, with each of n
+ * solver options in turn (what: their meaning, and label[g] each one's,
+ * for the messages); g_opts, W and H restored after. */
+static void option_runs(const SolverOptions *opts, const char *what, const char *const *label, int n,
+                        const int (*sizes)[2], int nsizes)
 {
     int w0 = W, h0 = H;
+    SolverOptions o0 = g_opts;
     SolverParams p;
     method_params_default(&p);
     for (int g = 0; g < n; g++) {
-        setenv(var, values[g], 1);
+        g_opts = opts[g];
+        g_opts.tiles = o0.tiles;
         for (int z = 0; z < nsizes; z++) {
             char msg[96];
             W = sizes[z][0];
             H = sizes[z][1];
-            snprintf(msg, sizeof msg, "%dx%d, %s %s", W, H, what, values[g]);
+            snprintf(msg, sizeof msg, "%dx%d, %s %s", W, H, what, label[g]);
             whole_steps(&p, msg);
         }
     }
-    unsetenv(var);
+    g_opts = o0;
     W = w0;
     H = h0;
 }
 
 /* The compute backend's transport_tile with other work-group shapes
- * (SMOKEMORPH_TRANSPORT_GROUP, for bench sweeps): whole runs still agree
- * with the CPU on an odd grid, where tiles overhang both edges, and on one
- * smaller than a tile. */
+ * (--transport-group, for bench sweeps): whole runs still agree with the
+ * CPU on an odd grid, where tiles overhang both edges, and on one smaller
+ * than a tile. */
 static void test_transport_group(void)
 {
     static const char *const groups[] = {"32x16", "8x8", "64x16", "16x8"};
+    static const SolverOptions o[] = {{.transport_gx = 32, .transport_gy = 16},
+                                      {.transport_gx = 8, .transport_gy = 8},
+                                      {.transport_gx = 64, .transport_gy = 16},
+                                      {.transport_gx = 16, .transport_gy = 8}};
     static const int sizes[][2] = {{37, 29}, {24, 12}};
-    env_runs("SMOKEMORPH_TRANSPORT_GROUP", "transport group", groups, 4, sizes, 2);
+    option_runs(o, "transport group", groups, 4, sizes, 2);
+}
+
+/* --mg-bottom's values as SolverOptions.mg_bottom: the index of auto, 0, 4,
+ * 8, 16, 32 */
+static int mg_bottom_index(int side)
+{
+    return side == 0 ? 1 : side == 4 ? 2 : side == 8 ? 3 : side == 16 ? 4 : 5;
 }
 
 /* The compute backend's mg_bottom (the rest of a V-cycle from a small level
- * in one work group) with each bound SMOKEMORPH_MG_BOTTOM allows, none
- * included, and without the restriction fused into the pre-smoothing
- * (SMOKEMORPH_MG_FUSE=0): whole runs still agree with the CPU. At 96x72
- * (levels 96, 48, 24, 12, 6, 3 cells a side) it starts at level 1 (32
- * texels), 2 (16), 3 (8) or 4 (4); at 37x29 from level 1 (32, 16), 2 (8)
- * or 3 (4). test_solve_fields checks the solves' own fields. */
+ * in one work group) with each bound --mg-bottom allows, none included,
+ * and without the restriction fused into the pre-smoothing (--no-mg-fuse):
+ * whole runs still agree with the CPU. At 96x72 (levels 96, 48, 24, 12, 6,
+ * 3 cells a side) it starts at level 1 (32 texels), 2 (16), 3 (8) or 4 (4);
+ * at 37x29 from level 1 (32, 16), 2 (8) or 3 (4). test_solve_fields checks
+ * the solves' own fields. */
 static void test_mg_bottom(void)
 {
-    static const char *const sides[] = {"0", "4", "8", "16", "32"}, *const off[] = {"0"};
+    static const char *const sides[] = {"0", "4", "8", "16", "32"}, *const off[] = {"off"};
+    SolverOptions o[5] = {{0}};
+    for (int g = 0; g < 5; g++) o[g].mg_bottom = mg_bottom_index(atoi(sides[g]));
     static const int sizes[][2] = {{96, 72}, {37, 29}};
-    env_runs("SMOKEMORPH_MG_BOTTOM", "V-cycle bottom", sides, 5, sizes, 2);
-    env_runs("SMOKEMORPH_MG_FUSE", "fusions", off, 1, sizes, 1);
+    option_runs(o, "V-cycle bottom", sides, 5, sizes, 2);
+    setenv("SMOKEMORPH_MG_FUSE", "0", 1);
+    SolverOptions nofuse = {0};
+    option_runs(&nofuse, "fusions", off, 1, sizes, 1);
+    unsetenv("SMOKEMORPH_MG_FUSE");
 }
 
 /* The solves' own fields after a few steps, against the CPU's: the
@@ -542,7 +563,7 @@ static void test_mg_bottom(void)
  * so a missing one would not show). A whole run's density
  * hides a solve's error in the next steps; these fields show it at once.
  * With mg_bottom at each bound, none, and the restriction and the gathering
- * iterations in their own dispatches (SMOKEMORPH_MG_FUSE=0). */
+ * iterations in their own dispatches (--no-mg-fuse). */
 static void test_solve_fields(void)
 {
     static const char *const sides[] = {"32", "16", "4", "0"};
@@ -576,8 +597,10 @@ static void test_solve_fields(void)
         for (int k = 0; k < 5; k++) ref_step(r);
         ref_get_state(r, &cs);
     }
+    SolverOptions o0 = g_opts;
     for (int g = 0; g < 5 && r; g++) {
-        if (g < 4) setenv("SMOKEMORPH_MG_BOTTOM", sides[g], 1);
+        g_opts = o0;
+        if (g < 4) g_opts.mg_bottom = mg_bottom_index(atoi(sides[g]));
         else setenv("SMOKEMORPH_MG_FUSE", "0", 1);
         Solver *s = make_solver(&p);
         if (!s) break;
@@ -597,7 +620,7 @@ static void test_solve_fields(void)
         printf("\n");
         solver_free(s);
     }
-    unsetenv("SMOKEMORPH_MG_BOTTOM");
+    g_opts = o0;
     unsetenv("SMOKEMORPH_MG_FUSE");
     ref_free(r);
     free(start); free(target); free(cpu); free(gpu);
@@ -806,9 +829,6 @@ done:
 int main(int argc, char **argv)
 {
     (void)argc;
-    /* the compute backend's tiled passes (what it runs on a GPU), which a
-     * software renderer would otherwise leave out (solver_tiles_wanted) */
-    setenv("SMOKEMORPH_COMPUTE_TILES", "1", 0);
     GlCtx *ctx = testgl_start(argv[0], g_dir, sizeof g_dir);
     if (!ctx) return check_done();
     /* every test on both GPU backends: the fragment passes, then the same

@@ -22,11 +22,12 @@
 
 static char g_dir[4096];
 static float start[N], target[N];
+static SolverOptions g_opts; /* --compute-tiles: main sets it for each backend */
 
 static Morph *make(MorphBackend be, const SolverParams *p)
 {
     char err[512] = "";
-    Morph *m = morph_create(W, H, p, start, target, true, be, g_dir, err, sizeof err);
+    Morph *m = morph_create_opts(W, H, p, &g_opts, start, target, true, be, g_dir, err, sizeof err);
     CHECK(m != NULL, "morph_create (%s): %s", morph_backend_name(be), err);
     return m;
 }
@@ -173,7 +174,7 @@ int main(int argc, char **argv)
             printf("SKIP compute backend: OpenGL %s, compute needs 4.3\n", glctx_version(ctx));
             break;
         }
-        setenv("SMOKEMORPH_COMPUTE_TILES", k == 2 ? "1" : "0", 1);
+        g_opts.tiles = k == 2 ? 1 : 2; /* --compute-tiles on | off */
         char what[64];
         snprintf(what, sizeof what, "%s%s", morph_backend_name(be[k]), k == 2 ? " (tiled)" : "");
         char w2[96];

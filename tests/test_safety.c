@@ -540,9 +540,7 @@ static void test_non_finite(void)
     free(m);
     /* a state that stops being finite between outputs: the run stops in one
      * line at the next check (every FINITE_CHECK_EVERY, 16, steps), no nan row */
-    static const char *const env[] = {"SMOKEMORPH_FAULT_NAN_STEP=32", NULL};
-    next.env = env;
-    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "100", "--every", "50", "--frames", "nf",
+    run("-q", "--fault-nan-step", "32", "--headless", "--cpu", "--grid", "16", "--steps", "100", "--every", "50", "--frames", "nf",
         "--metrics", "m.csv", disc, disc, NULL);
     m = wread("m.csv");
     CHECK(R.code == 1 && R.signal == 0 && has(R.err, "stopped being finite") && has(R.err, "step 32") &&
@@ -550,9 +548,7 @@ static void test_non_finite(void)
           "NaN at step 32: %d %d %s\n%s", R.code, R.signal, R.err, m ? m : "");
     free(m);
     /* at an output step: the same line, no nan row */
-    static const char *const env2[] = {"SMOKEMORPH_FAULT_NAN_STEP=50", NULL};
-    next.env = env2;
-    run("-q", "--headless", "--cpu", "--grid", "16", "--steps", "100", "--every", "50", "--frames", "nf",
+    run("-q", "--fault-nan-step", "50", "--headless", "--cpu", "--grid", "16", "--steps", "100", "--every", "50", "--frames", "nf",
         "--metrics", "m.csv", disc, disc, NULL);
     m = wread("m.csv");
     CHECK(R.code == 1 && has(R.err, "stopped being finite") && has(R.err, "step 50") && error_lines(R.err) == 1 &&

@@ -34,7 +34,8 @@ static Morph *make(MorphBackend b)
     SolverParams p;
     method_params_default(&p);
     char err[512] = "";
-    Morph *m = morph_create(W, H, &p, start, square, true, b, g_dir, err, sizeof err);
+    SolverOptions o = {.tiles = 1}; /* the tiled passes, as test_gpu_passes */
+    Morph *m = morph_create_opts(W, H, &p, &o, start, square, true, b, g_dir, err, sizeof err);
     CHECK(m != NULL, "morph_create (%s): %s", morph_backend_name(b), err);
     if (!m) return NULL;
     /* key 1 still; key 2 (steps 7..18) moves and grows; key 3 after;
@@ -90,7 +91,6 @@ static void test_compute(void) { test_schedule_agrees(MORPH_COMPUTE); }
 int main(int argc, char **argv)
 {
     (void)argc;
-    setenv("SMOKEMORPH_COMPUTE_TILES", "1", 0); /* the tiled passes, as test_gpu_passes */
     static const TestlibShape s = {.domain = true, .width = 0.05};
     testlib_disc(start, W, H, &s, 0.4, 0.5, 0.22, 1.0);
     testlib_box(square, W, H, &s, 0.75, 0.45, 0.2, 0.2, 1.0);

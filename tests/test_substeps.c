@@ -133,11 +133,11 @@ static void test_no_stall(void)
  * CPU does. */
 static void gpu_agrees(const char *dir, SolverKind kind, const char *tiles, const char *label)
 {
-    setenv("SMOKEMORPH_COMPUTE_TILES", tiles, 1);
+    SolverOptions o = {.tiles = strcmp(tiles, "1") == 0 ? 1 : 2}; /* --compute-tiles on | off */
     SolverParams p;
     params(&p);
     char err[1024];
-    Solver *s = solver_create(N, N, &p, kind, dir, err, sizeof err);
+    Solver *s = solver_create_opts(N, N, &p, &o, kind, dir, err, sizeof err);
     RefSolver *r = ref_create(N, N, &p, err, sizeof err);
     CHECK(s != NULL && r != NULL, "%s: create: %s", label, err);
     float *rho = malloc(N * N * sizeof(float));

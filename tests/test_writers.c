@@ -418,11 +418,10 @@ static void test_no_frames(void)
 static void test_readback_lag(void)
 {
     static const char *const backends[] = {"fragment", "compute"};
-    static const char *const lag0[] = {"SMOKEMORPH_OBSERVE_LAG=0", NULL};
     for (int b = 0; b < 2; b++) {
         reset_work();
-        run_env(lag0, 0, -1, 0, "--backend", backends[b], "--headless", "--grid", "24x20", "--steps", "12",
-                "--every", "1", "--frames", "A", "--metrics", "a.csv", "--threads", "1", disc_png, square_png,
+        run_env(NULL, 0, -1, 0, "--readback-lag", "0", "--backend", backends[b], "--headless", "--grid",
+                "24x20", "--steps", "12", "--every", "1", "--frames", "A", "--metrics", "a.csv", "--threads", "1", disc_png, square_png,
                 NULL);
         if (R.code != 0 && strstr(R.err, "OpenGL")) {
             printf("SKIP test_readback_lag %s: %s", backends[b], R.err);

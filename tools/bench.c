@@ -6,7 +6,7 @@
  *
  *   build/tools/bench [--sizes 128,256,512,1024,2048] [--backends fragment,compute,cpu]
  *                     [--jacobi N] [--vcycles N] [--seconds S] [--from STEP]
- *                     [--set NAME=VALUE,...]
+ *                     [--set NAME=VALUE,...] [--mg-bottom N] [--transport-group WxH] ...
  *   build/tools/bench --export ...   the frame writers alone (bench_frames.h)
  *   build/tools/bench --render ... -- ARGS   a whole render against no frames
  *
@@ -21,6 +21,7 @@
 #include <GL/glew.h>
 
 #include "compare_spec.h"
+#include "config.h"
 #include "export.h"
 #include "field.h"
 #include "glctx.h"
@@ -38,6 +39,8 @@ static void usage(void)
            "steps/s and per-pass GPU times (ms per step) as a Markdown table.\n"
            "--jacobi and --vcycles override the pressure solve's defaults (10 and 3).\n"
            "--set changes other parameters, in --compare's form (e.g. --set drift-max=0.4).\n"
+           "smokemorph's GPU tuning options (--compute-tiles, --transport-group, --mg-bottom,\n"
+           "--no-mg-fuse: smokemorph --help) are taken as smokemorph takes them.\n"
            "--from STEP times the morph from that step on (default 0: from the start,\n"
            "where the flow is fastest): the transport's substeps follow the flow's speed,\n"
            "so a step's cost changes over a morph. 'substeps' is the last timed step's\n"
@@ -52,6 +55,22 @@ static void usage(void)
 }
 
 #include "bench_frames.h"
+
+/* One of smokemorph's options at argv[*k] (with its value, argv[*k + 1],
+ * where it takes one) into c, through smokemorph's own parser: the GPU
+ * tuning options reach the solvers as c->solver. 0, or -1 if it is none. */
+static int tuning_option(Config *c, int argc, char **argv, int *k)
+{
+    char err[512];
+    const char *name = argv[*k] + 2;
+    if (strncmp(argv[*k], "--", 2) != 0) return -1;
+    if (config_option(c, name, NULL, err, sizeof err) == 0) return 0;
+    if (*k + 1 < argc && config_option(c, name, argv[*k + 1], err, sizeof err) == 0) {
+        (*k)++;
+        return 0;
+    }
+    return -1;
+}
 
 static void shapes(int w, int h, float *start, float *target)
 {
@@ -141,6 +160,8 @@ int main(int argc, char **argv)
     SolverParams defaults;
     method_params_default(&defaults);
     int jacobi = -1, vcycles = -1;
+    Config tune; /* smokemorph's GPU tuning options */
+    config_defaults(&tune);
     for (int k = 1; k < argc && strcmp(argv[k], "--"); k++) {
         if (!strcmp(argv[k], "--export")) return bench_export(argc, argv);
         if (!strcmp(argv[k], "--render")) return bench_render(argc, argv);
@@ -164,6 +185,7 @@ int main(int argc, char **argv)
             method_params_resolve(&defaults);
             setspec = argv[k];
         }
+        else if (tuning_option(&tune, argc, argv, &k) == 0) {}
         else { usage(); return strcmp(argv[k], "--help") ? 2 : 0; }
     }
     if (jacobi < -1 || vcycles < -1) { usage(); return 2; }
@@ -208,7 +230,7 @@ int main(int argc, char **argv)
                 printf("| %d² | %s | unknown backend (fragment, compute or cpu) |\n", n, bk);
                 continue;
             }
-            Solver *s = solver_create(n, n, &p, kind, dir, err, sizeof err);
+            Solver *s = solver_create_opts(n, n, &p, &tune.solver, kind, dir, err, sizeof err);
             if (!s) { printf("| %d² | %s | %s |\n", n, bk, err); continue; }
             solver_set_density(s, a);
             solver_set_target(s, b, true);
