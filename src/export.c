@@ -41,7 +41,8 @@ struct Exporter {
     FILE *pipe;
     FILE *log;
     char *video, *video_tmp;
-    unsigned char *vbuf; /* one raw frame */
+    unsigned char *vbuf; /* raw video rows, vbuf_px pixels */
+    size_t vbuf_px;
     int vw, vh;          /* the video's frame size (the first frame's) */
     long vframes;        /* frames piped */
     int fw, fh;          /* the last frame's size */
@@ -82,6 +83,7 @@ typedef struct {
     size_t bytes;        /* what export_frame_bytes counted */
     char temp[4300];     /* the encoded file; "" when none */
     float *al, *col;     /* kept for the video */
+    bool piped;          /* the video rows went down the pipe already (strips) */
     int ow, oh;
     int rc;
     double t_convert;    /* frame_encode's seconds before the file */
@@ -238,7 +240,6 @@ static int video_start(Exporter *x, int w, int h, char *err, size_t errlen)
     fds[1] = -1;
     x->vw = w;
     x->vh = h;
-    if (!(x->vbuf = malloc((size_t)w * h * (mov ? 8 : 3)))) goto nomem;
     rc = 0;
     goto done;
 nomem:
@@ -276,7 +277,7 @@ static unsigned short word_of(float v)
     return v <= 0.0f ? 0 : (v >= 65535.0f ? 65535 : (unsigned short)v);
 }
 
-/* BYTES of a raw frame down the pipe; when ffmpeg has gone, its last
+/* BYTES of raw frame data down the pipe; when ffmpeg has gone, its last
  * message in err and no file left. 0 or -1. */
 static int video_put(Exporter *x, const unsigned char *buf, size_t bytes, char *err, size_t errlen)
 {
@@ -290,29 +291,46 @@ static int video_put(Exporter *x, const unsigned char *buf, size_t bytes, char *
         unlink(x->video_tmp);
         return -1;
     }
-    x->vframes++;
     return 0;
 }
 
-/* One frame (ow x oh: alpha, and the straight sRGB colour, 3 planes) down
- * the pipe. */
-static int video_frame(Exporter *x, const float *al, const float *col, int ow, int oh, char *err,
-                       size_t errlen)
+/* A frame of ow x oh is about to go down the pipe: ffmpeg started at the
+ * first, the size checked. */
+static int video_begin(Exporter *x, int ow, int oh, char *err, size_t errlen)
 {
     if (!x->pipe && video_start(x, ow, oh, err, errlen) < 0) return -1;
     if (ow != x->vw || oh != x->vh) {
         snprintf(err, errlen, "cannot make %s: frames change size", x->video);
         return -1;
     }
-    size_t n = (size_t)ow * oh;
+    return 0;
+}
+
+/* N pixels of a frame down the pipe (video_begin first; x->vframes counted
+ * by the caller at the frame's end): alpha al[k] and the straight sRGB
+ * colour col[c * plane + k], k < n. The pipe gets the same bytes however a
+ * frame is cut. */
+static int video_rows(Exporter *x, const float *al, const float *col, size_t plane, size_t n, char *err,
+                      size_t errlen)
+{
     bool mov = ends_with(x->video, ".mov");
     bool pre = x->o.alpha == IMAGE_ALPHA_PREMULTIPLIED;
+    size_t bpp = mov ? 8 : 3;
+    if (n > x->vbuf_px) {
+        unsigned char *b = realloc(x->vbuf, n * bpp);
+        if (!b) {
+            snprintf(err, errlen, "cannot make %s: out of memory", x->video);
+            return -1;
+        }
+        x->vbuf = b;
+        x->vbuf_px = n;
+    }
     for (size_t k = 0; k < n; k++) {
         float a = al[k];
         if (mov) {
             unsigned char *p = x->vbuf + 8 * k;
             for (int c = 0; c < 4; c++) {
-                float v = c == 3 ? a : col[c * n + k];
+                float v = c == 3 ? a : col[c * plane + k];
                 unsigned short s = word_of(c == 3 ? a : (pre ? v * a : v));
                 p[2 * c] = (unsigned char)(s & 0xff);
                 p[2 * c + 1] = (unsigned char)(s >> 8);
@@ -320,10 +338,28 @@ static int video_frame(Exporter *x, const float *al, const float *col, int ow, i
         } else {
             unsigned char *p = x->vbuf + 3 * k;
             for (int c = 0; c < 3; c++)
-                p[c] = byte_of(col[c * n + k] * a + x->o.background[c] * (1.0f - a));
+                p[c] = byte_of(col[c * plane + k] * a + x->o.background[c] * (1.0f - a));
         }
     }
-    return video_put(x, x->vbuf, n * (mov ? 8 : 3), err, errlen);
+    return video_put(x, x->vbuf, n * bpp, err, errlen);
+}
+
+/* Rows of a whole frame converted for the pipe at a time. */
+#define VIDEO_ROWS 64
+
+/* One frame (ow x oh: alpha, and the straight sRGB colour, 3 planes) down
+ * the pipe, VIDEO_ROWS rows at a time. */
+static int video_frame(Exporter *x, const float *al, const float *col, int ow, int oh, char *err,
+                       size_t errlen)
+{
+    if (video_begin(x, ow, oh, err, errlen) < 0) return -1;
+    size_t n = (size_t)ow * oh;
+    for (int y = 0; y < oh; y += VIDEO_ROWS) {
+        size_t at = (size_t)y * ow, m = (size_t)(oh - y < VIDEO_ROWS ? oh - y : VIDEO_ROWS) * ow;
+        if (video_rows(x, al + at, col + at, n, m, err, errlen) < 0) return -1;
+    }
+    x->vframes++;
+    return 0;
 }
 
 Exporter *export_video_open(const char *path, int w, int h, double fps, char *err, size_t errlen)
@@ -346,7 +382,9 @@ int export_video_rgb(Exporter *x, const unsigned char *rgb, char *err, size_t er
         snprintf(err, errlen, "cannot make %s: the video is closed", x && x->video ? x->video : "the video");
         return -1;
     }
-    return video_put(x, rgb, (size_t)x->vw * x->vh * 3, err, errlen);
+    if (video_put(x, rgb, (size_t)x->vw * x->vh * 3, err, errlen) < 0) return -1;
+    x->vframes++;
+    return 0;
 }
 
 long export_video_frames(const Exporter *x) { return x ? x->vframes : 0; }
@@ -574,20 +612,17 @@ static void composite(const Exporter *x, const float *const *rho, size_t n, floa
     }
 }
 
-static int write_png(const Exporter *x, const char *path, char *temp, size_t templen,
-                     const float *al, const float *col, int ow, int oh, char *err, size_t errlen)
+/* A PNG's RGBA samples of n pixels (out: 4 n floats) from the alpha al[k]
+ * and the straight colour col[c * plane + k] (NULL: field 0's everywhere),
+ * premultiplied when asked. */
+static void png_pixels(const Exporter *x, const float *al, const float *col, size_t plane, size_t n,
+                       float *out)
 {
-    Image *out = image_create(ow, oh, 4);
-    if (!out) {
-        snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
-        return -1;
-    }
     bool pre = x->o.alpha == IMAGE_ALPHA_PREMULTIPLIED;
-    size_t n = (size_t)ow * oh;
     if (!col) { /* one field: its colour everywhere */
         const float *rgb = x->rgb[0];
         for (size_t k = 0; k < n; k++) {
-            float a = al[k], *o = out->px + 4 * k;
+            float a = al[k], *o = out + 4 * k;
             o[0] = pre ? rgb[0] * a : rgb[0];
             o[1] = pre ? rgb[1] * a : rgb[1];
             o[2] = pre ? rgb[2] * a : rgb[2];
@@ -596,15 +631,104 @@ static int write_png(const Exporter *x, const char *path, char *temp, size_t tem
     } else {
         for (size_t k = 0; k < n; k++) {
             float a = al[k];
-            for (int c = 0; c < 3; c++) out->px[4 * k + c] = pre ? col[c * n + k] * a : col[c * n + k];
-            out->px[4 * k + 3] = a;
+            for (int c = 0; c < 3; c++) out[4 * k + c] = pre ? col[c * plane + k] * a : col[c * plane + k];
+            out[4 * k + 3] = a;
         }
     }
+}
+
+static int write_png(const Exporter *x, const char *path, char *temp, size_t templen,
+                     const float *al, const float *col, int ow, int oh, char *err, size_t errlen)
+{
+    Image *out = image_create(ow, oh, 4);
+    if (!out) {
+        snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
+        return -1;
+    }
+    size_t n = (size_t)ow * oh;
+    png_pixels(x, al, col, n, n, out->px);
     ImagePngOut po = {.bits = x->o.format == IMAGE_FORMAT_PNG16 ? 16 : 8,
                       .level = x->o.png_compression, .temp = temp, .templen = templen};
     int rc = image_save_png_ex(path, out, &po, err, errlen);
     image_free(out);
     return rc;
+}
+
+/* How an EXR's colour is stored: one field of one grey (white by default)
+ * needs R = G = B = grey x alpha, one plane for the three, or alpha itself
+ * for white; else three planes. lin: the composited colour (NULL: one
+ * field). */
+typedef struct {
+    bool grey, white;
+    int planes; /* colour planes to make: 0, 1 or 3 */
+} ExrColour;
+
+static ExrColour exr_colour_of(const Exporter *x, bool composited)
+{
+    const float *l0 = x->lin[0];
+    ExrColour c;
+    c.grey = !composited && l0[0] == l0[1] && l0[1] == l0[2];
+    c.white = c.grey && l0[0] == 1.0f;
+    c.planes = c.white ? 0 : c.grey ? 1 : 3;
+    return c;
+}
+
+/* Pixel k's premultiplied linear colour into planes[c * pplane + k]: from
+ * lin[c * lplane + k] (composited) or field 0's colour. */
+static inline void exr_colour_px(const Exporter *x, ExrColour cs, const float *al, const float *lin,
+                                 size_t lplane, size_t k, float *planes, size_t pplane)
+{
+    const float *l0 = x->lin[0];
+    if (lin) {
+        for (int c = 0; c < 3; c++) planes[c * pplane + k] = lin[c * lplane + k] * al[k];
+    } else if (cs.grey) {
+        if (!cs.white) planes[k] = l0[0] * al[k];
+    } else {
+        planes[k] = l0[0] * al[k];
+        planes[pplane + k] = l0[1] * al[k];
+        planes[2 * pplane + k] = l0[2] * al[k];
+    }
+}
+
+/* The data window grown by row j of the fields' densities (rho[f][0..ow-1]:
+ * that row): where some field's density is above EXPORT_EXR_CROP_BELOW. */
+static void crop_row(const Exporter *x, const float *const *rho, int ow, int j, int box[4])
+{
+    int first = -1, last = -1;
+    for (int i = 0; i < ow; i++) {
+        bool smoke = false;
+        for (int f = 0; f < x->nf; f++) smoke = smoke || rho[f][i] > EXPORT_EXR_CROP_BELOW;
+        if (smoke) {
+            if (first < 0) first = i;
+            last = i;
+        }
+    }
+    if (first >= 0) {
+        if (first < box[0]) box[0] = first;
+        if (last > box[2]) box[2] = last;
+        if (box[1] > j) box[1] = j;
+        box[3] = j;
+    }
+}
+
+/* The EXR's channels: colour, alpha, each field's raw density, the
+ * velocity; the planes NULL (exr_stream_begin) or the given ones. */
+static int exr_channels(const Exporter *x, bool vel, char dname[][96], ExrChannel *ch)
+{
+    int nch = 0;
+    ch[nch++] = (ExrChannel){"R", NULL};
+    ch[nch++] = (ExrChannel){"G", NULL};
+    ch[nch++] = (ExrChannel){"B", NULL};
+    ch[nch++] = (ExrChannel){"A", NULL};
+    for (int f = 0; f < x->nf; f++) {
+        snprintf(dname[f], 96, "density.%s", x->names[f]);
+        ch[nch++] = (ExrChannel){dname[f], NULL};
+    }
+    if (vel) {
+        ch[nch++] = (ExrChannel){"velocity.x", NULL};
+        ch[nch++] = (ExrChannel){"velocity.y", NULL};
+    }
+    return nch;
 }
 
 /* The EXR: premultiplied linear RGBA, each field's raw density, the velocity. */
@@ -613,59 +737,30 @@ static int write_exr(const Exporter *x, const char *path, char *temp, size_t tem
                      const float *vy, int ow, int oh, char *err, size_t errlen)
 {
     size_t n = (size_t)ow * oh;
-    const float *l0 = x->lin[0]; /* lin NULL: one field, its colour everywhere */
-    /* one field of one grey (white by default): R = G = B = grey x alpha,
-     * one plane for the three, or alpha itself for white */
-    bool grey = !lin && l0[0] == l0[1] && l0[1] == l0[2];
-    bool white = grey && l0[0] == 1.0f;
-    float *planes = white ? NULL : malloc((grey ? 1 : 3) * n * sizeof(float));
-    if (!white && !planes) {
+    ExrColour cs = exr_colour_of(x, lin != NULL);
+    float *planes = cs.planes ? malloc((size_t)cs.planes * n * sizeof(float)) : NULL;
+    if (cs.planes && !planes) {
         snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
         return -1;
     }
     /* the data window: where there is smoke (one pixel when there is none) */
-    int x0 = ow, y0 = oh, x1 = -1, y1 = -1;
+    int box[4] = {ow, oh, -1, -1};
     for (int j = 0; j < oh; j++) {
-        int first = -1, last = -1;
-        for (int i = 0; i < ow; i++) {
-            size_t k = (size_t)j * ow + i;
-            if (lin) {
-                for (int c = 0; c < 3; c++) planes[c * n + k] = lin[c * n + k] * al[k];
-            } else if (grey) {
-                if (!white) planes[k] = l0[0] * al[k];
-            } else {
-                planes[k] = l0[0] * al[k];
-                planes[n + k] = l0[1] * al[k];
-                planes[2 * n + k] = l0[2] * al[k];
-            }
-            bool smoke = false;
-            for (int f = 0; f < x->nf; f++) smoke = smoke || rho[f][k] > EXPORT_EXR_CROP_BELOW;
-            if (smoke) {
-                if (first < 0) first = i;
-                last = i;
-            }
-        }
-        if (first >= 0) {
-            if (first < x0) x0 = first;
-            if (last > x1) x1 = last;
-            if (y0 > j) y0 = j;
-            y1 = j;
-        }
+        const float *row[EXPORT_FIELDS_MAX];
+        for (int f = 0; f < x->nf; f++) row[f] = rho[f] + (size_t)j * ow;
+        for (int i = 0; i < ow; i++) exr_colour_px(x, cs, al, lin, n, (size_t)j * ow + i, planes, n);
+        crop_row(x, row, ow, j, box);
     }
-    if (x1 < 0) x0 = y0 = x1 = y1 = 0;
+    if (box[2] < 0) box[0] = box[1] = box[2] = box[3] = 0;
     char dname[EXPORT_FIELDS_MAX][96];
-    const float *r = white ? al : planes, *g = grey ? r : planes + n, *b = grey ? r : planes + 2 * n;
-    ExrChannel ch[6 + EXPORT_FIELDS_MAX] = {{"R", r}, {"G", g}, {"B", b}, {"A", al}};
-    int nch = 4;
-    for (int f = 0; f < x->nf; f++) {
-        snprintf(dname[f], sizeof dname[f], "density.%s", x->names[f]);
-        ch[nch++] = (ExrChannel){dname[f], rho[f]};
-    }
-    if (x->o.velocity && vx && vy) {
-        ch[nch++] = (ExrChannel){"velocity.x", vx};
-        ch[nch++] = (ExrChannel){"velocity.y", vy};
-    }
-    ExrWrite d = {.w = ow, .h = oh, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .channels = ch,
+    ExrChannel ch[6 + EXPORT_FIELDS_MAX];
+    bool vel = x->o.velocity && vx && vy;
+    int nch = exr_channels(x, vel, dname, ch);
+    const float *r = cs.white ? al : planes, *g = cs.grey ? r : planes + n, *b = cs.grey ? r : planes + 2 * n;
+    ch[0].px = r, ch[1].px = g, ch[2].px = b, ch[3].px = al;
+    for (int f = 0; f < x->nf; f++) ch[4 + f].px = rho[f];
+    if (vel) ch[4 + x->nf].px = vx, ch[5 + x->nf].px = vy;
+    ExrWrite d = {.w = ow, .h = oh, .x0 = box[0], .y0 = box[1], .x1 = box[2], .y1 = box[3], .channels = ch,
                   .nchannels = nch, .pixel = x->o.exr_pixel, .compression = x->o.exr_compression,
                   .fps = x->o.fps, .tiled = x->o.exr_tiled, .pool = x->pool, .temp = temp,
                   .templen = templen};
@@ -695,9 +790,201 @@ int export_write(Exporter *x, long number, const float *rho, const float *vx, co
     return export_write_fields(x, number, one, vx, vy, w, h, err, errlen);
 }
 
+/* ---- frames in strips ------------------------------------------------------ */
+
+int export_strip_rows(const ExportOptions *o, int ow, int oh)
+{
+    int r = o->strip_rows;
+    const char *env = getenv("SMOKEMORPH_STRIP_ROWS"); /* the tests' switch */
+    if (r == 0 && env && *env) r = atoi(env);
+    if (r < 0 || ow < 1 || oh < 1) return 0;
+    if (r == 0) {
+        if ((unsigned long long)ow * (unsigned long long)oh <= EXPORT_STRIP_ABOVE) return 0;
+        r = EXPORT_STRIP_ROWS;
+    }
+    /* an EXR's bands start on its chunks (1 to 32 scanlines, 64-row tiles) */
+    if (o->format == IMAGE_FORMAT_EXR) r = (r + EXR_TILE_SIZE - 1) / EXR_TILE_SIZE * EXR_TILE_SIZE;
+    return r > oh ? oh : r;
+}
+
+/* composite's alpha of one field, bit for bit: al[k] = clamp(a[k] × scale) */
+static void alpha_one(const Exporter *x, const float *a, size_t n, float *al)
+{
+    float sc = x->o.density_scale;
+    for (size_t k = 0; k < n; k++) {
+        float v = a[k] * sc;
+        al[k] = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; /* NaN -> 0 */
+    }
+}
+
+/* The velocity of n pixels in output pixels per frame: from domain units
+ * per unit time (the domain's shorter side is 1, so a grid cell is
+ * 1 / min(w, h) of it). */
+static void velocity_px(const Exporter *x, int w, int h, int ow, int oh, const float *rx, const float *ry,
+                        size_t n, float *px, float *py)
+{
+    double side = (double)(w < h ? w : h);
+    float sx = (float)(side * ow / w * x->o.frame_time);
+    float sy = (float)(side * oh / h * x->o.frame_time);
+    for (size_t k = 0; k < n; k++) {
+        px[k] = rx[k] * sx;
+        py[k] = ry[k] * sy;
+    }
+}
+
+/* Rows y..y+m-1 of each of n planes: a[i] points at them, in res (bn
+ * floats a plane) when resampled, else in the plane itself. */
+static void band_planes(ImageRows *const *rr, const float *const *from, int n, bool same, int ow, size_t bn,
+                        float *res, int y, int m, const float **a)
+{
+    for (int i = 0; i < n; i++) {
+        if (same) {
+            a[i] = from[i] + (size_t)y * ow;
+        } else {
+            image_rows_get(rr[i], y, m, res + (size_t)i * bn);
+            a[i] = res + (size_t)i * bn;
+        }
+    }
+}
+
+/* The frame ROWS output rows at a time (export.h, "Strips"): each field
+ * (and the velocity) resampled a band of rows at a time (image_rows),
+ * composited, and handed to the PNG (image_png_rows) or the EXR
+ * (exr_stream_rows) and, when video, straight down the pipe (so the frame's
+ * turn must have come). An EXR's data window first takes a pass of its own
+ * over the densities. path NULL: no file. Bit for bit frame_encode's file
+ * and video rows. 0, or -1 with err (the temporary file removed). */
+static int frame_strips(Exporter *x, Job *j, const char *path, char *temp, size_t templen, int rows,
+                        bool video, char *err, size_t errlen)
+{
+    double t_conv = 0.0;
+    int w = j->w, h = j->h, nf = x->nf;
+    int ow = x->o.out_w ? x->o.out_w : w, oh = x->o.out_h ? x->o.out_h : h;
+    bool exr = x->o.format == IMAGE_FORMAT_EXR && path;
+    bool vel = exr && x->o.velocity && j->vx && j->vy;
+    bool same = ow == w && oh == h;
+    bool flat = nf == 1 && !x->video; /* as frame_encode: no colour planes */
+    int rc = -1;
+    Image src[EXPORT_FIELDS_MAX + 2];
+    ImageRows *rr[EXPORT_FIELDS_MAX + 2] = {NULL}; /* the fields, then vx, vy */
+    const float *from[EXPORT_FIELDS_MAX + 2];
+    int nsrc = nf + (vel ? 2 : 0);
+    for (int f = 0; f < nf; f++) from[f] = j->rho[f];
+    if (vel) from[nf] = j->vx, from[nf + 1] = j->vy;
+    if (!path && !video) { /* nothing to make */
+        j->ow = ow;
+        j->oh = oh;
+        return 0;
+    }
+    ImagePngStream *ps = NULL;
+    ExrStream *es = NULL;
+    float *block = NULL;
+    for (int i = 0; !same && i < nsrc; i++) {
+        src[i] = (Image){w, h, 1, (float *)from[i]};
+        if (!(rr[i] = image_rows_create(&src[i], ow, oh, i < nf))) {
+            snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
+            goto done;
+        }
+    }
+    /* one block for a band: the resampled planes, alpha, colour (srgb,
+     * lin), velocity, and the PNG's RGBA or the EXR's colour planes */
+    ExrColour cs = exr_colour_of(x, !flat);
+    size_t bn = (size_t)rows * (size_t)ow;
+    size_t nplanes = (same ? 0 : (size_t)nsrc) + 1 + (flat ? 0 : 6) + (vel ? 2 : 0) +
+                     (exr ? (size_t)cs.planes : path ? 4 : 0);
+    if (!(block = malloc(nplanes * bn * sizeof(float)))) {
+        snprintf(err, errlen, "out of memory for a %d-row strip of a %dx%d frame", rows, ow, oh);
+        goto done;
+    }
+    float *res = block, *al = res + (same ? 0 : (size_t)nsrc) * bn, *col = flat ? NULL : al + bn;
+    float *pv = (col ? col + 6 * bn : al + bn), *out = pv + (vel ? 2 : 0) * bn;
+    const float *a[EXPORT_FIELDS_MAX + 2];
+    /* an EXR's data window, before its header: where there is smoke */
+    int box[4] = {0, 0, ow - 1, oh - 1};
+    if (exr) {
+        box[0] = ow, box[1] = oh, box[2] = box[3] = -1;
+        for (int y = 0; y < oh; y += rows) {
+            int m = oh - y < rows ? oh - y : rows;
+            band_planes(rr, from, nf, same, ow, bn, res, y, m, a); /* the densities only */
+            for (int r = 0; r < m; r++) {
+                const float *row[EXPORT_FIELDS_MAX];
+                for (int f = 0; f < nf; f++) row[f] = a[f] + (size_t)r * ow;
+                crop_row(x, row, ow, y + r, box);
+            }
+        }
+        if (box[2] < 0) box[0] = box[1] = box[2] = box[3] = 0;
+    }
+    char dname[EXPORT_FIELDS_MAX][96];
+    ExrChannel ch[6 + EXPORT_FIELDS_MAX];
+    int nch = exr ? exr_channels(x, vel, dname, ch) : 0;
+    if (exr) {
+        ExrWrite d = {.w = ow, .h = oh, .x0 = box[0], .y0 = box[1], .x1 = box[2], .y1 = box[3], .channels = ch,
+                      .nchannels = nch, .pixel = x->o.exr_pixel, .compression = x->o.exr_compression,
+                      .fps = x->o.fps, .tiled = x->o.exr_tiled, .pool = x->pool, .temp = temp,
+                      .templen = templen};
+        if (!(es = exr_stream_begin(path, &d, err, errlen))) goto done;
+    } else if (path) {
+        ImagePngOut po = {.bits = x->o.format == IMAGE_FORMAT_PNG16 ? 16 : 8,
+                          .level = x->o.png_compression, .temp = temp, .templen = templen};
+        if (!(ps = image_png_begin(path, ow, oh, 4, &po, err, errlen))) goto done;
+    }
+    if (video && video_begin(x, ow, oh, err, errlen) < 0) goto done;
+    /* the bands: an EXR's start on its data window's first row (its chunks'
+     * rows), and without a video only its rows are made */
+    int ystart = exr && !video ? box[1] : 0, yend = exr && !video ? box[3] + 1 : oh;
+    for (int y = ystart; y < yend;) {
+        int m = yend - y < rows ? yend - y : rows;
+        if (exr && y < box[1] && m > box[1] - y) m = box[1] - y;
+        size_t nb = (size_t)m * ow;
+        double t1 = export_now();
+        band_planes(rr, from, nsrc, same, ow, bn, res, y, m, a);
+        if (flat) alpha_one(x, a[0], nb, al);
+        else composite(x, a, nb, al, col, col + 3 * nb);
+        if (vel) velocity_px(x, w, h, ow, oh, a[nf], a[nf + 1], nb, pv, pv + nb);
+        if (ps) png_pixels(x, al, col, nb, nb, out);
+        bool in_window = y <= box[3] && y + m > box[1];
+        if (es && in_window)
+            for (size_t k = 0; k < nb; k++) exr_colour_px(x, cs, al, col ? col + 3 * nb : NULL, nb, k, out, nb);
+        t_conv += export_now() - t1;
+        if (ps && image_png_rows(ps, out, m, err, errlen) < 0) goto done;
+        if (es && in_window) {
+            const float *r = cs.white ? al : out, *g = cs.grey ? r : out + nb, *b = cs.grey ? r : out + 2 * nb;
+            ch[0].px = r, ch[1].px = g, ch[2].px = b, ch[3].px = al;
+            for (int f = 0; f < nf; f++) ch[4 + f].px = a[f];
+            if (vel) ch[4 + nf].px = pv, ch[5 + nf].px = pv + nb;
+            if (exr_stream_rows(es, ch, y, m, err, errlen) < 0) goto done;
+        }
+        if (video && video_rows(x, al, col, nb, nb, err, errlen) < 0) goto done;
+        y += m;
+    }
+    if (video) x->vframes++;
+    rc = 0;
+    if (ps) rc = image_png_end(ps, err, errlen);
+    if (es) rc = exr_stream_end(es, err, errlen);
+    ps = NULL;
+    es = NULL;
+    j->ow = ow;
+    j->oh = oh;
+    j->t_convert = t_conv;
+done:
+    image_png_abort(ps);
+    exr_stream_abort(es);
+    free(block);
+    for (int i = 0; i < nsrc; i++) image_rows_free(rr[i]);
+    return rc;
+}
+
+/* The rows of a strip for this job's frame, or 0: the frame whole. */
+static int job_strip_rows(const Exporter *x, const Job *j)
+{
+    return export_strip_rows(&x->o, x->o.out_w ? x->o.out_w : j->w, x->o.out_h ? x->o.out_h : j->h);
+}
+
 /* The frame's file under its temporary name (j->temp), and for a video its
  * alpha and colour (j->al, j->col): everything of a frame that can run
- * beside other frames. 0, or -1 with j->err. */
+ * beside other frames. A frame in strips (job_strip_rows) pipes its video
+ * rows as it goes instead (j->piped): its turn must have come. 0, or -1
+ * with j->err. */
 static int frame_encode(Exporter *x, Job *j)
 {
     double t0 = export_now();
@@ -708,6 +995,17 @@ static int frame_encode(Exporter *x, Job *j)
     char *err = j->err;
     size_t errlen = sizeof j->err;
     int rc = -1;
+    char path[4200];
+    if (x->dir && export_frame_path(x, j->number, path, sizeof path) < 0) {
+        snprintf(err, errlen, "cannot write frame %ld into %s: path too long", j->number, x->dir);
+        return -1;
+    }
+    int rows = job_strip_rows(x, j);
+    if (rows > 0) {
+        j->piped = x->video != NULL;
+        return frame_strips(x, j, x->dir ? path : NULL, j->temp, sizeof j->temp, rows, x->video != NULL, err,
+                            errlen);
+    }
     Image *ka[EXPORT_FIELDS_MAX] = {NULL}, *kx = NULL, *ky = NULL;
     const float *a[EXPORT_FIELDS_MAX];
     float *al = NULL, *pv = NULL, *col = NULL;
@@ -728,33 +1026,11 @@ static int frame_encode(Exporter *x, Job *j)
         snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
         goto done;
     }
-    if (flat) {
-        float sc = x->o.density_scale;
-        for (size_t k = 0; k < n; k++) { /* composite's alpha of one field, bit for bit */
-            float v = a[0][k] * sc;
-            al[k] = v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f; /* NaN -> 0 */
-        }
-    } else {
-        composite(x, a, n, al, col, col + 3 * n);
-    }
-    if (vel) {
-        /* domain units per unit time -> output pixels per frame: the domain's
-         * shorter side is 1, so a grid cell is 1 / min(w, h) of it */
-        double side = (double)(w < h ? w : h);
-        float sx = (float)(side * ow / w * x->o.frame_time);
-        float sy = (float)(side * oh / h * x->o.frame_time);
-        for (size_t k = 0; k < n; k++) {
-            pv[k] = rx[k] * sx;
-            pv[n + k] = ry[k] * sy;
-        }
-    }
+    if (flat) alpha_one(x, a[0], n, al);
+    else composite(x, a, n, al, col, col + 3 * n);
+    if (vel) velocity_px(x, w, h, ow, oh, rx, ry, n, pv, pv + n);
     j->t_convert = export_now() - t0;
     if (x->dir) {
-        char path[4200];
-        if (export_frame_path(x, j->number, path, sizeof path) < 0) {
-            snprintf(err, errlen, "cannot write frame %ld into %s: path too long", j->number, x->dir);
-            goto done;
-        }
         if (exr ? write_exr(x, path, j->temp, sizeof j->temp, al, col ? col + 3 * n : NULL, a, vel ? pv : NULL,
                             vel ? pv + n : NULL, ow, oh, err, errlen)
                 : write_png(x, path, j->temp, sizeof j->temp, al, col, ow, oh, err, errlen))
@@ -793,7 +1069,7 @@ static int frame_commit(Exporter *x, Job *j, bool drop)
     }
     if (rc < 0 && j->temp[0]) unlink(j->temp);
     j->temp[0] = '\0';
-    if (rc == 0 && x->video && video_frame(x, j->al, j->col, j->ow, j->oh, j->err, sizeof j->err) < 0)
+    if (rc == 0 && x->video && !j->piped && video_frame(x, j->al, j->col, j->ow, j->oh, j->err, sizeof j->err) < 0)
         rc = -1;
     if (rc == 0) { /* read by export_count and co. under the lock */
         if (x->pool) pthread_mutex_lock(&x->mu);
@@ -832,7 +1108,11 @@ static void frame_job(void *arg)
 {
     Job *j = arg;
     Exporter *x = j->x;
+    /* a frame in strips with a video pipes its rows as they are made: it
+     * waits for its turn first */
+    bool early = x->video && job_strip_rows(x, j) > 0;
     pthread_mutex_lock(&x->mu);
+    while (early && x->committed != j->seq) pthread_cond_wait(&x->cv, &x->mu);
     bool skip = x->failed || x->cancel;
     pthread_mutex_unlock(&x->mu);
     double t0 = export_now();
@@ -840,7 +1120,7 @@ static void frame_job(void *arg)
     double t1 = export_now(), t_enc = t1 - t0;
     pthread_mutex_lock(&x->mu);
     while (x->committed != j->seq) pthread_cond_wait(&x->cv, &x->mu);
-    bool drop = x->failed || x->cancel;
+    bool drop = early ? skip || x->cancel : x->failed || x->cancel;
     pthread_mutex_unlock(&x->mu);
     t1 = export_now(); /* the commit's own time, not the wait for its turn */
     /* alone in the ordered step: the frames before are committed, the ones
@@ -958,13 +1238,37 @@ Pool *export_pool(Exporter *x) { return x ? x->pool : NULL; }
 size_t export_frame_bytes_for(const ExportOptions *o, int w, int h)
 {
     size_t cells = (size_t)w * h;
-    size_t n = (size_t)(o->out_w ? o->out_w : w) * (size_t)(o->out_h ? o->out_h : h);
-    bool vel = o->format == IMAGE_FORMAT_EXR && o->velocity;
-    size_t nf = o->nfields > 1 ? (size_t)o->nfields : 1;
+    int ow = o->out_w ? o->out_w : w, oh = o->out_h ? o->out_h : h;
+    size_t n = (size_t)ow * (size_t)oh;
+    bool exr = o->format == IMAGE_FORMAT_EXR, vel = exr && o->velocity;
+    size_t nf = o->nfields > 1 ? (size_t)o->nfields : 1, nsrc = nf + (vel ? 2 : 0);
+    int rows = export_strip_rows(o, ow, oh);
     /* the copies handed over, then the working planes of frame_encode:
      * resampled fields, alpha, colour (6), velocity (2), and the RGBA image
      * (4) or the EXR's colour planes (3) */
-    return sizeof(float) * (cells * (nf + (vel ? 2 : 0)) + n * (nf + 1 + 6 + (vel ? 2 : 0) + 4));
+    if (!rows) return sizeof(float) * (cells * nsrc + n * (nf + 1 + 6 + (vel ? 2 : 0) + 4));
+    /* in strips: the copies, then a band's planes in frame_strips (the
+     * resampled ones, alpha, colour, velocity, RGBA), its video rows (at most
+     * 8 bytes a pixel), an EXR's band of chunks compressed (at most their
+     * raw floats) and each helping thread's pipeline (two buffers of a chunk
+     * of at most 32 rows), and the resamplers' rows; zlib's and libpng's
+     * state (under 1 MiB) */
+    size_t bn = (size_t)rows * (size_t)ow;
+    size_t bytes = sizeof(float) * (cells * nsrc + bn * (nsrc + 1 + 6 + (vel ? 2 : 0) + 4)) + 8 * bn;
+    if (exr) {
+        size_t nch = 4 + nf + (vel ? 2 : 0), slots = o->threads > 0 ? (size_t)o->threads + 1 : 2;
+        bytes += sizeof(float) * nch * (bn + slots * 2 * 32 * (size_t)ow);
+    }
+    bytes += nsrc * image_rows_bytes(w, h, ow, oh, 1) + ((size_t)1 << 20);
+    return bytes;
+}
+
+void export_frame_what(const ExportOptions *o, int w, int h, char *buf, size_t n)
+{
+    int ow = o->out_w ? o->out_w : w, oh = o->out_h ? o->out_h : h;
+    int rows = export_strip_rows(o, ow, oh);
+    if (rows) snprintf(buf, n, "a %d-row strip of a %dx%d frame being written", rows, ow, oh);
+    else snprintf(buf, n, "a %dx%d frame being written", ow, oh);
 }
 
 size_t export_frame_bytes(const Exporter *x, int w, int h) { return export_frame_bytes_for(&x->o, w, h); }
@@ -1084,6 +1388,21 @@ int export_png_fields(const char *path, const float *const *rho, const ExportFie
         }
     int ow = out_w ? out_w : w, oh = out_h ? out_h : h;
     size_t n = (size_t)ow * oh;
+    x.o.out_w = ow;
+    x.o.out_h = oh;
+    int rows = export_strip_rows(&x.o, ow, oh);
+    if (rows > 0) { /* a huge one in strips, as the frames are */
+        Job *j = calloc(1, sizeof *j);
+        if (!j) {
+            snprintf(err, errlen, "out of memory for a %dx%d frame", ow, oh);
+            return -1;
+        }
+        *j = (Job){.x = &x, .w = w, .h = h};
+        for (int f = 0; f < x.nf; f++) j->rho[f] = rho[f];
+        int rc = frame_strips(&x, j, path, NULL, 0, rows, false, err, errlen);
+        free(j);
+        return rc;
+    }
     Image *ka[EXPORT_FIELDS_MAX] = {NULL};
     const float *a[EXPORT_FIELDS_MAX];
     float *al = NULL, *col = NULL;

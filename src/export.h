@@ -65,6 +65,11 @@
 #define EXPORT_FIELDS_MAX 4
 
 #define EXPORT_PNG_COMPRESSION_DEFAULT IMAGE_PNG_LEVEL_DEFAULT
+/* Strips: a frame of more than EXPORT_STRIP_ABOVE pixels is resampled,
+ * composited and encoded EXPORT_STRIP_ROWS output rows at a time, so its
+ * memory is a strip's, not the frame's (the bytes are the same). */
+#define EXPORT_STRIP_ROWS 64
+#define EXPORT_STRIP_ABOVE (2048ULL * 2048ULL)
 /* The frames in flight, when the options give no budget. */
 #define EXPORT_FLIGHT_BYTES_DEFAULT ((size_t)2 << 30)
 
@@ -89,6 +94,11 @@ typedef struct {
     ImageExrPixel exr_pixel;       /* half (default) or float */
     ImageExrCompression exr_compression; /* zip (default) */
     bool exr_tiled;                /* EXR: 64x64 tiles instead of scanlines */
+    /* frames in strips (export_strip_rows): 0: automatic, frames of more
+     * than EXPORT_STRIP_ABOVE pixels in strips of EXPORT_STRIP_ROWS rows,
+     * smaller ones whole; > 0: every frame in strips of this many rows; < 0:
+     * every frame whole. SMOKEMORPH_STRIP_ROWS stands for 0 when set. */
+    int strip_rows;
     int png_compression;           /* zlib level 0..9, EXPORT_PNG_COMPRESSION_DEFAULT */
     int threads;                   /* writer threads; 0: export_write writes itself */
     size_t max_flight_bytes;       /* frames in flight at most (0: EXPORT_FLIGHT_BYTES_DEFAULT) */
@@ -160,6 +170,12 @@ int export_threads(const Exporter *x);   /* writer threads, 0 for none */
 /* The memory a frame of a w x h grid holds while in flight. */
 size_t export_frame_bytes(const Exporter *x, int w, int h);
 size_t export_frame_bytes_for(const ExportOptions *o, int w, int h); /* before export_create */
+/* What that memory is, for the budget's line: "a 64-row strip of a
+ * 16384x16384 frame being written", or "a 512x512 frame being written". */
+void export_frame_what(const ExportOptions *o, int w, int h, char *buf, size_t n);
+/* The output rows of a strip for an ow x oh frame (a multiple of 64 for an
+ * EXR, at most oh), or 0 when the frame is made whole. */
+int export_strip_rows(const ExportOptions *o, int ow, int oh);
 /* Seconds spent converting (resample, composite: convert), encoding
  * (convert, then compress and write the temporary file: encode) and
  * committing (rename, video: commit), summed over the threads. */

@@ -52,6 +52,24 @@ typedef struct {
 
 #define EXR_TILE_SIZE 64
 
+/* The same file written a band of rows at a time (a frame in strips), so
+ * only a band's planes exist at once: exr_stream_begin checks d (its
+ * channels' px are not used), creates the temporary file and writes the
+ * header; exr_stream_rows takes rows y..y+n-1 of every channel (ch: the
+ * same names, any order; each px holds n rows of d->w floats, row y first)
+ * and compresses (on d->pool) and writes every chunk that they complete.
+ * A band must not end inside a chunk that it started: bands that start at
+ * y0 + k * 64 always fit (a chunk is 1, 16 or 32 scanlines, or a 64-row
+ * tile), and rows outside the data window are skipped. exr_stream_end,
+ * once every chunk is written, finishes the file and renames it (or leaves
+ * it at d->temp), and frees s on every path; exr_stream_abort removes the
+ * temporary file and frees s. The bytes are exr_write's. */
+typedef struct ExrStream ExrStream;
+ExrStream *exr_stream_begin(const char *path, const ExrWrite *d, char *err, size_t errlen);
+int exr_stream_rows(ExrStream *s, const ExrChannel *ch, int y, int n, char *err, size_t errlen);
+int exr_stream_end(ExrStream *s, char *err, size_t errlen);
+void exr_stream_abort(ExrStream *s);
+
 /* Returns 0, or -1 with one line in err ("cannot write out/a.exr: ..."). */
 int exr_write(const char *path, const ExrWrite *d, char *err, size_t errlen);
 

@@ -705,6 +705,53 @@ static int axis_init(AxisWeights *a, int ns, int nd)
     return 0;
 }
 
+/* One source row s resampled along x into t (w * nc doubles). */
+static void resample_xrow(const AxisWeights *ax, const float *s, int w, int nc, double *t)
+{
+    for (int j = 0; j < w; j++) {
+        const double *wt = ax->wt + (size_t)j * ax->maxn;
+        for (int c = 0; c < nc; c++) {
+            double acc = 0.0;
+            for (int k = 0; k < ax->count[j]; k++)
+                acc += wt[k] * (double)s[(size_t)(ax->first[j] + k) * nc + c];
+            t[(size_t)j * nc + c] = acc;
+        }
+    }
+}
+
+/* Destination row j (len samples) from the x-resampled source rows it
+ * reads: rows[k] is source row ay->first[j] + k. */
+static void resample_yrow(const AxisWeights *ay, int j, const double *const *rows, size_t len, float *d)
+{
+    const double *wt = ay->wt + (size_t)j * ay->maxn;
+    int n = ay->count[j];
+    for (size_t x = 0; x < len; x++) {
+        double acc = 0.0;
+        for (int k = 0; k < n; k++) acc += wt[k] * rows[k][x];
+        d[x] = (float)acc;
+    }
+}
+
+/* The factor of each channel that keeps its mean (from the destination's
+ * sums dsum, before the factor); scale[c] false: left alone. */
+static void resample_factors(const Image *src, int w, int h, const double dsum[4], bool keep_mean,
+                             bool scale[4], double k[4])
+{
+    int nc = src->channels;
+    double ssum[4] = {0};
+    size_t ns = (size_t)src->w * src->h, nd = (size_t)w * h;
+    for (size_t i = 0; i < ns * nc; i++) ssum[i % nc] += (double)src->px[i];
+    for (int c = 0; c < 4; c++) {
+        scale[c] = false;
+        k[c] = 1.0;
+        if (!keep_mean || c >= nc) continue;
+        double want = ssum[c] / (double)ns * (double)nd;
+        if (dsum[c] == 0.0 || !isfinite(dsum[c]) || !isfinite(want)) continue;
+        k[c] = want / dsum[c];
+        scale[c] = k[c] != 1.0;
+    }
+}
+
 static Image *resample(const Image *src, int w, int h, bool keep_mean)
 {
     if (!src || !src->px || !image_size_ok(src->w, src->h) || !image_size_ok(w, h) ||
@@ -715,59 +762,47 @@ static Image *resample(const Image *src, int w, int h, bool keep_mean)
     if (!dst) return NULL;
     AxisWeights ax, ay;
     double *tmp = NULL;
+    const double **rows = NULL;
     if (axis_init(&ax, sw, w) < 0) goto free_dst;
     if (axis_init(&ay, sh, h) < 0) goto free_ax;
     /* tmp: sh rows of w pixels (x resampled, y not yet) */
     tmp = malloc(sizeof *tmp * (size_t)sh * (size_t)w * (size_t)nc);
-    if (!tmp) goto free_ay;
+    rows = malloc(sizeof *rows * (size_t)ay.maxn);
+    if (!tmp || !rows) goto free_ay;
 
-    for (int y = 0; y < sh; y++) {
-        const float *s = src->px + (size_t)y * sw * nc;
-        double *t = tmp + (size_t)y * w * nc;
-        for (int j = 0; j < w; j++) {
-            const double *wt = ax.wt + (size_t)j * ax.maxn;
-            for (int c = 0; c < nc; c++) {
-                double acc = 0.0;
-                for (int k = 0; k < ax.count[j]; k++)
-                    acc += wt[k] * (double)s[(size_t)(ax.first[j] + k) * nc + c];
-                t[(size_t)j * nc + c] = acc;
-            }
-        }
-    }
+    size_t len = (size_t)w * nc;
+    for (int y = 0; y < sh; y++) resample_xrow(&ax, src->px + (size_t)y * sw * nc, w, nc, tmp + (size_t)y * len);
 
-    double dsum[4] = {0}, ssum[4] = {0};
+    double dsum[4] = {0};
     for (int j = 0; j < h; j++) {
-        const double *wt = ay.wt + (size_t)j * ay.maxn;
-        float *d = dst->px + (size_t)j * w * nc;
-        for (int x = 0; x < w * nc; x++) {
-            double acc = 0.0;
-            for (int k = 0; k < ay.count[j]; k++)
-                acc += wt[k] * tmp[(size_t)(ay.first[j] + k) * w * nc + x];
-            d[x] = (float)acc;
-            dsum[x % nc] += (double)d[x];
-        }
+        float *d = dst->px + (size_t)j * len;
+        for (int k = 0; k < ay.count[j]; k++) rows[k] = tmp + (size_t)(ay.first[j] + k) * len;
+        resample_yrow(&ay, j, rows, len, d);
+        for (size_t x = 0; x < len; x++) dsum[x % nc] += (double)d[x];
     }
 
     /* keep the mean of every channel: sum(dst)/(w*h) == sum(src)/(sw*sh) */
-    size_t ns = (size_t)sw * sh, nd = (size_t)w * h;
-    for (size_t i = 0; i < ns * nc; i++) ssum[i % nc] += (double)src->px[i];
-    for (int c = 0; keep_mean && c < nc; c++) {
-        double want = ssum[c] / (double)ns * (double)nd;
-        if (dsum[c] == 0.0 || !isfinite(dsum[c]) || !isfinite(want)) continue;
-        double k = want / dsum[c];
-        if (k == 1.0) continue;
+    bool scale[4];
+    double k[4];
+    resample_factors(src, w, h, dsum, keep_mean, scale, k);
+    size_t nd = (size_t)w * h;
+    for (int c = 0; c < nc; c++) {
+        if (!scale[c]) continue;
         for (size_t i = 0; i < nd; i++) {
             float *p = &dst->px[i * nc + c];
-            *p = (float)((double)*p * k);
+            *p = (float)((double)*p * k[c]);
         }
     }
 
+    free(rows);
     free(tmp);
     axis_free(&ay);
     axis_free(&ax);
     return dst;
 
 free_ay:
+    free(rows);
+    free(tmp);
     axis_free(&ay);
 free_ax:
     axis_free(&ax);
@@ -778,6 +813,111 @@ free_dst:
 
 Image *image_resample(const Image *src, int w, int h) { return resample(src, w, h, true); }
 Image *image_resample_plain(const Image *src, int w, int h) { return resample(src, w, h, false); }
+
+/* ---- resampling a few rows at a time ------------------------------------- */
+
+struct ImageRows {
+    const Image *src;
+    int w, h, nc;
+    AxisWeights ax, ay;
+    /* the x-resampled source rows lo..hi-1, row r in slot r % cap */
+    double *win;
+    int cap, lo, hi;
+    const double **rows;
+    bool scale[4];
+    double k[4];
+};
+
+/* The x-resampled source rows that destination row j reads, in r->rows.
+ * The rows asked for only move down between passes (ay's first[] grows
+ * with j), so a row is made once a pass; a jump back starts afresh. */
+static void rows_window(ImageRows *r, int j)
+{
+    int lo = r->ay.first[j], hi = lo + r->ay.count[j];
+    size_t len = (size_t)r->w * r->nc;
+    if (lo < r->lo || lo > r->hi) r->lo = r->hi = lo;
+    while (r->hi < hi) {
+        if (r->hi - r->lo == r->cap) r->lo++;
+        resample_xrow(&r->ax, r->src->px + (size_t)r->hi * r->src->w * r->nc, r->w, r->nc,
+                      r->win + (size_t)(r->hi % r->cap) * len);
+        r->hi++;
+    }
+    for (int k = 0; k < hi - lo; k++) r->rows[k] = r->win + (size_t)((lo + k) % r->cap) * len;
+}
+
+ImageRows *image_rows_create(const Image *src, int w, int h, bool keep_mean)
+{
+    if (!src || !src->px || !image_size_ok(src->w, src->h) || !image_size_ok(w, h) ||
+        src->channels < 1 || src->channels > 4)
+        return NULL;
+    ImageRows *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->src = src;
+    r->w = w;
+    r->h = h;
+    r->nc = src->channels;
+    size_t len = (size_t)w * r->nc;
+    float *row = NULL;
+    if (axis_init(&r->ax, src->w, w) < 0) goto free_r;
+    if (axis_init(&r->ay, src->h, h) < 0) goto free_ax;
+    r->cap = r->ay.maxn;
+    r->win = malloc(sizeof *r->win * (size_t)r->cap * len);
+    r->rows = malloc(sizeof *r->rows * (size_t)r->cap);
+    row = malloc(sizeof *row * len);
+    if (!r->win || !r->rows || !row) goto free_ay;
+    /* the factors need every destination row's sum, in resample's order */
+    double dsum[4] = {0};
+    for (int j = 0; keep_mean && j < h; j++) {
+        rows_window(r, j);
+        resample_yrow(&r->ay, j, r->rows, len, row);
+        for (size_t x = 0; x < len; x++) dsum[x % r->nc] += (double)row[x];
+    }
+    resample_factors(src, w, h, dsum, keep_mean, r->scale, r->k);
+    free(row);
+    return r;
+free_ay:
+    free(row);
+    free(r->win);
+    free(r->rows);
+    axis_free(&r->ay);
+free_ax:
+    axis_free(&r->ax);
+free_r:
+    free(r);
+    return NULL;
+}
+
+void image_rows_get(ImageRows *r, int y0, int n, float *dst)
+{
+    size_t len = (size_t)r->w * r->nc;
+    for (int j = y0; j < y0 + n; j++) {
+        float *d = dst + (size_t)(j - y0) * len;
+        rows_window(r, j);
+        resample_yrow(&r->ay, j, r->rows, len, d);
+        for (int c = 0; c < r->nc; c++) {
+            if (!r->scale[c]) continue;
+            for (size_t i = (size_t)c; i < len; i += (size_t)r->nc) d[i] = (float)((double)d[i] * r->k[c]);
+        }
+    }
+}
+
+size_t image_rows_bytes(int src_w, int src_h, int w, int h, int channels)
+{
+    size_t mx = src_w > w ? (size_t)(src_w + w - 1) / (size_t)w + 1 : 2;
+    size_t my = src_h > h ? (size_t)(src_h + h - 1) / (size_t)h + 1 : 2;
+    return (size_t)w * mx * (sizeof(double) + 2 * sizeof(int)) + (size_t)h * my * (sizeof(double) + 2 * sizeof(int)) +
+           my * (size_t)w * (size_t)channels * (sizeof(double) + sizeof(void *)) + (size_t)w * channels * sizeof(float);
+}
+
+void image_rows_free(ImageRows *r)
+{
+    if (!r) return;
+    free(r->win);
+    free(r->rows);
+    axis_free(&r->ay);
+    axis_free(&r->ax);
+    free(r);
+}
 
 /* ---- PNG writing -------------------------------------------------------- */
 
@@ -829,7 +969,8 @@ static unsigned quantise(float v, unsigned max)
     return (unsigned)((double)v * max + 0.5);
 }
 
-static int wr_body(PngWrite *wr, const Image *im, int bits, int level)
+/* The header; 0, or -1 after libpng's error (wr->msg, wr->io_errno). */
+static int wr_head(PngWrite *wr, int w, int h, int channels, int bits, int level)
 {
     if (setjmp(wr->jb)) return -1;
     png_set_write_fn(wr->png, wr, wr_data, wr_flush);
@@ -839,8 +980,8 @@ static int wr_body(PngWrite *wr, const Image *im, int bits, int level)
          * tried on every row) costs more than zlib itself: one filter */
         if (level <= 3) png_set_filter(wr->png, PNG_FILTER_TYPE_BASE, level == 0 ? PNG_FILTER_NONE : PNG_FILTER_SUB);
     }
-    png_set_IHDR(wr->png, wr->info, (png_uint_32)im->w, (png_uint_32)im->h, bits,
-                 im->channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+    png_set_IHDR(wr->png, wr->info, (png_uint_32)w, (png_uint_32)h, bits,
+                 channels == 4 ? PNG_COLOR_TYPE_RGBA : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     png_text tag = {.compression = PNG_TEXT_COMPRESSION_NONE,
                     .key = (png_charp)IMAGE_TAG_PNG_KEY,
@@ -848,11 +989,18 @@ static int wr_body(PngWrite *wr, const Image *im, int bits, int level)
                     .text_length = sizeof IMAGE_TAG_VALUE - 1};
     png_set_text(wr->png, wr->info, &tag, 1);
     png_write_info(wr->png, wr->info);
-    size_t n = (size_t)im->w * (size_t)im->channels;
+    return 0;
+}
+
+/* n rows of w * channels samples, quantised; 0 or -1 as wr_head. */
+static int wr_rows(PngWrite *wr, const float *px, int n, int w, int channels, int bits)
+{
+    if (setjmp(wr->jb)) return -1;
+    size_t len = (size_t)w * (size_t)channels;
     unsigned max = bits == 16 ? 65535u : 255u;
-    for (int y = 0; y < im->h; y++) {
-        const float *p = im->px + (size_t)y * n;
-        for (size_t i = 0; i < n; i++) {
+    for (int y = 0; y < n; y++) {
+        const float *p = px + (size_t)y * len;
+        for (size_t i = 0; i < len; i++) {
             unsigned q = quantise(p[i], max);
             if (bits == 16) {
                 wr->row[2 * i] = (unsigned char)(q >> 8);
@@ -863,6 +1011,12 @@ static int wr_body(PngWrite *wr, const Image *im, int bits, int level)
         }
         png_write_row(wr->png, wr->row);
     }
+    return 0;
+}
+
+static int wr_end(PngWrite *wr)
+{
+    if (setjmp(wr->jb)) return -1;
     png_write_end(wr->png, NULL);
     return 0;
 }
@@ -891,109 +1045,177 @@ int image_save_png(const char *path, const Image *im, int bits, char *err, size_
     return image_save_png_ex(path, im, &o, err, errlen);
 }
 
-int image_save_png_ex(const char *path, const Image *im, const ImagePngOut *o, char *err,
-                      size_t errlen)
+struct ImagePngStream {
+    PngWrite wr;
+    char *path, *tmp;
+    int w, h, channels, bits;
+    int y;              /* rows written */
+    char *temp;         /* ImagePngOut's */
+    size_t templen;
+};
+
+/* libpng's failure as one line: the errno of a failed write, or its message */
+static void png_stream_error(ImagePngStream *s, char *err, size_t errlen)
+{
+    char why[128];
+    if (s->wr.io_errno) {
+        errno_text(s->wr.io_errno, why, sizeof why);
+        set_err(err, errlen, "cannot write %s: %s", s->path, why);
+    } else {
+        set_err(err, errlen, "cannot write %s: %s", s->path, s->wr.msg);
+    }
+}
+
+void image_png_abort(ImagePngStream *s)
+{
+    if (!s) return;
+    if (s->wr.png) png_destroy_write_struct(&s->wr.png, s->wr.info ? &s->wr.info : NULL);
+    if (s->wr.f) fclose(s->wr.f);
+    if (s->tmp && s->tmp[0]) unlink(s->tmp);
+    free(s->wr.row);
+    free(s->tmp);
+    free(s->path);
+    free(s);
+}
+
+ImagePngStream *image_png_begin(const char *path, int w, int h, int channels, const ImagePngOut *o,
+                                char *err, size_t errlen)
 {
     int bits = o->bits;
     char why[128];
-    int rc = -1;
     if (!path) {
         set_err(err, errlen, "cannot write image: no file name");
-        return -1;
+        return NULL;
     }
-    if (!im || !im->px || !image_size_ok(im->w, im->h)) {
+    if (!image_size_ok(w, h)) {
         set_err(err, errlen, "cannot write %s: no image or bad image size", path);
-        return -1;
+        return NULL;
     }
-    if (im->channels != 1 && im->channels != 4) {
-        set_err(err, errlen, "cannot write %s: %d channels (PNG output takes 1 or 4)", path,
-                im->channels);
-        return -1;
+    if (channels != 1 && channels != 4) {
+        set_err(err, errlen, "cannot write %s: %d channels (PNG output takes 1 or 4)", path, channels);
+        return NULL;
     }
     if (bits != 8 && bits != 16) {
         set_err(err, errlen, "cannot write %s: %d bits per sample (PNG output takes 8 or 16)", path,
                 bits);
-        return -1;
+        return NULL;
     }
-
+    ImagePngStream *s = calloc(1, sizeof *s);
     size_t tmplen = strlen(path) + 64;
-    char *tmp = malloc(tmplen);
-    PngWrite wr;
-    memset(&wr, 0, sizeof wr);
-    wr.row = malloc((size_t)im->w * (size_t)im->channels * (size_t)(bits / 8));
-    if (!tmp || !wr.row) {
+    if (!s || !(s->path = strdup(path)) || !(s->tmp = calloc(1, tmplen)) ||
+        !(s->wr.row = malloc((size_t)w * (size_t)channels * (size_t)(bits / 8)))) {
         set_err(err, errlen, "cannot write %s: out of memory", path);
-        goto free_mem;
+        image_png_abort(s);
+        return NULL;
     }
-    int fd = open_temp(path, tmp, tmplen);
+    s->w = w;
+    s->h = h;
+    s->channels = channels;
+    s->bits = bits;
+    s->temp = o->temp;
+    s->templen = o->templen;
+    int fd = open_temp(path, s->tmp, tmplen);
     if (fd < 0) {
         errno_text(errno, why, sizeof why);
         set_err(err, errlen, "cannot write %s: %s", path, why);
-        goto free_mem;
+        s->tmp[0] = '\0';
+        image_png_abort(s);
+        return NULL;
     }
-    wr.f = fdopen(fd, "wb");
-    if (!wr.f) {
+    s->wr.f = fdopen(fd, "wb");
+    if (!s->wr.f) {
         errno_text(errno, why, sizeof why);
         set_err(err, errlen, "cannot write %s: %s", path, why);
         close(fd);
-        goto remove_tmp;
+        image_png_abort(s);
+        return NULL;
     }
-    wr.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &wr, wr_error,
-                                     wr_warning);
-    if (!wr.png) {
+    s->wr.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s->wr, wr_error, wr_warning);
+    if (!s->wr.png || !(s->wr.info = png_create_info_struct(s->wr.png))) {
         set_err(err, errlen, "cannot write %s: out of memory", path);
-        goto close_file;
-    }
-    wr.info = png_create_info_struct(wr.png);
-    if (!wr.info) {
-        set_err(err, errlen, "cannot write %s: out of memory", path);
-        goto destroy_png;
+        image_png_abort(s);
+        return NULL;
     }
     errno = 0;
-    if (wr_body(&wr, im, bits, o->level > IMAGE_PNG_LEVEL_MAX ? IMAGE_PNG_LEVEL_MAX : o->level) < 0) {
-        if (wr.io_errno) {
-            errno_text(wr.io_errno, why, sizeof why);
-            set_err(err, errlen, "cannot write %s: %s", path, why);
-        } else {
-            set_err(err, errlen, "cannot write %s: %s", path, wr.msg);
-        }
-        goto destroy_png;
+    if (wr_head(&s->wr, w, h, channels, bits, o->level > IMAGE_PNG_LEVEL_MAX ? IMAGE_PNG_LEVEL_MAX : o->level) < 0) {
+        png_stream_error(s, err, errlen);
+        image_png_abort(s);
+        return NULL;
     }
-    png_destroy_write_struct(&wr.png, &wr.info);
-    FILE *f = wr.f;
-    wr.f = NULL;
+    return s;
+}
+
+int image_png_rows(ImagePngStream *s, const float *px, int n, char *err, size_t errlen)
+{
+    if (n < 0 || n > s->h - s->y) {
+        set_err(err, errlen, "cannot write %s: more rows than the image has", s->path);
+        return -1;
+    }
+    errno = 0;
+    if (wr_rows(&s->wr, px, n, s->w, s->channels, s->bits) < 0) {
+        png_stream_error(s, err, errlen);
+        return -1;
+    }
+    s->y += n;
+    return 0;
+}
+
+int image_png_end(ImagePngStream *s, char *err, size_t errlen)
+{
+    char why[128];
+    if (s->y != s->h) {
+        set_err(err, errlen, "cannot write %s: %d rows of %d written", s->path, s->y, s->h);
+        image_png_abort(s);
+        return -1;
+    }
+    errno = 0;
+    if (wr_end(&s->wr) < 0) {
+        png_stream_error(s, err, errlen);
+        image_png_abort(s);
+        return -1;
+    }
+    png_destroy_write_struct(&s->wr.png, &s->wr.info);
+    FILE *f = s->wr.f;
+    s->wr.f = NULL;
     if (fclose(f) != 0) {
         errno_text(errno, why, sizeof why);
-        set_err(err, errlen, "cannot write %s: %s", path, why);
-        goto remove_tmp;
+        set_err(err, errlen, "cannot write %s: %s", s->path, why);
+        image_png_abort(s);
+        return -1;
     }
-    if (o->temp) { /* the caller renames it */
-        if (strlen(tmp) >= o->templen) {
-            set_err(err, errlen, "cannot write %s: path too long", path);
-            goto remove_tmp;
+    if (s->temp) { /* the caller renames it */
+        if (strlen(s->tmp) >= s->templen) {
+            set_err(err, errlen, "cannot write %s: path too long", s->path);
+            image_png_abort(s);
+            return -1;
         }
-        strcpy(o->temp, tmp);
-        rc = 0;
-        goto free_mem;
-    }
-    if (rename(tmp, path) != 0) {
+        strcpy(s->temp, s->tmp);
+    } else if (rename(s->tmp, s->path) != 0) {
         errno_text(errno, why, sizeof why);
-        set_err(err, errlen, "cannot write %s: %s", path, why);
-        goto remove_tmp;
+        set_err(err, errlen, "cannot write %s: %s", s->path, why);
+        image_png_abort(s);
+        return -1;
     }
-    rc = 0;
-    goto free_mem;
+    s->tmp[0] = '\0'; /* kept: nothing to remove */
+    image_png_abort(s);
+    return 0;
+}
 
-destroy_png:
-    png_destroy_write_struct(&wr.png, wr.info ? &wr.info : NULL);
-close_file:
-    if (wr.f) fclose(wr.f);
-remove_tmp:
-    unlink(tmp);
-free_mem:
-    free(wr.row);
-    free(tmp);
-    return rc;
+int image_save_png_ex(const char *path, const Image *im, const ImagePngOut *o, char *err,
+                      size_t errlen)
+{
+    if (path && (!im || !im->px)) {
+        set_err(err, errlen, "cannot write %s: no image or bad image size", path);
+        return -1;
+    }
+    ImagePngStream *s = image_png_begin(path, im ? im->w : 0, im ? im->h : 0, im ? im->channels : 0, o,
+                                        err, errlen);
+    if (!s) return -1;
+    if (image_png_rows(s, im->px, im->h, err, errlen) < 0) {
+        image_png_abort(s);
+        return -1;
+    }
+    return image_png_end(s, err, errlen);
 }
 
 /* ---- smokemorph's mark ------------------------------------------------------ */

@@ -158,6 +158,20 @@ Image *image_resample(const Image *src, int w, int h);
  * not a mass (a velocity, which may sum to about zero). */
 Image *image_resample_plain(const Image *src, int w, int h);
 
+/* The rows of image_resample(src, w, h) (keep_mean) or of
+ * image_resample_plain (not), a few at a time and bit for bit the same,
+ * holding a few source rows resampled across instead of the whole result
+ * (a frame written in strips). image_rows_create makes every row once when
+ * keep_mean, for the mean's factor; src must outlive it. Rows are cheapest
+ * asked for top to bottom (any order works). NULL on bad size / no memory. */
+typedef struct ImageRows ImageRows;
+ImageRows *image_rows_create(const Image *src, int w, int h, bool keep_mean);
+/* Rows y0..y0+n-1 (inside 0..h-1) into dst, n * w * channels floats. */
+void image_rows_get(ImageRows *r, int y0, int n, float *dst);
+/* What an ImageRows of these sizes holds, in bytes (for a memory budget). */
+size_t image_rows_bytes(int src_w, int src_h, int w, int h, int channels);
+void image_rows_free(ImageRows *r);
+
 /* Sum of all samples of channel 0. */
 double image_sum(const Image *im);
 
@@ -179,6 +193,20 @@ typedef struct {
 } ImagePngOut;
 int image_save_png_ex(const char *path, const Image *im, const ImagePngOut *o, char *err,
                       size_t errlen);
+
+/* The same file written a few rows at a time (a frame in strips):
+ * image_png_begin creates the temporary file and writes the header;
+ * image_png_rows adds n rows (n * w * channels floats, top to bottom);
+ * image_png_end, once all h rows are in, finishes the file and renames it
+ * over path (or leaves it at o->temp), and frees s, on every path.
+ * image_png_abort removes the temporary file and frees s. The bytes are
+ * image_save_png_ex's. NULL / -1 with err filled. */
+typedef struct ImagePngStream ImagePngStream;
+ImagePngStream *image_png_begin(const char *path, int w, int h, int channels, const ImagePngOut *o,
+                                char *err, size_t errlen);
+int image_png_rows(ImagePngStream *s, const float *px, int n, char *err, size_t errlen);
+int image_png_end(ImagePngStream *s, char *err, size_t errlen);
+void image_png_abort(ImagePngStream *s);
 
 /* Create "path.tmp.<pid>.<n>" exclusively (O_EXCL, O_CLOEXEC, mode 0666
  * less umask), the temporary name every writer renames over path; tmp gets

@@ -1848,9 +1848,10 @@ static int check_run(const Config *c, const FieldImages *fim, int nf, MorphBacke
         xo.out_h = c->out_h;
         xo.nfields = nf;
         xo.velocity = c->exr_velocity;
-        int ow = c->out_w ? c->out_w : c->grid_w, oh = c->out_h ? c->out_h : c->grid_h;
-        budget_add(&b, export_frame_bytes_for(&xo, c->grid_w, c->grid_h), "a %dx%d frame being written%s",
-                   ow, oh, c->out_w ? " (--size)" : "");
+        char what[128];
+        export_frame_what(&xo, c->grid_w, c->grid_h, what, sizeof what);
+        budget_add(&b, export_frame_bytes_for(&xo, c->grid_w, c->grid_h), "%s%s", what,
+                   c->out_w ? " (--size)" : "");
     }
     if (budget_check(&b, err, sizeof err) < 0) {
         log_error("smokemorph", "%s", err);

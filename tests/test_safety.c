@@ -5,6 +5,7 @@
  * the CPU backend at a 16² to 64² grid, with DISPLAY unset and cwd in a
  * mkdtemp directory. */
 #define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE /* wait4 */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +17,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <png.h>
+#include <setjmp.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <zlib.h>
 
 #include "budget.h"
@@ -650,12 +655,15 @@ static void test_scene_outputs(void)
 static void test_memory_and_time(void)
 {
     reset_work();
-    /* --size far beyond the budget: refused at start, naming the frame */
+    /* --size whose frame is far beyond the budget: refused at start, naming
+     * the frame (whole: SMOKEMORPH_STRIP_ROWS -1; strips: test_huge_frame) */
+    static const char *const whole[] = {"SMOKEMORPH_STRIP_ROWS=-1", NULL};
+    next.env = whole;
     run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--size", "16384x16384", "--max-memory", "512",
         disc, disc, NULL);
-    CHECK(R.code == 1 && has(R.err, "--max-memory 512 MiB") && has(R.err, "16384x16384 frame") &&
+    CHECK(R.code == 1 && has(R.err, "--max-memory 512 MiB") && has(R.err, "a 16384x16384 frame being written") &&
               count_lines(R.err) == 1 && !wexists("smokemorph-out"),
-          "--size 16384²: %d %s", R.code, R.err);
+          "--size 16384² whole: %d %s", R.code, R.err);
     /* a grid beyond it: the simulation named */
     run("--headless", "--cpu", "--grid", "4096", "--steps", "1", "--max-memory", "256", disc, disc, NULL);
     CHECK(R.code == 1 && has(R.err, "the biggest item: the simulation (4096x4096"), "grid: %d %s", R.code,
@@ -703,6 +711,122 @@ static void test_memory_and_time(void)
           "the defaults pass at 2048² (%d, %d substeps)", na, nd);
     sp.jacobi = 10000;
     CHECK(budget_cpu_step_units(256, 256, &sp, NULL, NULL) < BUDGET_CPU_STEP_UNITS, "--jacobi 10000 passes");
+}
+
+/* Run the binary in `work` (as run(), stdout and stderr into R.err's
+ * place: the file big.err there); its exit status, and its peak resident
+ * memory in KiB in *kib (wait4's). */
+static int run_rss(long *kib, const char *const *args)
+{
+    char errf[1024];
+    wpath(errf, sizeof errf, "big.err");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        const char *argv[MAXARGS + 2];
+        int n = 0;
+        argv[n++] = bin;
+        for (int k = 0; args[k] && n < MAXARGS; k++) argv[n++] = args[k];
+        argv[n] = NULL;
+        int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+        if (chdir(work) < 0 || fd < 0) _exit(126);
+        dup2(fd, 1);
+        dup2(fd, 2);
+        unsetenv("DISPLAY");
+        unsetenv("WAYLAND_DISPLAY");
+        execv(bin, (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage ru;
+    memset(&ru, 0, sizeof ru);
+    if (pid < 0 || wait4(pid, &status, 0, &ru) != pid) return -1;
+    *kib = ru.ru_maxrss;
+    free(R.err);
+    R.err = testlib_read_file(errf, NULL);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* A PNG read a row at a time (never whole): its size and type, every row
+ * decoded through the end (CRCs, zlib), the alpha of its centre pixel and
+ * the first and last rows with any alpha. 0, or -1. */
+typedef struct {
+    png_structp png;
+    png_infop info;
+    FILE *f;
+    unsigned char *row;
+    jmp_buf jb;
+} BigRead;
+
+static void big_error(png_structp png, png_const_charp msg)
+{
+    (void)msg;
+    longjmp(((BigRead *)png_get_error_ptr(png))->jb, 1);
+}
+
+static int big_rows(BigRead *r, unsigned *w, unsigned *h, int *type, int *depth, int *centre, int *top,
+                    int *bottom)
+{
+    if (setjmp(r->jb)) return -1;
+    png_init_io(r->png, r->f);
+    png_read_info(r->png, r->info);
+    *w = png_get_image_width(r->png, r->info);
+    *h = png_get_image_height(r->png, r->info);
+    *type = png_get_color_type(r->png, r->info);
+    *depth = png_get_bit_depth(r->png, r->info);
+    if (*type != PNG_COLOR_TYPE_RGBA || *depth != 8 || *w > 65536) return -1;
+    r->row = malloc(4 * (size_t)*w);
+    if (!r->row) return -1;
+    *top = *bottom = -1;
+    for (unsigned y = 0; y < *h; y++) {
+        png_read_row(r->png, r->row, NULL);
+        int any = 0;
+        for (unsigned x = 0; x < *w; x++) any |= r->row[4 * x + 3];
+        if (any && *top < 0) *top = (int)y;
+        if (any) *bottom = (int)y;
+        if (y == *h / 2) *centre = r->row[4 * (*w / 2) + 3];
+    }
+    png_read_end(r->png, NULL);
+    return 0;
+}
+
+/* issue 21: a frame far larger than --max-memory is written in strips of
+ * rows: accepted, whole and right, its peak memory a strip's (the whole
+ * frame would take some 1.5 GiB); a size whose strip does not fit is
+ * refused in one line that names the strip. */
+static void test_huge_frame(void)
+{
+    reset_work();
+    const char *args[] = {"-q", "--headless", "--cpu", "--grid", "32", "--steps", "1", "--frame-range", "1-1",
+                          "--size", "8192x8192", "--max-memory", "64", "--frames", "big", "--threads", "2",
+                          disc, disc, NULL};
+    long kib = 0;
+    int rc = run_rss(&kib, args);
+    CHECK(rc == 0 && !has(R.err, "smokemorph: this run needs"), "8192² under --max-memory 64: %d %s", rc, R.err);
+    CHECK(kib > 0 && kib < 768 * 1024, "8192²: peak resident memory %ld MiB, not a strip's", kib / 1024);
+    char png[1024];
+    wpath(png, sizeof png, "big/frame_00001.png");
+    BigRead r = {0};
+    unsigned w = 0, h = 0;
+    int type = -1, depth = 0, centre = -1, top = -1, bottom = -1, ok = -1;
+    if ((r.f = fopen(png, "rb")) && (r.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &r, big_error, NULL)) &&
+        (r.info = png_create_info_struct(r.png)))
+        ok = big_rows(&r, &w, &h, &type, &depth, &centre, &top, &bottom);
+    if (r.png) png_destroy_read_struct(&r.png, r.info ? &r.info : NULL, NULL);
+    if (r.f) fclose(r.f);
+    free(r.row);
+    /* the disc: centre (0.45, 0.5) of the domain, radius 0.25 (make_fixtures) */
+    CHECK(ok == 0 && w == 8192 && h == 8192, "the 8192² frame reads back: %d, %ux%u type %d depth %d", ok, w, h,
+          type, depth);
+    CHECK(centre > 200 && top > 8192 / 8 && top < 8192 / 3 && bottom > 8192 * 2 / 3 && bottom < 8192 * 7 / 8,
+          "the disc in the 8192² frame: centre alpha %d, rows %d..%d", centre, top, bottom);
+    /* a strip that does not fit: refused at start, naming it */
+    run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--size", "16384x16384", "--max-memory", "16",
+        disc, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "--max-memory 16 MiB") &&
+              has(R.err, "the biggest item: a 64-row strip of a 16384x16384 frame being written (--size)") &&
+              count_lines(R.err) == 1 && !wexists("smokemorph-out"),
+          "16384² in 16 MiB: %d %s", R.code, R.err);
 }
 
 /* Every numeric option at the ends of its range, at 16², two steps: each
@@ -813,6 +937,7 @@ int main(void)
     RUN(test_non_finite);
     RUN(test_scene_outputs);
     RUN(test_memory_and_time);
+    RUN(test_huge_frame);
     RUN(test_numeric_extremes);
     RUN(test_small_points);
     testlib_rm_rf(tmp);

@@ -525,6 +525,265 @@ static void test_full_disk_writers(void)
     free(csv);
 }
 
+/* ---- frames in strips (issue 21) ---------------------------------------------- */
+
+/* Grid planes that test the strips: two smokes with soft edges off the
+ * middle (an EXR's data window starts inside a band), a faint haze on the
+ * left, a velocity that is not zero. */
+static void strip_planes(float *p, int w, int h, int k)
+{
+    float *r0 = p, *r1 = p + (size_t)w * h, *vx = r1 + (size_t)w * h, *vy = vx + (size_t)w * h;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            size_t c = (size_t)j * w + i;
+            double d0 = hypot(i - 0.6 * w - k, j - 0.55 * h), d1 = hypot(i - 0.35 * w, j - 0.7 * h + k);
+            r0[c] = (float)(d0 < 0.22 * w ? 1.3 - d0 / (0.22 * w) : i < 3 && 3 * j > h ? 1e-6 * j : 0.0);
+            r1[c] = (float)(d1 < 0.2 * w ? 0.9 * (1.0 - d1 / (0.2 * w)) : 0.0);
+            vx[c] = (float)(0.3 * sin(0.3 * i + k)), vy[c] = (float)(-0.2 * cos(0.25 * j));
+        }
+}
+
+/* Frames 1..3 of w x h planes through an exporter of these options, its
+ * frames whole (strip_rows -1) or in strips of `rows`. 0, or -1. */
+static int strip_frames(ExportOptions o, int rows, int w, int h, char *err, size_t errlen)
+{
+    o.strip_rows = rows;
+    Exporter *x = export_create(&o, err, errlen);
+    if (!x) return -1;
+    size_t cells = (size_t)w * h;
+    float *p = malloc(4 * cells * sizeof(float));
+    int rc = p ? 0 : -1;
+    for (int k = 1; k <= 3 && rc == 0; k++) {
+        strip_planes(p, w, h, k);
+        const float *rho[2] = {p, p + cells};
+        rc = export_write_fields(x, -1, rho, p + 2 * cells, p + 3 * cells, w, h, err, errlen);
+    }
+    if (rc == 0) rc = export_finish(x, err, errlen);
+    if (rc == 0 && export_count(x) != 3) {
+        snprintf(err, errlen, "%d frames written", export_count(x));
+        rc = -1;
+    }
+    export_close(x);
+    free(p);
+    return rc;
+}
+
+/* Whether files a and b hold the same bytes (and exist). */
+static bool same_bytes(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    char *da = testlib_read_file(a, &na), *db = testlib_read_file(b, &nb);
+    bool same = da && db && na == nb && memcmp(da, db, na) == 0;
+    if (!same) printf("  %s (%zu bytes) and %s (%zu bytes) differ\n", a, na, b, nb);
+    free(da);
+    free(db);
+    return same;
+}
+
+/* image_rows gives image_resample's rows bit for bit, a few at a time, in
+ * any order: both axes shrinking (several source rows a row), growing, and
+ * 4 channels. */
+static void test_image_rows(void)
+{
+    const int sizes[][4] = {{37, 29, 11, 7}, {13, 9, 50, 61}, {20, 31, 47, 12}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        for (int nc = 1; nc <= 4; nc += 3) {
+            int sw = sizes[s][0], sh = sizes[s][1], w = sizes[s][2], h = sizes[s][3];
+            Image *src = image_create(sw, sh, nc);
+            for (size_t k = 0; k < (size_t)sw * sh * nc; k++) src->px[k] = (float)((k * 7919) % 1000) / 997.0f;
+            for (int mean = 0; mean < 2; mean++) {
+                Image *whole = mean ? image_resample(src, w, h) : image_resample_plain(src, w, h);
+                ImageRows *r = image_rows_create(src, w, h, mean);
+                float *got = malloc(sizeof(float) * (size_t)w * h * nc);
+                /* bands of 3 rows top to bottom, then the first row again */
+                for (int y = 0; y < h; y += 3) image_rows_get(r, y, h - y < 3 ? h - y : 3, got + (size_t)y * w * nc);
+                bool same = whole && memcmp(got, whole->px, sizeof(float) * (size_t)w * h * nc) == 0;
+                image_rows_get(r, 0, 1, got);
+                same = same && memcmp(got, whole->px, sizeof(float) * (size_t)w * nc) == 0;
+                CHECK(same, "image_rows %dx%d -> %dx%d, %d channels, mean %d: not image_resample's rows", sw, sh,
+                      w, h, nc, mean);
+                free(got);
+                image_rows_free(r);
+                image_free(whole);
+            }
+            image_free(src);
+        }
+    }
+}
+
+/* A frame in strips is the frame whole, byte for byte: PNG 8 and 16 bits
+ * (straight, premultiplied, one field and two), EXR (scanline chunks of 1
+ * and 16 rows, tiles, half and float, white, grey and composited colour,
+ * velocity), the video's raw rows (a fake ffmpeg keeps them), with writer
+ * threads and without, resampled up, down and not at all, and the
+ * screenshot (export_png_fields). */
+static void test_strips_equal(void)
+{
+    reset_work();
+    char err[4400] = "", bindir[700], *saved = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+    path_in(bindir, sizeof bindir, work, "bin");
+    mkdir(bindir, 0777);
+    char fake[800];
+    path_in(fake, sizeof fake, bindir, "ffmpeg");
+    const char *script = "#!/bin/sh\nPATH=/usr/bin:/bin\nfor a; do last=$a; done\ncat > \"$last\"\n";
+    testlib_write_file(fake, script, strlen(script));
+    chmod(fake, 0755);
+    setenv("PATH", bindir, 1);
+    struct {
+        ImageFormat f;
+        int nf, gw, gh, ow, oh, rows, threads;
+        ImageAlpha alpha;
+        ImageExrCompression comp;
+        bool tiled, fl, vel;
+        float grey;       /* one field's colour: grey, or 0: orange */
+        const char *video; /* NULL, "mp4", "mov" */
+    } cs[] = {
+        {IMAGE_FORMAT_PNG8, 1, 23, 17, 150, 97, 7, 0, IMAGE_ALPHA_STRAIGHT, 0, false, false, false, 0.0f, NULL},
+        {IMAGE_FORMAT_PNG8, 2, 40, 30, 17, 13, 5, 2, IMAGE_ALPHA_PREMULTIPLIED, 0, false, false, false, 0, NULL},
+        {IMAGE_FORMAT_PNG16, 2, 23, 17, 0, 0, 3, 2, IMAGE_ALPHA_STRAIGHT, 0, false, false, false, 0, NULL},
+        {IMAGE_FORMAT_PNG16, 1, 24, 20, 61, 130, 1, 0, IMAGE_ALPHA_PREMULTIPLIED, 0, false, false, false, 0.5f,
+         NULL},
+        {IMAGE_FORMAT_EXR, 1, 23, 17, 200, 150, 64, 2, 0, IMAGE_EXR_ZIP, false, false, true, 1.0f, NULL},
+        {IMAGE_FORMAT_EXR, 2, 30, 40, 190, 260, 64, 0, 0, IMAGE_EXR_ZIP, true, true, true, 0, NULL},
+        {IMAGE_FORMAT_EXR, 1, 23, 17, 130, 170, 64, 2, 0, IMAGE_EXR_ZIPS, false, false, false, 0.5f, NULL},
+        {IMAGE_FORMAT_EXR, 1, 20, 20, 100, 300, 128, 1, 0, IMAGE_EXR_PIZ, false, false, true, 0.0f, NULL},
+        {IMAGE_FORMAT_EXR, 2, 23, 17, 140, 200, 64, 2, 0, IMAGE_EXR_ZIP, false, false, true, 0, "mov"},
+        {IMAGE_FORMAT_PNG8, 1, 23, 17, 66, 50, 9, 2, IMAGE_ALPHA_PREMULTIPLIED, 0, false, false, false, 0, "mov"},
+        {IMAGE_FORMAT_PNG8, 2, 23, 17, 66, 51, 4, 0, IMAGE_ALPHA_STRAIGHT, 0, false, false, false, 0, "mp4"},
+    };
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        char dir[2][700], video[2][700], name[64];
+        const char *what[2] = {"whole", "strips"};
+        int rc[2];
+        for (int s = 0; s < 2; s++) {
+            snprintf(name, sizeof name, "%s%zu", what[s], i);
+            path_in(dir[s], sizeof dir[s], work, name);
+            snprintf(name, sizeof name, "%s%zu.%s", what[s], i, cs[i].video ? cs[i].video : "");
+            path_in(video[s], sizeof video[s], work, name);
+            ExportOptions o = export_defaults();
+            o.dir = dir[s];
+            o.format = cs[i].f;
+            o.out_w = cs[i].ow, o.out_h = cs[i].oh;
+            o.threads = cs[i].threads;
+            o.alpha = cs[i].alpha;
+            o.exr_compression = cs[i].comp;
+            o.exr_tiled = cs[i].tiled;
+            o.exr_pixel = cs[i].fl ? IMAGE_EXR_FLOAT : IMAGE_EXR_HALF;
+            o.velocity = cs[i].vel;
+            o.density_scale = 0.9f;
+            o.video = cs[i].video ? video[s] : NULL;
+            o.background[0] = 0.2f, o.background[2] = 0.5f;
+            if (cs[i].nf == 2) {
+                o.nfields = 2;
+                o.fields[0] = (ExportField){"a", {1.0f, 0.5f, 0.1f}};
+                o.fields[1] = (ExportField){"b", {0.2f, 0.6f, 1.0f}};
+            } else if (cs[i].grey > 0.0f) {
+                o.rgb[0] = o.rgb[1] = o.rgb[2] = cs[i].grey;
+            } else {
+                o.rgb[0] = 1.0f, o.rgb[1] = 0.55f, o.rgb[2] = 0.2f;
+            }
+            int ow = cs[i].ow ? cs[i].ow : cs[i].gw, oh = cs[i].oh ? cs[i].oh : cs[i].gh;
+            o.strip_rows = s ? cs[i].rows : -1;
+            int want = s ? (cs[i].rows > oh ? oh : cs[i].rows) : 0;
+            CHECK(export_strip_rows(&o, ow, oh) == want, "case %zu: %s: %d rows a strip, not %d", i, what[s],
+                  export_strip_rows(&o, ow, oh), want);
+            rc[s] = strip_frames(o, o.strip_rows, cs[i].gw, cs[i].gh, err, sizeof err);
+            CHECK(rc[s] == 0, "case %zu, %s: %s", i, what[s], err);
+        }
+        if (rc[0] || rc[1]) continue;
+        for (int k = 1; k <= 3; k++) {
+            char a[800], b[800], frame[32];
+            snprintf(frame, sizeof frame, "frame_%05d.%s", k, cs[i].f == IMAGE_FORMAT_EXR ? "exr" : "png");
+            path_in(a, sizeof a, dir[0], frame);
+            path_in(b, sizeof b, dir[1], frame);
+            CHECK(same_bytes(a, b), "case %zu: frame %d in strips is not the whole frame's bytes", i, k);
+        }
+        CHECK(testlib_count_entries(dir[1], NULL, NULL) == 3, "case %zu: %d files in the strips' folder", i,
+              testlib_count_entries(dir[1], NULL, NULL));
+        if (cs[i].video)
+            CHECK(same_bytes(video[0], video[1]), "case %zu: the video's rows in strips differ", i);
+    }
+    if (saved) setenv("PATH", saved, 1);
+    free(saved);
+
+    /* the screenshot: export_png_fields in strips (SMOKEMORPH_STRIP_ROWS) */
+    float *p = malloc(4 * 23 * 17 * sizeof(float));
+    strip_planes(p, 23, 17, 1);
+    const float *rho[2] = {p, p + 23 * 17};
+    ExportField f[2] = {{"a", {1.0f, 0.5f, 0.1f}}, {"b", {0.2f, 0.6f, 1.0f}}};
+    char a[700], b[700];
+    path_in(a, sizeof a, work, "shot_whole.png");
+    path_in(b, sizeof b, work, "shot_strips.png");
+    setenv("SMOKEMORPH_STRIP_ROWS", "-1", 1);
+    int r1 = export_png_fields(a, rho, f, 2, 23, 17, 99, 71, err, sizeof err);
+    setenv("SMOKEMORPH_STRIP_ROWS", "6", 1);
+    ExportOptions d = export_defaults();
+    CHECK(export_strip_rows(&d, 99, 71) == 6, "SMOKEMORPH_STRIP_ROWS 6: %d rows", export_strip_rows(&d, 99, 71));
+    int r2 = export_png_fields(b, rho, f, 2, 23, 17, 99, 71, err, sizeof err);
+    unsetenv("SMOKEMORPH_STRIP_ROWS");
+    CHECK(r1 == 0 && r2 == 0 && same_bytes(a, b), "the screenshot in strips: %d %d %s", r1, r2, err);
+    free(p);
+    /* automatic: whole up to EXPORT_STRIP_ABOVE pixels, strips above */
+    CHECK(export_strip_rows(&d, 2048, 2048) == 0 && export_strip_rows(&d, 2049, 2048) == EXPORT_STRIP_ROWS &&
+              export_strip_rows(&d, 16384, 16384) == EXPORT_STRIP_ROWS,
+          "automatic strips: %d %d", export_strip_rows(&d, 2048, 2048), export_strip_rows(&d, 2049, 2048));
+    d.format = IMAGE_FORMAT_EXR;
+    d.strip_rows = 40;
+    CHECK(export_strip_rows(&d, 100, 1000) == 64, "an EXR's strip is whole chunks: %d", export_strip_rows(&d, 100, 1000));
+}
+
+/* The memory a frame in strips counts is a strip's, not the frame's; the
+ * budget's line names it. An EXR stream refuses rows that split a chunk
+ * and leaves nothing behind. */
+static void test_strips_budget(void)
+{
+    ExportOptions o = export_defaults();
+    o.out_w = o.out_h = 16384;
+    size_t strip = export_frame_bytes_for(&o, 64, 64);
+    o.strip_rows = -1;
+    size_t whole = export_frame_bytes_for(&o, 64, 64);
+    CHECK(whole > ((size_t)8 << 30) && strip < ((size_t)96 << 20), "16384²: a strip counts %zu MiB, the whole "
+          "frame %zu MiB", strip >> 20, whole >> 20);
+    o.strip_rows = 0;
+    o.out_w = o.out_h = 8192;
+    size_t half = export_frame_bytes_for(&o, 64, 64);
+    CHECK(half < strip && half > strip / 4, "a strip's memory follows the width: 8192² %zu, 16384² %zu", half, strip);
+    char what[160];
+    export_frame_what(&o, 64, 64, what, sizeof what);
+    CHECK(!strcmp(what, "a 64-row strip of a 8192x8192 frame being written"), "'%s'", what);
+    o.out_w = o.out_h = 512;
+    export_frame_what(&o, 64, 64, what, sizeof what);
+    CHECK(!strcmp(what, "a 512x512 frame being written"), "'%s'", what);
+
+    reset_work();
+    char path[700], err[512] = "";
+    path_in(path, sizeof path, work, "split.exr");
+    ExrChannel ch[1] = {{"A", NULL}};
+    ExrWrite d = {.w = 50, .h = 40, .x0 = 0, .y0 = 0, .x1 = 49, .y1 = 39, .channels = ch, .nchannels = 1,
+                  .compression = IMAGE_EXR_ZIP};
+    ExrStream *s = exr_stream_begin(path, &d, err, sizeof err);
+    float *px = calloc(50 * 40, sizeof(float));
+    ch[0].px = px;
+    CHECK(s && exr_stream_rows(s, ch, 0, 16, err, sizeof err) == 0, "rows 0..15: %s", err);
+    int rc = s ? exr_stream_rows(s, ch, 20, 20, err, sizeof err) : 0; /* 16..19 never came */
+    CHECK(rc < 0 && strstr(err, "split a chunk"), "rows that split a chunk: %d %s", rc, err);
+    exr_stream_abort(s);
+    CHECK(testlib_count_entries(work, NULL, NULL) == 0, "an aborted stream left %d files",
+          testlib_count_entries(work, NULL, NULL));
+    /* the whole stream, in bands of 16, is exr_write's file */
+    s = exr_stream_begin(path, &d, err, sizeof err);
+    for (int y = 0; s && y < 40; y += 16) {
+        ch[0].px = px + (size_t)y * 50;
+        CHECK(exr_stream_rows(s, ch, y, 40 - y < 16 ? 40 - y : 16, err, sizeof err) == 0, "band %d: %s", y, err);
+    }
+    CHECK(s && exr_stream_end(s, err, sizeof err) == 0, "end: %s", err);
+    char again[700];
+    path_in(again, sizeof again, work, "whole.exr");
+    ch[0].px = px;
+    CHECK(exr_write(again, &d, err, sizeof err) == 0 && same_bytes(path, again), "stream and exr_write: %s", err);
+    free(px);
+}
+
 int main(void)
 {
     snprintf(work, sizeof work, "/tmp/smokemorph-test-writers-%ld", (long)getpid());
@@ -537,6 +796,9 @@ int main(void)
     RUN(test_writers_failure);
     RUN(test_writers_cancel);
     RUN(test_exr_compressions);
+    RUN(test_image_rows);
+    RUN(test_strips_equal);
+    RUN(test_strips_budget);
     /* the inputs live beside the work folder (reset_work empties it) */
     char inputs[700];
     snprintf(inputs, sizeof inputs, "%s-in", work);
