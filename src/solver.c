@@ -138,7 +138,7 @@ struct Solver {
     unsigned marked;                    /* the marks made this step (bits by T_) */
     int tgx, tgy;                       /* transport_tile's work group */
     int mg_bottom;                      /* mg_bottom's side in texels (0: none) */
-    bool no_fuse;                       /* SMOKEMORPH_MG_FUSE=0: restrict in its own pass, and
+    bool no_fuse;                       /* --no-mg-fuse: restrict in its own pass, and
                                            one gathering iteration a dispatch */
     GLsync inflight[SOLVER_STEPS_IN_FLIGHT]; /* one fence per queued step */
     int inflight_next;
@@ -895,10 +895,7 @@ Solver *solver_create_opts(int w, int h, const SolverParams *p, const SolverOpti
     size_t dl = strlen(defines);
     transport_group(o, &s->tgx, &s->tgy);
     s->mg_bottom = mg_bottom_side(o);
-    { /* for bench sweeps and test_mg_bottom: the restriction in its own pass */
-        const char *e = getenv("SMOKEMORPH_MG_FUSE");
-        s->no_fuse = e && strcmp(e, "0") == 0;
-    }
+    s->no_fuse = o && o->no_fuse; /* --no-mg-fuse: bench sweeps, test_mg_bottom */
     snprintf(defines + dl, sizeof defines - dl,
              "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_GX %d\n#define SM_TRANSPORT_GY %d\n"
              "#define SM_MG_BOTTOM %d\n",

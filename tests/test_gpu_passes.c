@@ -549,10 +549,8 @@ static void test_mg_bottom(void)
     for (int g = 0; g < 5; g++) o[g].mg_bottom = mg_bottom_index(atoi(sides[g]));
     static const int sizes[][2] = {{96, 72}, {37, 29}};
     option_runs(o, "V-cycle bottom", sides, 5, sizes, 2);
-    setenv("SMOKEMORPH_MG_FUSE", "0", 1);
-    SolverOptions nofuse = {0};
+    SolverOptions nofuse = {.no_fuse = true};
     option_runs(&nofuse, "fusions", off, 1, sizes, 1);
-    unsetenv("SMOKEMORPH_MG_FUSE");
 }
 
 /* The solves' own fields after a few steps, against the CPU's: the
@@ -601,7 +599,7 @@ static void test_solve_fields(void)
     for (int g = 0; g < 5 && r; g++) {
         g_opts = o0;
         if (g < 4) g_opts.mg_bottom = mg_bottom_index(atoi(sides[g]));
-        else setenv("SMOKEMORPH_MG_FUSE", "0", 1);
+        else g_opts.no_fuse = true;
         Solver *s = make_solver(&p);
         if (!s) break;
         solver_set_density(s, start);
@@ -621,7 +619,6 @@ static void test_solve_fields(void)
         solver_free(s);
     }
     g_opts = o0;
-    unsetenv("SMOKEMORPH_MG_FUSE");
     ref_free(r);
     free(start); free(target); free(cpu); free(gpu);
     W = w0;
