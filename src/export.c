@@ -1367,13 +1367,6 @@ int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t 
     return export_write(x, -1, rho, NULL, NULL, w, h, err, errlen);
 }
 
-int export_png(const char *path, const float *rho, int w, int h, int out_w, int out_h,
-               const float rgb[3], char *err, size_t errlen)
-{
-    ExportField f = {.name = "smoke", .rgb = {rgb[0], rgb[1], rgb[2]}};
-    return export_png_fields(path, &rho, &f, 1, w, h, out_w, out_h, err, errlen);
-}
-
 int export_png_fields(const char *path, const float *const *rho, const ExportField *fields, int nf,
                       int w, int h, int out_w, int out_h, char *err, size_t errlen)
 {

@@ -140,11 +140,8 @@ int export_write_fields(Exporter *x, long number, const float *const *rho, const
                         const float *vy, int w, int h, char *err, size_t errlen);
 /* export_write of the next frame, density only. */
 int export_frame(Exporter *x, const float *rho, int w, int h, char *err, size_t errlen);
-/* One 8-bit frame as export_open's frames are written, to PATH (a headless
- * --screenshot). */
-int export_png(const char *path, const float *rho, int w, int h, int out_w, int out_h,
-               const float rgb[3], char *err, size_t errlen);
-/* The same of NF fields (alpha clamp(ρ_i), composited as the frames are). */
+/* One 8-bit frame of NF fields (alpha clamp(ρ_i), composited as the frames
+ * are) as export_open's frames are written, to PATH (a headless --screenshot). */
 int export_png_fields(const char *path, const float *const *rho, const ExportField *fields, int nf,
                       int w, int h, int out_w, int out_h, char *err, size_t errlen);
 

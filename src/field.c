@@ -400,7 +400,6 @@ static bool g_count_bytes;
 static unsigned long long g_bytes;
 
 void pass_count_bytes(bool on) { g_count_bytes = on; }
-bool pass_counting_bytes(void) { return g_count_bytes; }
 unsigned long long pass_bytes(void) { return g_bytes; }
 
 static unsigned long long texel_bytes(GLint internal)

@@ -117,7 +117,6 @@ void field_sync(void);
  * moves at least (each texture it samples read once, its target written
  * once) to a running total. Off by default: it queries GL on every pass. */
 void pass_count_bytes(bool on);
-bool pass_counting_bytes(void); /* pass_dispatch_indirect counts none */
 unsigned long long pass_bytes(void);
 
 /* A debug check outside this module failed (and logged why): the next

@@ -7,7 +7,6 @@
 static LogLevel g_level = LOG_INFO;
 
 void log_set_level(LogLevel level) { g_level = level; }
-LogLevel log_get_level(void) { return g_level; }
 
 static void vlog(const char *tag, const char *fmt, va_list ap)
 {

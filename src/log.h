@@ -14,7 +14,6 @@
 typedef enum { LOG_QUIET = 0, LOG_ERROR = 1, LOG_INFO = 2, LOG_DEBUG = 3 } LogLevel;
 
 void log_set_level(LogLevel level);
-LogLevel log_get_level(void);
 void log_error(const char *tag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_info(const char *tag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void log_debug(const char *tag, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -11,7 +11,7 @@
 
 MethodGrid method_grid(int w, int h)
 {
-    MethodGrid g = {w, h, 1, 1.0f / (float)(w < h ? w : h)};
+    MethodGrid g = {.w = w, .h = h, .cell = 1.0f / (float)(w < h ? w : h)};
     return g;
 }
 

@@ -59,10 +59,10 @@ int method_mg_levels(int w, int h, int *lw, int *lh);
 
 /* ---- the grid ------------------------------------------------------------- */
 
-/* W x H cells (d = 1 in 2D; kept so a third dimension fits later), cell size
- * h = 1 / (shorter side): the shorter side of the domain is 1. */
+/* W x H cells, cell size h = 1 / (shorter side): the shorter side of the
+ * domain is 1. (A third dimension adds its depth here when it comes.) */
 typedef struct {
-    int w, h, d;
+    int w, h;
     float cell;
 } MethodGrid;
 

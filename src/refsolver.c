@@ -1141,3 +1141,33 @@ double ref_max_div(const RefSolver *s)
         }
     return m;
 }
+
+/* The force the next step of this state adds; see refsolver.h. */
+int ref_force_field(const MethodState *st, const SolverParams *p, int w, int h, float *fu, float *fv)
+{
+    MethodStep plan;
+    method_plan(p, method_grid(w, h), st->nstep, st->kstep, st->dscale, &plan);
+    SolverParams q = plan.p; /* vf eased */
+    q.dt = 1.0f;
+    q.vd = 0.0f;
+    q.umax = 1e30f;
+    BlurSpec spec;
+    method_blur_spec(w, h, q.sigma, &spec);
+    size_t n = (size_t)w * h, nc = (size_t)spec.cw * spec.ch;
+    float *coarse = malloc(nc * sizeof(float)), *tmp = malloc(nc * sizeof(float));
+    float *zero = calloc(n, sizeof(float));
+    int rc = -1;
+    if (!coarse || !tmp || !zero) goto done;
+    ref_pass_downsample(w, h, &spec, st->field[METHOD_FIELD_DENSITY], coarse);
+    ref_pass_blur_1d(&spec, 0, coarse, tmp);
+    ref_pass_blur_1d(&spec, 1, tmp, coarse);
+    ref_pass_force(w, h, &q, &spec, coarse, st->field[METHOD_FIELD_TARGET_BLUR],
+                   plan.balance ? st->field[METHOD_FIELD_POTENTIAL] : NULL, plan.balance ? plan.kb : 0.0f,
+                   zero, zero, fu, fv);
+    rc = 0;
+done:
+    free(coarse);
+    free(tmp);
+    free(zero);
+    return rc;
+}

@@ -143,6 +143,11 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
  * dt·ε·L (METHOD_SWIRL_LENGTH): axis 0 the x face (i-1 | i), 1 the y face (j-1 | j). */
 float ref_swirl_force(int w, int h, const float *u, const float *v, int i, int j, int axis,
                       float eps_h, float inv_h);
+/* v_f·F on the faces (fu, fv: W*H each) as the force pass of the next step
+ * of state st computes it (its plan: v_f eased, the balance term when on;
+ * its blurred density), with dt 1, no damping, no clamp, from zero velocity:
+ * what the classroom's force view shows (viewfield). 0, or -1 out of memory. */
+int ref_force_field(const MethodState *st, const SolverParams *p, int w, int h, float *fu, float *fv);
 /* Semi-Lagrangian advection of the staggered velocity by itself. */
 void ref_pass_advect_vel(int w, int h, float dt, const float *u, const float *v,
                          float *u_out, float *v_out);

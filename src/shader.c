@@ -601,8 +601,6 @@ void shader_free(Shader *s)
     free(s);
 }
 
-const char *shader_name(const Shader *s) { return s->name; }
-GLuint shader_program(const Shader *s) { return s->prog; }
 
 static void use_prog(GLuint prog)
 {

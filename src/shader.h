@@ -57,8 +57,6 @@ bool shader_software_renderer(void);
 bool shader_is_compute(const Shader *s);
 void shader_free(Shader *s);
 
-const char *shader_name(const Shader *s);
-GLuint shader_program(const Shader *s);
 void shader_use(Shader *s);
 
 /* Location of an active uniform (cached), or -1 if the program has none by
