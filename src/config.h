@@ -142,6 +142,7 @@ typedef struct {
     SolverOptions solver;      /* --compute-tiles, --transport-group, --mg-bottom, --no-mg-fuse */
     int readback_lag;          /* --readback-lag N; -1: the run's own choice */
     long fault_nan_step;       /* --fault-nan-step K (tests); -1: none */
+    int strip_rows;            /* --strip-rows N (tests): ExportOptions.strip_rows */
     unsigned char given[16];   /* one bit per row of settings.def given (config_given) */
 
     /* scene files (issue 9): --scene FILE, --dump-scene; the scene's field name

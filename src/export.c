@@ -795,8 +795,6 @@ int export_write(Exporter *x, long number, const float *rho, const float *vx, co
 int export_strip_rows(const ExportOptions *o, int ow, int oh)
 {
     int r = o->strip_rows;
-    const char *env = getenv("SMOKEMORPH_STRIP_ROWS"); /* the tests' switch */
-    if (r == 0 && env && *env) r = atoi(env);
     if (r < 0 || ow < 1 || oh < 1) return 0;
     if (r == 0) {
         if ((unsigned long long)ow * (unsigned long long)oh <= EXPORT_STRIP_ABOVE) return 0;

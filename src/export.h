@@ -97,7 +97,7 @@ typedef struct {
     /* frames in strips (export_strip_rows): 0: automatic, frames of more
      * than EXPORT_STRIP_ABOVE pixels in strips of EXPORT_STRIP_ROWS rows,
      * smaller ones whole; > 0: every frame in strips of this many rows; < 0:
-     * every frame whole. SMOKEMORPH_STRIP_ROWS stands for 0 when set. */
+     * every frame whole (--strip-rows, for the tests) */
     int strip_rows;
     int png_compression;           /* zlib level 0..9, EXPORT_PNG_COMPRESSION_DEFAULT */
     int threads;                   /* writer threads; 0: export_write writes itself */

@@ -523,6 +523,7 @@ static ExportOptions export_options(const Config *c, const Fields *fs, const cha
     memcpy(x.background, c->background, sizeof x.background);
     x.png_compression = c->png_compression;
     x.exr_tiled = c->exr_tiled;
+    x.strip_rows = c->strip_rows;
     x.threads = c->threads > 0 ? c->threads : pool_cores();
     x.max_flight_bytes = flight_budget(c, export_frame_bytes_for(&x, grid_w, grid_h), x.threads,
                                        grid_w, grid_h);
@@ -1848,6 +1849,7 @@ static int check_run(const Config *c, const FieldImages *fim, int nf, MorphBacke
         xo.out_h = c->out_h;
         xo.nfields = nf;
         xo.velocity = c->exr_velocity;
+        xo.strip_rows = c->strip_rows;
         char what[128];
         export_frame_what(&xo, c->grid_w, c->grid_h, what, sizeof what);
         budget_add(&b, export_frame_bytes_for(&xo, c->grid_w, c->grid_h), "%s%s", what,

@@ -1308,11 +1308,11 @@ static void test_out_of_memory_frame(void)
     if (!vlimit_meaningful("test_out_of_memory_frame")) return;
     reset_work();
     child_env[0] = "LP_NUM_THREADS=2";
+    child_vlimit = "1200000";
     /* the frame whole: in strips (the default at this size) it fits
      * (test_safety's test_huge_frame) */
-    child_env[1] = "SMOKEMORPH_STRIP_ROWS=-1";
-    child_vlimit = "1200000";
-    run("--backend", "fragment", "--headless", SMALL, "--size", "8192x8192", FM, disc, square, NULL);
+    run("--backend", "fragment", "--headless", SMALL, "--size", "8192x8192", "--strip-rows", "-1", FM, disc,
+        square, NULL);
     CHECK(R.signal == 0 && R.code == 1, "frame out of memory: exit %d signal %d; stderr:\n%s",
           R.code, R.signal, R.err);
     const char *second = strchr(R.err, '\n');

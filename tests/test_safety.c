@@ -656,11 +656,9 @@ static void test_memory_and_time(void)
 {
     reset_work();
     /* --size whose frame is far beyond the budget: refused at start, naming
-     * the frame (whole: SMOKEMORPH_STRIP_ROWS -1; strips: test_huge_frame) */
-    static const char *const whole[] = {"SMOKEMORPH_STRIP_ROWS=-1", NULL};
-    next.env = whole;
+     * the frame (whole: --strip-rows -1; in strips: test_huge_frame) */
     run("--headless", "--cpu", "--grid", "16", "--steps", "2", "--size", "16384x16384", "--max-memory", "512",
-        disc, disc, NULL);
+        "--strip-rows", "-1", disc, disc, NULL);
     CHECK(R.code == 1 && has(R.err, "--max-memory 512 MiB") && has(R.err, "a 16384x16384 frame being written") &&
               count_lines(R.err) == 1 && !wexists("smokemorph-out"),
           "--size 16384² whole: %d %s", R.code, R.err);

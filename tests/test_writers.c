@@ -706,21 +706,29 @@ static void test_strips_equal(void)
     if (saved) setenv("PATH", saved, 1);
     free(saved);
 
-    /* the screenshot: export_png_fields in strips (SMOKEMORPH_STRIP_ROWS) */
+    /* the screenshot (export_png_fields), in strips above 2048² pixels: the
+     * frame an exporter of its fields writes whole */
+    int sw = 4100, sh = 1031;
     float *p = malloc(4 * 23 * 17 * sizeof(float));
     strip_planes(p, 23, 17, 1);
     const float *rho[2] = {p, p + 23 * 17};
     ExportField f[2] = {{"a", {1.0f, 0.5f, 0.1f}}, {"b", {0.2f, 0.6f, 1.0f}}};
     char a[700], b[700];
-    path_in(a, sizeof a, work, "shot_whole.png");
+    path_in(a, sizeof a, work, "shot");
+    ExportOptions w = export_defaults();
+    w.dir = a;
+    w.out_w = sw, w.out_h = sh;
+    w.nfields = 2;
+    memcpy(w.fields, f, sizeof f);
+    w.strip_rows = -1;
+    Exporter *x = export_create(&w, err, sizeof err);
+    int r1 = x ? export_write_fields(x, 1, rho, NULL, NULL, 23, 17, err, sizeof err) : -1;
+    export_close(x);
+    path_in(a, sizeof a, work, "shot/frame_00001.png");
     path_in(b, sizeof b, work, "shot_strips.png");
-    setenv("SMOKEMORPH_STRIP_ROWS", "-1", 1);
-    int r1 = export_png_fields(a, rho, f, 2, 23, 17, 99, 71, err, sizeof err);
-    setenv("SMOKEMORPH_STRIP_ROWS", "6", 1);
     ExportOptions d = export_defaults();
-    CHECK(export_strip_rows(&d, 99, 71) == 6, "SMOKEMORPH_STRIP_ROWS 6: %d rows", export_strip_rows(&d, 99, 71));
-    int r2 = export_png_fields(b, rho, f, 2, 23, 17, 99, 71, err, sizeof err);
-    unsetenv("SMOKEMORPH_STRIP_ROWS");
+    CHECK(export_strip_rows(&d, sw, sh) == EXPORT_STRIP_ROWS, "a %dx%d screenshot is not in strips", sw, sh);
+    int r2 = export_png_fields(b, rho, f, 2, 23, 17, sw, sh, err, sizeof err);
     CHECK(r1 == 0 && r2 == 0 && same_bytes(a, b), "the screenshot in strips: %d %d %s", r1, r2, err);
     free(p);
     /* automatic: whole up to EXPORT_STRIP_ABOVE pixels, strips above */
