@@ -60,6 +60,20 @@ static inline double check_now(void)
         fflush(stdout);                                                     \
     } while (0)
 
+/* At the top of a long behavioural test: under AddressSanitizer (make
+ * test-asan) it prints SKIP with that reason and returns, as the run adds
+ * no memory checking to what its shorter tests check; make test runs it. */
+#if defined(__SANITIZE_ADDRESS__)
+#define CHECK_LONG_RUN(name)                                                                  \
+    do {                                                                                      \
+        printf("SKIP %s: a long behavioural run, no memory checking to add under "           \
+               "AddressSanitizer; make test runs it\n", name);                                \
+        return;                                                                               \
+    } while (0)
+#else
+#define CHECK_LONG_RUN(name) ((void)0)
+#endif
+
 static inline int check_done(void)
 {
     printf("%d passed, %d failed\n", check_passed, check_failed);

@@ -143,22 +143,30 @@ static void set_crc(unsigned char *b, size_t len);
 static void put32(unsigned char *p, uint32_t v);
 static void refused(const unsigned char *b, size_t len, const char *why, const char *what);
 
+/* A checkpoint C of w x h written to g_tmp/NAME and read back: its bytes,
+ * their count in *len; NULL (C freed) when that fails. */
+static unsigned char *written(Checkpoint *c, int w, int h, const char *name, size_t *len)
+{
+    CHECK(make(c, w, h) == 0, "alloc");
+    char path[128], err[512];
+    snprintf(path, sizeof path, "%s/%s", g_tmp, name);
+    CHECK(checkpoint_write(path, c, err, sizeof err) == 0, "write: %s", err);
+    *len = 0;
+    unsigned char *b = (unsigned char *)testlib_read_file(path, len);
+    CHECK(b && *len > SCHED + 64, "read back");
+    if (!b) checkpoint_free(c);
+    return b;
+}
+
 /* Version 1 (before schedules) is version 2 without the schedule's block:
  * made from a written file, it reads with everything but the schedule. */
 static void test_version1(void)
 {
     Checkpoint c, r;
-    CHECK(make(&c, 6, 5) == 0, "alloc");
-    char path[128], err[512];
-    snprintf(path, sizeof path, "%s/v1.smc", g_tmp);
-    CHECK(checkpoint_write(path, &c, err, sizeof err) == 0, "write: %s", err);
-    size_t len = 0;
-    unsigned char *b = (unsigned char *)testlib_read_file(path, &len);
-    CHECK(b && len > SCHED + 64, "read back");
-    if (!b) {
-        checkpoint_free(&c);
-        return;
-    }
+    char err[512];
+    size_t len;
+    unsigned char *b = written(&c, 6, 5, "v1.smc", &len);
+    if (!b) return;
     memmove(b + SCHED, b + SCHED + 64, len - SCHED - 64);
     len -= 64;
     put32(b + 8, 1);
@@ -188,17 +196,10 @@ static void test_version1(void)
 static void test_version2(void)
 {
     Checkpoint c, r;
-    CHECK(make(&c, 5, 4) == 0, "alloc");
-    char path[128], err[512];
-    snprintf(path, sizeof path, "%s/v2.smc", g_tmp);
-    CHECK(checkpoint_write(path, &c, err, sizeof err) == 0, "write: %s", err);
-    size_t len = 0;
-    unsigned char *b = (unsigned char *)testlib_read_file(path, &len);
-    CHECK(b && len > SCHED + 64, "read back");
-    if (!b) {
-        checkpoint_free(&c);
-        return;
-    }
+    char err[512];
+    size_t len;
+    unsigned char *b = written(&c, 5, 4, "v2.smc", &len);
+    if (!b) return;
     put32(b + 8, 2);
     put32(b + 116, 0);
     set_crc(b, len);
@@ -829,11 +830,7 @@ static void test_resume_gpu(void)
 
 int main(void)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/test_checkpoint.XXXXXX");
-    if (!mkdtemp(g_tmp)) {
-        perror("mkdtemp");
-        return 2;
-    }
+    testlib_tmpdir(g_tmp, sizeof g_tmp, "test_checkpoint");
     RUN(test_round_trip);
     RUN(test_version1);
     RUN(test_version2);

@@ -353,31 +353,23 @@ static int read_metrics(const char *path, long *steps, double *mass, int max, bo
 /* The GPU backends, named: auto picks the CPU on llvmpipe (a software renderer). */
 static const char *const gpu_backends[2] = {"fragment", "compute"};
 
-static void test_bad_images(void)
+/* A CPU run from A to B fails with exit 1 and one line naming K1 and K2. */
+static void bad_pair(int line, const char *what, const char *a, const char *b, const char *k1,
+                     const char *k2)
 {
     reset_work();
-    run("--cpu", SMALL, FM, missing, square, NULL);
-    expect_fail(__LINE__, "missing file", 1, "missing.png", "no such file", NULL);
+    run("--cpu", SMALL, FM, a, b, NULL);
+    expect_fail(line, what, 1, k1, k2, NULL);
+}
 
-    reset_work();
-    run("--cpu", SMALL, FM, disc, missing, NULL);
-    expect_fail(__LINE__, "missing target", 1, "missing.png", "no such file", NULL);
-
-    reset_work();
-    run("--cpu", SMALL, FM, adir, square, NULL);
-    expect_fail(__LINE__, "directory as image", 1, "somedir", "directory", NULL);
-
-    reset_work();
-    run("--cpu", SMALL, FM, notpng, square, NULL);
-    expect_fail(__LINE__, "text file", 1, "notes.txt", "not a PNG", NULL);
-
-    reset_work();
-    run("--cpu", SMALL, FM, disc, trunc_png, NULL);
-    expect_fail(__LINE__, "truncated PNG", 1, "trunc.png", "truncated", NULL);
-
-    reset_work();
-    run("--cpu", SMALL, FM, corrupt, square, NULL);
-    expect_fail(__LINE__, "corrupt PNG", 1, "corrupt.png", "corrupt", NULL);
+static void test_bad_images(void)
+{
+    bad_pair(__LINE__, "missing file", missing, square, "missing.png", "no such file");
+    bad_pair(__LINE__, "missing target", disc, missing, "missing.png", "no such file");
+    bad_pair(__LINE__, "directory as image", adir, square, "somedir", "directory");
+    bad_pair(__LINE__, "text file", notpng, square, "notes.txt", "not a PNG");
+    bad_pair(__LINE__, "truncated PNG", disc, trunc_png, "trunc.png", "truncated");
+    bad_pair(__LINE__, "corrupt PNG", corrupt, square, "corrupt.png", "corrupt");
 
     reset_work();
     run("--cpu", SMALL, FM, "--raw", "8x8", raw10, raw10, NULL);
@@ -1502,18 +1494,9 @@ int main(void)
     snprintf(targets_src, sizeof targets_src, "%s/targets", tree);
     if (!testlib_exists(targets_src)) snprintf(targets_src, sizeof targets_src, "%s/../targets", tree);
 
-    snprintf(tmp, sizeof tmp, "/tmp/test_cli.XXXXXX");
-    if (!mkdtemp(tmp)) {
-        perror("mkdtemp");
-        return 2;
-    }
+    testlib_tmpdir(tmp, sizeof tmp, "test_cli");
     path_in(work, sizeof work, tmp, "work");
-    if (make_fixtures() < 0) {
-        printf("FAIL cannot make the fixtures in %s\n", tmp);
-        testlib_rm_rf(tmp);
-        printf("0 passed, 1 failed\n");
-        return 1;
-    }
+    if (make_fixtures() < 0) testlib_setup_failed("cannot make the fixtures in %s", tmp);
     RUN(test_bad_images);
     RUN(test_bad_options);
     RUN(test_bad_outputs);

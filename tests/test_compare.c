@@ -151,11 +151,8 @@ static void test_cli(void)
  * side by side. */
 static void test_headless_run(void)
 {
-    char dir[] = "/tmp/test_compare_XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(0, "mkdtemp");
-        return;
-    }
+    char dir[64];
+    testlib_tmpdir(dir, sizeof dir, "test_compare");
     char csv[256], frames[256], f3[300];
     snprintf(csv, sizeof csv, "%s/both.csv", dir);
     snprintf(frames, sizeof frames, "%s/frames", dir);

@@ -21,15 +21,27 @@
 #include "image.h"
 #include "testlib.h"
 
+/* An empty file DIR/NAMES[k] for each of the N names. */
+static void touch_all(const char *dir, const char *const *names, size_t n)
+{
+    for (size_t k = 0; k < n; k++) testlib_write_file(testlib_fmt("%s/%s", dir, names[k]), "", 0);
+}
+
+/* Every file of KEEP is still in DIR, none of OLD is. */
+static void kept_removed(const char *dir, const char *const *keep, size_t nkeep,
+                         const char *const *old, size_t nold)
+{
+    for (size_t k = 0; k < nkeep; k++)
+        CHECK(testlib_exists(testlib_fmt("%s/%s", dir, keep[k])), "%s was removed", keep[k]);
+    for (size_t k = 0; k < nold; k++)
+        CHECK(!testlib_exists(testlib_fmt("%s/%s", dir, old[k])), "%s was kept", old[k]);
+}
+
 static char tmpdir[256];
 
 static void make_tmpdir(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/test_export.XXXXXX");
-    if (!mkdtemp(tmpdir)) {
-        perror("mkdtemp");
-        exit(2);
-    }
+    testlib_tmpdir(tmpdir, sizeof tmpdir, "test_export");
 }
 
 
@@ -381,22 +393,14 @@ static void test_metrics_fifo(void)
  * last are an earlier run's: export_remove_stale deletes exactly those. */
 static void test_remove_stale(void)
 {
-    char dir[512], path[700];
+    char dir[512];
     snprintf(dir, sizeof dir, "%s/stale", tmpdir);
     mkdir(dir, 0777);
     const char *keep[] = {"frame_00001.png", "frame_00002.png", "frame_7.png", "frame_00009.png.bak",
                           "notes.txt", "frame_000010.png"};
     const char *old[] = {"frame_00003.png", "frame_00004.png", "frame_00012.png", "frame_123456.png"};
-    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, keep[k]);
-        FILE *f = fopen(path, "w");
-        if (f) fclose(f);
-    }
-    for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, old[k]);
-        FILE *f = fopen(path, "w");
-        if (f) fclose(f);
-    }
+    touch_all(dir, keep, sizeof keep / sizeof keep[0]);
+    touch_all(dir, old, sizeof old / sizeof old[0]);
     char err[512];
     float rgb[3] = {1, 1, 1};
     Exporter *x = export_open(dir, 0, 0, rgb, err, sizeof err);
@@ -407,14 +411,7 @@ static void test_remove_stale(void)
     CHECK(export_frame(x, rho, 8, 8, err, sizeof err) == 0, "frame 2: %s", err);
     int removed = export_remove_stale(x);
     CHECK(removed == 4, "removed %d stale frames, expected 4", removed);
-    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, keep[k]);
-        CHECK(testlib_exists(path), "%s was removed", keep[k]);
-    }
-    for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, old[k]);
-        CHECK(!testlib_exists(path), "%s was kept", old[k]);
-    }
+    kept_removed(dir, keep, sizeof keep / sizeof keep[0], old, sizeof old / sizeof old[0]);
     free(rho);
     export_close(x);
 }
@@ -801,14 +798,8 @@ static void test_pattern_numbers(void)
     const char *keep[] = {"s.0099.png", "s.0100.png", "s.0101.png", "s.102.png", "t.0200.png",
                           "s.0200.png.tmp", "s.0200.exr"};
     const char *old[] = {"s.0103.png", "s.0200.png", "s.12345.png"};
-    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, keep[k]);
-        testlib_write_file(path, "", 0);
-    }
-    for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, old[k]);
-        testlib_write_file(path, "", 0);
-    }
+    touch_all(dir, keep, sizeof keep / sizeof keep[0]);
+    touch_all(dir, old, sizeof old / sizeof old[0]);
     ExportOptions o = export_defaults();
     o.dir = dir;
     o.prefix = "s.";
@@ -829,14 +820,7 @@ static void test_pattern_numbers(void)
     CHECK(testlib_exists(path), "s.0102.png not written");
     int removed = export_remove_stale(x);
     CHECK(removed == 3, "removed %d stale frames, expected 3", removed);
-    for (size_t k = 0; k < sizeof keep / sizeof keep[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, keep[k]);
-        CHECK(testlib_exists(path), "%s was removed", keep[k]);
-    }
-    for (size_t k = 0; k < sizeof old / sizeof old[0]; k++) {
-        snprintf(path, sizeof path, "%s/%s", dir, old[k]);
-        CHECK(!testlib_exists(path), "%s was kept", old[k]);
-    }
+    kept_removed(dir, keep, sizeof keep / sizeof keep[0], old, sizeof old / sizeof old[0]);
     char hint[8192];
     CHECK(export_video_hint(x, hint, sizeof hint) == 0 && strstr(hint, "-framerate 24 ") &&
               strstr(hint, "-start_number 100 ") && strstr(hint, "/pattern/s.%04d.png"),

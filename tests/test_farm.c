@@ -33,32 +33,17 @@ static char scene2[300], scene2b[300], scene1[300], scene1b[300]; /* scenes of 2
 static TestlibResult R;
 static int g_kill_ms, g_kill_sig;
 
-static void reset_work(void)
-{
-    testlib_rm_rf(work);
-    if (mkdir(work, 0777) < 0) {
-        perror(work);
-        exit(2);
-    }
-}
+static void reset_work(void) { testlib_fresh_dir(work); }
 
 static void run(const char *first, ...)
 {
-    const char *argv[MAXARGS + 2];
-    int n = 0;
-    argv[n++] = bin;
+    const char *argv[MAXARGS + 2], *head[] = {bin, NULL};
     va_list ap;
     va_start(ap, first);
-    for (const char *a = first; a && n < MAXARGS; a = va_arg(ap, const char *)) argv[n++] = a;
+    testlib_argv(argv, MAXARGS, head, first, ap);
     va_end(ap);
-    argv[n] = NULL;
-    static const char *const unset[] = {"DISPLAY", "WAYLAND_DISPLAY", NULL};
-    TestlibRunOpts o = {0};
-    o.cwd = work;
-    o.unset_env = unset;
-    o.kill_after_ms = g_kill_ms;
-    o.kill_signal = g_kill_sig;
-    testlib_run(argv, &o, &R);
+    TestlibRunOpts o = {.kill_after_ms = g_kill_ms, .kill_signal = g_kill_sig};
+    testlib_run_headless(argv, work, &o, &R);
     g_kill_ms = 0;
 }
 
@@ -93,33 +78,9 @@ static void expect_fail(int line, int code, ...)
 
 static void in_work(char *buf, size_t n, const char *rel) { snprintf(buf, n, "%s/%s", work, rel); }
 
-static bool same_file(const char *a, const char *b)
-{
-    size_t la = 0, lb = 0;
-    char *x = testlib_read_file(a, &la), *y = testlib_read_file(b, &lb);
-    bool eq = x && y && la == lb && memcmp(x, y, la) == 0;
-    free(x);
-    free(y);
-    return eq;
-}
-
-/* Frames from..to of dir A (relative to work) equal dir B's byte for byte;
- * returns how many differ or are missing. */
 static int diff_frames(const char *a, const char *b, int from, int to)
 {
-    int bad = 0;
-    for (int k = from; k <= to; k++) {
-        char pa[600], pb[600], rel[64];
-        snprintf(rel, sizeof rel, "%s/frame_%05d.png", a, k);
-        in_work(pa, sizeof pa, rel);
-        snprintf(rel, sizeof rel, "%s/frame_%05d.png", b, k);
-        in_work(pb, sizeof pb, rel);
-        if (!same_file(pa, pb)) {
-            printf("  frame %d: %s and %s differ\n", k, pa, pb);
-            bad++;
-        }
-    }
-    return bad;
+    return testlib_diff_frames(work, a, b, from, to);
 }
 
 static bool exists_in_work(const char *rel)
@@ -734,17 +695,7 @@ static void test_progress_json(void)
 
 int main(void)
 {
-    if (!realpath(testlib_bin(), bin)) {
-        printf("FAIL cannot find the binary %s: %s\n0 passed, 1 failed\n", testlib_bin(),
-               strerror(errno));
-        return 1;
-    }
-    snprintf(tmp, sizeof tmp, "/tmp/test_farm.XXXXXX");
-    if (!mkdtemp(tmp)) {
-        perror("mkdtemp");
-        return 2;
-    }
-    snprintf(work, sizeof work, "%s/work", tmp);
+    testlib_cli_start("test_farm", bin, tmp, sizeof tmp, work, sizeof work);
     snprintf(disc, sizeof disc, "%s/disc.png", tmp);
     snprintf(square, sizeof square, "%s/square.png", tmp);
     Image *a = image_create(48, 48, 1), *b = image_create(48, 48, 1);

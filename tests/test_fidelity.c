@@ -17,15 +17,7 @@
 #include "image.h"
 #include "testlib.h"
 
-static float *field(size_t n)
-{
-    float *f = calloc(n, sizeof *f);
-    if (!f) {
-        printf("out of memory\n");
-        exit(1);
-    }
-    return f;
-}
+static float *field(size_t n) { return testlib_floats(n); }
 
 /* A soft disc of radius r at (cx, cy) in cell units, value v inside, added
  * to f: a ramp one cell wide at the edge. */
@@ -712,10 +704,7 @@ static void test_settle(void)
  * 512² is a benchmark: docs/FIDELITY.md. */
 static void test_suite_bounds(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    printf("SKIP test_suite_bounds: a long behavioural run, no memory checking to add under AddressSanitizer; make test runs it\n");
-    return;
-#endif
+    CHECK_LONG_RUN("test_suite_bounds");
     static const char *pairs[] = {"diagonal", "crescent-bars", "one-three", "three-one",
                                   "ring-word", "word-ring", "corners", "blob-square",
                                   "square-blob", "disc-ring", "heart-cross", "blob-star",
@@ -773,11 +762,7 @@ static void test_suite_bounds(void)
 int main(void)
 {
     snprintf(tool, sizeof tool, "%s/tools/fidelity", testlib_build_dir());
-    snprintf(dir, sizeof dir, "/tmp/test_fidelity.XXXXXX");
-    if (!mkdtemp(dir)) {
-        printf("cannot make a temporary directory\n");
-        return 1;
-    }
+    testlib_tmpdir(dir, sizeof dir, "test_fidelity");
     RUN(test_error);
     RUN(test_settle);
     RUN(test_blend_exact);

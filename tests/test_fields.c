@@ -59,9 +59,8 @@ static double rel_l2(const float *a, const float *b) { return testlib_rel_l2(a, 
 
 static Morph *make(int f, const SolverParams *p, MorphBackend b)
 {
-    char err[512];
-    Morph *m = morph_create(N, N, p, g_start[f], g_target[f], true, b, g_dir, err, sizeof err);
-    CHECK(m != NULL, "morph_create field %d: %s", f, err);
+    Morph *m = testlib_morph(N, N, p, g_start[f], g_target[f], true, b, g_dir);
+    CHECK(m != NULL, "morph_create field %d", f);
     return m;
 }
 

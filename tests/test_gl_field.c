@@ -226,11 +226,8 @@ static void test_find_dir(void)
 
 static void test_include_errors(void)
 {
-    char dir[] = "/tmp/smokemorph-shaders-XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(0, "mkdtemp");
-        return;
-    }
+    char dir[64];
+    testlib_tmpdir(dir, sizeof dir, "smokemorph-shaders");
     char err[2048];
     write_file(dir, "common.glsl", "// common\nfloat twice(float x) { return 2.0 * x; }\n");
     /* line 4 of broken.glsl has the syntax error */
@@ -300,11 +297,8 @@ static void test_include_errors(void)
 
 static void test_uniforms(void)
 {
-    char dir[] = "/tmp/smokemorph-uniforms-XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(0, "mkdtemp");
-        return;
-    }
+    char dir[64];
+    testlib_tmpdir(dir, sizeof dir, "smokemorph-uniforms");
     char err[2048];
     write_file(dir, "common.glsl", "ivec2 cell() { return ivec2(gl_FragCoord.xy); }\n");
     write_file(dir, "uni.glsl",
@@ -368,11 +362,8 @@ static void test_uniforms(void)
  * the field it draws into fails the next gl_check. */
 static void test_debug_checks(void)
 {
-    char dir[] = "/tmp/smokemorph-debug-XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(0, "mkdtemp");
-        return;
-    }
+    char dir[64];
+    testlib_tmpdir(dir, sizeof dir, "smokemorph-debug");
     char err[2048];
     write_file(dir, "oob.glsl",
                "uniform sampler2D u_src;\n"
@@ -444,11 +435,8 @@ static void test_debug_checks(void)
  * defines given to the loader reach the source. */
 static void test_pass_stages(void)
 {
-    char dir[] = "/tmp/smokemorph-stage-XXXXXX";
-    if (!mkdtemp(dir)) {
-        CHECK(0, "mkdtemp");
-        return;
-    }
+    char dir[64];
+    testlib_tmpdir(dir, sizeof dir, "smokemorph-stage");
     char err[2048], src[4200];
     snprintf(src, sizeof src, "%s/entry.glsl", shader_dir);
     size_t len = 0;

@@ -21,15 +21,7 @@ static float disc[N], square[N], ring[N];
 /* An uneven schedule: key 1 for steps 1..4, key 2 for 5..11, key 3 for 12..20. */
 static const long steps[3] = {4, 11, 20};
 
-static void make_shapes(void)
-{
-    static const TestlibShape s = {.domain = true, .width = 0.05};
-    testlib_disc(disc, W, H, &s, 0.35, 0.4, 0.2, 1.0);
-    testlib_box(square, W, H, &s, 0.65, 0.6, 0.18, 0.18, 1.0);
-    testlib_disc(ring, W, H, &s, 0.5, 0.5, 0.3, 1.0);
-    static const TestlibShape hole = {.domain = true, .width = 0.05, .add = true};
-    testlib_disc(ring, W, H, &hole, 0.5, 0.5, 0.15, -1.0);
-}
+static void make_shapes(void) { testlib_key_shapes(W, H, NULL, disc, square, ring); }
 
 /* disc -> square (4) -> ring (11) -> disc (20); key 2 with vf 0.8 when
  * vf2 is set. */
@@ -39,10 +31,10 @@ static Morph *make(bool vf2)
     method_params_default(&p);
     p2 = p;
     p2.vf = 0.8f;
-    char err[256] = "";
-    Morph *m = morph_create(W, H, &p, disc, square, true, MORPH_CPU, NULL, err, sizeof err);
-    CHECK(m != NULL, "morph_create: %s", err);
+    Morph *m = testlib_morph(W, H, &p, disc, square, true, MORPH_CPU, NULL);
+    CHECK(m != NULL, "morph_create");
     if (!m) return NULL;
+    char err[256] = "";
     MorphKey k[3] = {{.step = steps[0], .target = square},
                      {.step = steps[1], .target = ring, .params = vf2 ? &p2 : NULL},
                      {.step = steps[2], .target = disc}};
@@ -55,12 +47,7 @@ static Morph *make(bool vf2)
     return m;
 }
 
-static double sum(const float *f)
-{
-    double s = 0.0;
-    for (int k = 0; k < N; k++) s += f[k];
-    return s;
-}
+static double sum(const float *f) { return testlib_sum(f, N); }
 
 static bool same(const float *a, const float *b) { return memcmp(a, b, N * sizeof(float)) == 0; }
 
@@ -194,11 +181,8 @@ static void test_key_params(void)
  * as given. */
 static void test_one_target_and_images(void)
 {
-    SolverParams p;
-    method_params_default(&p);
-    char err[256] = "";
-    Morph *m = morph_create(W, H, &p, disc, square, true, MORPH_CPU, NULL, err, sizeof err);
-    CHECK(m != NULL, "morph_create: %s", err);
+    Morph *m = testlib_morph(W, H, NULL, disc, square, true, MORPH_CPU, NULL);
+    CHECK(m != NULL, "morph_create");
     if (!m) return;
     run_to(m, 3);
     CHECK(morph_goto_key(m, 2) < 0 && morph_step_count(m) == 3, "no schedule: goto 2 is refused");

@@ -416,10 +416,7 @@ static void test_whole_steps(void)
  * measure stays at the start image's level. */
 static void test_diagonal_stripes(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    printf("SKIP test_diagonal_stripes: a long behavioural run, no memory checking to add under AddressSanitizer; make test runs it\n");
-    return;
-#endif
+    CHECK_LONG_RUN("test_diagonal_stripes");
     int w = 192;
     size_t n = (size_t)w * w;
     float *a = malloc(n * 4), *b = malloc(n * 4), *g = malloc(n * 4);
@@ -682,10 +679,7 @@ static Image *bundled(const char *name, int n)
  * file's CI time), and 53.6% from step 50 to 100. */
 static void test_resolution(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    printf("SKIP test_resolution: a long behavioural run, no memory checking to add under AddressSanitizer; make test runs it\n");
-    return;
-#endif
+    CHECK_LONG_RUN("test_resolution");
     enum { NR = 2, NCHK = 3 };
     const int sides[NR] = {128, 512}, at[NCHK] = {50, 100, 150};
     float *rho[NR][NCHK] = {{0}};

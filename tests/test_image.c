@@ -421,15 +421,7 @@ static void test_png_orientation(void)
 
 /* ---- PNG errors ---------------------------------------------------------- */
 
-static uint32_t crc32_png(const unsigned char *p, size_t n)
-{
-    uint32_t c = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
-    }
-    return c ^ 0xffffffffu;
-}
+static uint32_t crc32_png(const unsigned char *p, size_t n) { return testlib_crc32(p, n); }
 
 static uint32_t be32(const unsigned char *p)
 {
@@ -1009,11 +1001,7 @@ static void test_create(void)
 
 int main(void)
 {
-    snprintf(g_dir, sizeof g_dir, "/tmp/smokemorph-test-image-XXXXXX");
-    if (!mkdtemp(g_dir)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    testlib_tmpdir(g_dir, sizeof g_dir, "smokemorph-test-image");
     RUN(test_create);
     RUN(test_png_grey_depths);
     RUN(test_png_grey_alpha);

@@ -244,18 +244,7 @@ static char *read_text(const char *path)
     return s;
 }
 
-static char *pathf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *pathf(const char *fmt, ...)
-{
-    static char buf[4][1024];
-    static int k;
-    char *p = buf[k++ & 3];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p, sizeof buf[0], fmt, ap);
-    va_end(ap);
-    return p;
-}
+#define pathf testlib_fmt
 
 /* Two directories of fakes: with sudo and without. */
 static bool deps_setup(void)
@@ -585,11 +574,7 @@ static void test_deps_apt_fails(void)
 
 int main(void)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/smokemorph-install-XXXXXX");
-    if (!mkdtemp(g_tmp)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    testlib_tmpdir(g_tmp, sizeof g_tmp, "smokemorph-install");
     RUN(test_install);
     RUN(test_completion);
     if (access("tools/install-deps.sh", R_OK) != 0) {

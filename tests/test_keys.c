@@ -18,33 +18,19 @@
 
 static float disc[N], square[N], ring[N];
 
-static void make_shapes(void)
-{
-    static const TestlibShape s = {.domain = true, .width = 0.05};
-    testlib_disc(disc, W, H, &s, 0.35, 0.4, 0.2, 1.0);
-    testlib_box(square, W, H, &s, 0.65, 0.6, 0.18, 0.18, 1.0);
-    testlib_disc(ring, W, H, &s, 0.5, 0.5, 0.3, 1.0);
-    static const TestlibShape hole = {.domain = true, .width = 0.05, .add = true};
-    testlib_disc(ring, W, H, &hole, 0.5, 0.5, 0.15, -1.0);
-}
+static void make_shapes(void) { testlib_key_shapes(W, H, NULL, disc, square, ring); }
 
 static Morph *make(const float *start, const float *target)
 {
     SolverParams p;
     method_params_default(&p);
     p.arrive = EVERY * p.dt; /* as each key's: it arrives at its step, EVERY steps on */
-    char err[256] = "";
-    Morph *m = morph_create(W, H, &p, start, target, true, MORPH_CPU, NULL, err, sizeof err);
-    CHECK(m != NULL, "morph_create: %s", err);
+    Morph *m = testlib_morph(W, H, &p, start, target, true, MORPH_CPU, NULL);
+    CHECK(m != NULL, "morph_create");
     return m;
 }
 
-static double sum(const float *f)
-{
-    double s = 0.0;
-    for (int k = 0; k < N; k++) s += f[k];
-    return s;
-}
+static double sum(const float *f) { return testlib_sum(f, N); }
 
 /* Σ|ρ − s·key|/Σ s·key with s = Σρ_ref/Σkey: the error against key scaled
  * to the mass ref_mass. */

@@ -27,9 +27,8 @@ static void shapes(void)
 
 static Morph *make(const SolverParams *p)
 {
-    char err[256] = "";
-    Morph *m = morph_create(W, H, p, start, target, true, MORPH_CPU, NULL, err, sizeof err);
-    CHECK(m != NULL, "morph_create: %s", err);
+    Morph *m = testlib_morph(W, H, p, start, target, true, MORPH_CPU, NULL);
+    CHECK(m != NULL, "morph_create");
     return m;
 }
 

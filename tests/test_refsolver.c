@@ -33,15 +33,7 @@ static float frand(void) { return (float)(xorshift32() >> 8) * (1.0f / 16777216.
 /* uniform in [-1, 1) */
 static float srand1(void) { return 2.0f * frand() - 1.0f; }
 
-static float *falloc(size_t n)
-{
-    float *p = calloc(n, sizeof *p);
-    if (!p) {
-        printf("FAIL out of memory\n");
-        exit(1);
-    }
-    return p;
-}
+static float *falloc(size_t n) { return testlib_floats(n); }
 
 #define AT(a, w, i, j) ((a)[(size_t)(j) * (size_t)(w) + (size_t)(i)])
 
@@ -892,10 +884,7 @@ static void test_advect_diagonal(void)
  * opposite corner, whole steps with the defaults, either force. */
 static void test_morph_diagonal(void)
 {
-#if defined(__SANITIZE_ADDRESS__)
-    printf("SKIP test_morph_diagonal: a long behavioural run, no memory checking to add under AddressSanitizer; make test runs it\n");
-    return;
-#endif
+    CHECK_LONG_RUN("test_morph_diagonal");
     int w = 256;
     size_t n = (size_t)w * w;
     float *a = falloc(n), *b = falloc(n);

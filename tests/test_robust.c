@@ -35,54 +35,23 @@ static char work[512]; /* cwd of every child */
 static TestlibResult R;
 static TestlibRunOpts next; /* options of the next run only */
 
+static void reset_work(void) { testlib_fresh_dir(work); }
+static bool has(const char *hay, const char *needle) { return testlib_has(hay, needle); }
+static int count_lines(const char *s) { return testlib_count_lines(s); }
 static void path_in(char *buf, size_t n, const char *dir, const char *name)
 {
-    int r = snprintf(buf, n, "%s/%s", dir, name);
-    if (r < 0 || (size_t)r >= n) buf[0] = '\0'; /* never: the paths are short */
-}
-
-static void reset_work(void)
-{
-    testlib_rm_rf(work);
-    if (mkdir(work, 0777) < 0) {
-        perror(work);
-        exit(2);
-    }
-}
-
-static bool has(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
-
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (const char *p = s; *p; p++)
-        if (*p == '\n') n++;
-    return n + (s[0] && s[strlen(s) - 1] != '\n');
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    testlib_path(buf, n, dir, name);
 }
 
 /* Run the binary in `work` with DISPLAY unset; fills R. */
 static void run(const char *first, ...)
 {
-    const char *argv[MAXARGS + 2];
-    int argc = 0;
-    argv[argc++] = bin;
+    const char *argv[MAXARGS + 2], *head[] = {bin, NULL};
     va_list ap;
     va_start(ap, first);
-    for (const char *a = first; a && argc < MAXARGS; a = va_arg(ap, const char *)) argv[argc++] = a;
+    testlib_argv(argv, MAXARGS, head, first, ap);
     va_end(ap);
-    argv[argc] = NULL;
-    static const char *const unset[] = {"DISPLAY", "WAYLAND_DISPLAY", NULL};
-    TestlibRunOpts o = next;
-    o.cwd = work;
-    o.unset_env = unset;
-    testlib_run(argv, &o, &R);
+    testlib_run_headless(argv, work, &next, &R);
     memset(&next, 0, sizeof next);
 }
 
@@ -141,15 +110,7 @@ static int make_fixtures(void)
 
 /* ---------------------------------------------------- PNG bytes by hand */
 
-static uint32_t crc32_png(const unsigned char *p, size_t n)
-{
-    uint32_t c = 0xffffffffu;
-    for (size_t i = 0; i < n; i++) {
-        c ^= p[i];
-        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
-    }
-    return c ^ 0xffffffffu;
-}
+static uint32_t crc32_png(const unsigned char *p, size_t n) { return testlib_crc32(p, n); }
 
 static size_t put32(unsigned char *b, uint32_t v)
 {
@@ -208,10 +169,10 @@ static void test_huge_chunk_claims(void)
         n += chunk(b + n, types[t], (const unsigned char *)"abc", 3, 0x7fffffffu);
         if (t == 0) CHECK(n == 44, "the tEXt file is %zu bytes, expected 44", n);
         long before = maxrss_kb();
-        double t0 = now_s();
+        double t0 = check_now();
         char err[512] = "";
         Image *im = image_load_mem(b, n, "claim.png", NULL, NULL, err, sizeof err);
-        double dt = now_s() - t0;
+        double dt = check_now() - t0;
         long grew = maxrss_kb() - before;
         CHECK(!im && (has(err, "truncated") || has(err, "corrupt")) && has(err, "claim.png"),
               "%s claiming 2^31-1 bytes: '%s'", types[t], err);
@@ -559,9 +520,9 @@ static void test_signal_inside_a_step(void)
         }
         next.kill_after_ms = 600;
         next.kill_signal = sigs[k];
-        double t0 = now_s();
+        double t0 = check_now();
         run("-q", "--cpu", "--grid", "512", "--jacobi", "10000", "--vcycles", "40", "--steps", "3", "--every", "1", "--frames", "F", "--metrics", "m.csv", disc, disc, NULL);
-        double took = now_s() - t0 - 0.6;
+        double took = check_now() - t0 - 0.6;
         CHECK(R.signal == 0 && R.code == 128 + sigs[k], "signal %d: exit %d signal %d:\n%s",
               sigs[k], R.code, R.signal, R.err);
         CHECK(took < 1.0, "signal %d: the run took %.2f s to stop", sigs[k], took);
@@ -721,24 +682,8 @@ static void test_window_options_headless(void)
 
 int main(void)
 {
-    const char *b = testlib_bin();
-    if (!realpath(b, bin)) {
-        printf("FAIL cannot find the binary %s: %s\n", b, strerror(errno));
-        printf("0 passed, 1 failed\n");
-        return 1;
-    }
-    snprintf(tmp, sizeof tmp, "/tmp/test_robust.XXXXXX");
-    if (!mkdtemp(tmp)) {
-        perror("mkdtemp");
-        return 2;
-    }
-    path_in(work, sizeof work, tmp, "work");
-    if (make_fixtures() < 0) {
-        printf("FAIL cannot make the fixtures in %s\n", tmp);
-        testlib_rm_rf(tmp);
-        printf("0 passed, 1 failed\n");
-        return 1;
-    }
+    testlib_cli_start("test_robust", bin, tmp, sizeof tmp, work, sizeof work);
+    if (make_fixtures() < 0) testlib_setup_failed("cannot make the fixtures in %s", tmp);
     RUN(test_huge_chunk_claims);
     RUN(test_memory_budget);
     RUN(test_format_and_channel);

@@ -42,29 +42,12 @@ static TestlibResult R;
 static TestlibRunOpts next; /* options of the next run only */
 static const char *guard_secs; /* run under timeout(1) this long, NULL: not */
 
+static void reset_work(void) { testlib_fresh_dir(work); }
+static bool has(const char *hay, const char *needle) { return testlib_has(hay, needle); }
+static int count_lines(const char *s) { return testlib_count_lines(s); }
 static void path_in(char *buf, size_t n, const char *dir, const char *name)
 {
-    int r = snprintf(buf, n, "%s/%s", dir, name);
-    if (r < 0 || (size_t)r >= n) buf[0] = '\0';
-}
-
-static void reset_work(void)
-{
-    testlib_rm_rf(work);
-    if (mkdir(work, 0777) < 0) {
-        perror(work);
-        exit(2);
-    }
-}
-
-static bool has(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
-
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (const char *p = s; *p; p++)
-        if (*p == '\n') n++;
-    return n + (s[0] && s[strlen(s) - 1] != '\n');
+    testlib_path(buf, n, dir, name);
 }
 
 /* Lines besides the one that says where the outputs go. */
@@ -76,25 +59,13 @@ static int error_lines(const char *s)
 /* Run the binary in `work` with DISPLAY unset; fills R. */
 static void run(const char *first, ...)
 {
-    const char *argv[MAXARGS + 5];
-    int argc = 0;
-    if (guard_secs) { /* a hang is killed (and the run's own exit is not waited out) */
-        argv[argc++] = "timeout";
-        argv[argc++] = "-s";
-        argv[argc++] = "KILL";
-        argv[argc++] = guard_secs;
-    }
-    argv[argc++] = bin;
+    /* with guard_secs, a hang is killed (and the run's own exit is not waited out) */
+    const char *argv[MAXARGS + 5], *guarded[] = {"timeout", "-s", "KILL", guard_secs, bin, NULL};
     va_list ap;
     va_start(ap, first);
-    for (const char *a = first; a && argc < MAXARGS; a = va_arg(ap, const char *)) argv[argc++] = a;
+    testlib_argv(argv, MAXARGS + 4, guard_secs ? guarded : guarded + 4, first, ap);
     va_end(ap);
-    argv[argc] = NULL;
-    static const char *const unset[] = {"DISPLAY", "WAYLAND_DISPLAY", NULL};
-    TestlibRunOpts o = next;
-    o.cwd = work;
-    o.unset_env = unset;
-    testlib_run(argv, &o, &R);
+    testlib_run_headless(argv, work, &next, &R);
     memset(&next, 0, sizeof next);
 }
 
@@ -905,24 +876,8 @@ static void test_options(void)
 
 int main(void)
 {
-    const char *b = testlib_bin();
-    if (!realpath(b, bin)) {
-        printf("FAIL cannot find the binary %s: %s\n", b, strerror(errno));
-        printf("0 passed, 1 failed\n");
-        return 1;
-    }
-    snprintf(tmp, sizeof tmp, "/tmp/test_safety.XXXXXX");
-    if (!mkdtemp(tmp)) {
-        perror("mkdtemp");
-        return 2;
-    }
-    path_in(work, sizeof work, tmp, "work");
-    if (make_fixtures() < 0) {
-        printf("FAIL cannot make the fixtures in %s\n", tmp);
-        testlib_rm_rf(tmp);
-        printf("0 passed, 1 failed\n");
-        return 1;
-    }
+    testlib_cli_start("test_safety", bin, tmp, sizeof tmp, work, sizeof work);
+    if (make_fixtures() < 0) testlib_setup_failed("cannot make the fixtures in %s", tmp);
     RUN(test_budget);
     RUN(test_options);
     RUN(test_mark);

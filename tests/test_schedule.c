@@ -23,12 +23,9 @@ static float disc[N], square[N], ring[N], puff[N];
 
 static void make_shapes(void)
 {
+    static const TestlibKeyShapes at = {{0.5, 0.45}, {0.8, 0.6}, {0.6, 0.5}, false};
+    testlib_key_shapes(W, H, &at, disc, square, ring);
     static const TestlibShape s = {.domain = true, .width = 0.05};
-    testlib_disc(disc, W, H, &s, 0.5, 0.45, 0.2, 1.0);
-    testlib_box(square, W, H, &s, 0.8, 0.6, 0.18, 0.18, 1.0);
-    testlib_disc(ring, W, H, &s, 0.6, 0.5, 0.3, 1.0);
-    static const TestlibShape hole = {.domain = true, .width = 0.05, .add = true};
-    testlib_disc(ring, W, H, &hole, 0.6, 0.5, 0.15, -1.0);
     testlib_disc(puff, W, H, &s, 0.3, 0.3, 0.1, 0.5);
 }
 
@@ -52,18 +49,12 @@ static bool same_params(const SolverParams *a, const SolverParams *b)
 static Morph *make(const float *start, const float *target, bool mass_match)
 {
     SolverParams p = base();
-    char err[256] = "";
-    Morph *m = morph_create(W, H, &p, start, target, mass_match, MORPH_CPU, NULL, err, sizeof err);
-    CHECK(m != NULL, "morph_create: %s", err);
+    Morph *m = testlib_morph(W, H, &p, start, target, mass_match, MORPH_CPU, NULL);
+    CHECK(m != NULL, "morph_create");
     return m;
 }
 
-static double sum(const float *f)
-{
-    double s = 0.0;
-    for (int k = 0; k < N; k++) s += f[k];
-    return s;
-}
+static double sum(const float *f) { return testlib_sum(f, N); }
 
 /* The morph's whole state (morph_get_state), its target and blurred target
  * among it. */

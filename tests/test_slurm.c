@@ -37,18 +37,7 @@ static char bin[PATH_MAX], farm[PATH_MAX], tgt[PATH_MAX]; /* smokemorph, the far
 static char tmp[128], work[256];
 static TestlibResult R;
 
-static char *pathf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *pathf(const char *fmt, ...)
-{
-    static char buf[8][16384];
-    static int k;
-    char *p = buf[k++ & 7];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(p, sizeof buf[0], fmt, ap);
-    va_end(ap);
-    return p;
-}
+#define pathf testlib_fmt
 
 /* sh -c SCRIPT in work/, output captured in R */
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -74,31 +63,11 @@ static void sleep_ms(int ms)
 
 static bool exists_in(const char *rel) { return testlib_exists(pathf("%s/%s", work, rel)); }
 
-static bool same_file(const char *a, const char *b)
-{
-    size_t la = 0, lb = 0;
-    char *x = testlib_read_file(a, &la), *y = testlib_read_file(b, &lb);
-    bool eq = x && y && la == lb && memcmp(x, y, la) == 0;
-    free(x);
-    free(y);
-    return eq;
-}
+static bool same_file(const char *a, const char *b) { return testlib_same_file(a, b); }
 
-/* frames from..to of folders A and B (relative to work) are the same bytes;
- * how many differ or are missing */
 static int diff_frames(const char *a, const char *b, int from, int to)
 {
-    int bad = 0;
-    for (int k = from; k <= to; k++) {
-        char pa[1024], pb[1024];
-        snprintf(pa, sizeof pa, "%s/%s/frame_%05d.png", work, a, k);
-        snprintf(pb, sizeof pb, "%s/%s/frame_%05d.png", work, b, k);
-        if (!same_file(pa, pb)) {
-            printf("  %s and %s differ\n", pa, pb);
-            bad++;
-        }
-    }
-    return bad;
+    return testlib_diff_frames(work, a, b, from, to);
 }
 
 static int count_str(const char *s, const char *needle)
@@ -564,11 +533,7 @@ int main(void)
                testlib_bin(), strerror(errno));
         return 1;
     }
-    snprintf(tmp, sizeof tmp, "/tmp/test_slurm.XXXXXX");
-    if (!mkdtemp(tmp)) {
-        perror("mkdtemp");
-        return 2;
-    }
+    testlib_tmpdir(tmp, sizeof tmp, "test_slurm");
     snprintf(work, sizeof work, "%s/work", tmp);
     if (mkdir(work, 0755) < 0) {
         perror(work);

@@ -24,19 +24,14 @@ static float disc[N], square[N], ring[N];
 
 static void make_shapes(void)
 {
-    static const TestlibShape s = {.domain = true, .width = 0.05};
-    testlib_disc(disc, W, H, &s, 0.35, 0.4, 0.2, 1.0);
-    testlib_box(square, W, H, &s, 0.65, 0.6, 0.18, 0.18, 1.0);
-    testlib_disc(ring, W, H, &s, 0.5, 0.5, 0.3, 1.0);
+    static const TestlibKeyShapes at = {{0.35, 0.4}, {0.65, 0.6}, {0.5, 0.5}, .solid_ring = true};
+    testlib_key_shapes(W, H, &at, disc, square, ring);
 }
 
 static Morph *make(void)
 {
-    SolverParams p;
-    method_params_default(&p);
-    char err[256] = "";
-    Morph *m = morph_create(W, H, &p, disc, square, true, MORPH_CPU, NULL, err, sizeof err);
-    CHECK(m != NULL, "morph_create: %s", err);
+    Morph *m = testlib_morph(W, H, NULL, disc, square, true, MORPH_CPU, NULL);
+    CHECK(m != NULL, "morph_create");
     return m;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "testgl.h"
 #include "glctx.h"
 #include "image.h"
 #include "morph.h"
@@ -544,19 +545,9 @@ static void test_two_fields(void)
 
 int main(int argc, char **argv)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/smokemorph_classroom_XXXXXX");
-    if (!mkdtemp(g_tmp)) return 1;
-    char err[512] = "";
-    GlCtx *ctx = glctx_create_window(&argc, argv, WIN_W, WIN_H, "classroom", err, sizeof err);
-    CHECK(ctx != NULL, "window: %s", err);
-    if (!ctx) return check_done();
-    CHECK(shader_find_dir(NULL, argv[0], g_dir, sizeof g_dir, err, sizeof err) == 0, "%s", err);
-    Image *a = testlib_bundled("blob.png", G, G), *b = testlib_bundled("star.png", G, G);
-    SolverParams p;
-    method_params_default(&p);
-    if (a && b)
-        g_m = morph_create(G, G, &p, a->px, b->px, true, MORPH_FRAGMENT, g_dir, err, sizeof err);
-    CHECK(g_m != NULL, "morph: %s", err);
+    testlib_tmpdir(g_tmp, sizeof g_tmp, "smokemorph_classroom");
+    GlCtx *ctx;
+    g_m = testgl_window_morph(&argc, argv, WIN_W, WIN_H, "classroom", G, g_dir, sizeof g_dir, &ctx);
     if (g_m) {
         RUN(test_views_against_read_back);
         RUN(test_density_and_velocity);
@@ -567,9 +558,7 @@ int main(int argc, char **argv)
         RUN(test_two_fields);
         morph_free(g_m);
     }
-    image_free(a);
-    image_free(b);
-    glctx_destroy(ctx);
+    if (ctx) glctx_destroy(ctx);
     testlib_rm_rf(g_tmp);
     return check_done();
 }

@@ -29,28 +29,18 @@ static TestlibResult R;
 
 static int count_entries(const char *dir) { return testlib_count_entries(dir, NULL, NULL); }
 
-static int count_lines(const char *s)
-{
-    int n = 0;
-    for (const char *p = s; *p; p++)
-        if (*p == '\n') n++;
-    return n + (s[0] && s[strlen(s) - 1] != '\n');
-}
+static int count_lines(const char *s) { return testlib_count_lines(s); }
 
 /* Run the binary with the NULL-terminated arguments; `display` replaces
  * $DISPLAY for the child (NULL: keep xvfb-run's), `env` is one extra
  * NAME=VALUE or NULL. Fills R. */
 static void run(const char *display, const char *env, ...)
 {
-    const char *argv[MAXARGS + 2];
-    int argc = 0;
-    argv[argc++] = bin;
+    const char *argv[MAXARGS + 2], *head[] = {bin, NULL};
     va_list ap;
     va_start(ap, env);
-    for (const char *a = va_arg(ap, const char *); a && argc < MAXARGS; a = va_arg(ap, const char *))
-        argv[argc++] = a;
+    testlib_argv(argv, MAXARGS, head, va_arg(ap, const char *), ap);
     va_end(ap);
-    argv[argc] = NULL;
 
     char disp[128];
     const char *envs[3] = {NULL, NULL, NULL};
@@ -179,26 +169,9 @@ int main(void)
 {
     const char *d = getenv("DISPLAY");
     if (!d || !*d) {
-        printf("FAIL DISPLAY is not set: run under xvfb-run (tests/run.sh does)\n");
-        printf("0 passed, 1 failed\n");
-        return 1;
+        testlib_setup_failed("DISPLAY is not set: run under xvfb-run (tests/run.sh does)");
     }
-    const char *b = testlib_bin();
-    if (!realpath(b, bin)) {
-        printf("FAIL cannot find the binary %s: %s\n", b, strerror(errno));
-        printf("0 passed, 1 failed\n");
-        return 1;
-    }
-    snprintf(tmp, sizeof tmp, "/tmp/test_window_cli.XXXXXX");
-    if (!mkdtemp(tmp)) {
-        perror("mkdtemp");
-        return 2;
-    }
-    snprintf(work, sizeof work, "%s/work", tmp);
-    if (mkdir(work, 0777) < 0) {
-        perror(work);
-        return 2;
-    }
+    testlib_cli_start("test_window_cli", bin, tmp, sizeof tmp, work, sizeof work);
     RUN(test_gl_info_path);
     RUN(test_old_gl_window);
     RUN(test_cpu_with_display);

@@ -762,11 +762,7 @@ static void test_fig2_sequence(void)
 
 int main(void)
 {
-    snprintf(g_tmp, sizeof g_tmp, "/tmp/smokemorph-win-XXXXXX");
-    if (!mkdtemp(g_tmp)) {
-        perror("mkdtemp");
-        return 1;
-    }
+    testlib_tmpdir(g_tmp, sizeof g_tmp, "smokemorph-win");
     RUN(test_screenshot_matches_density);
     RUN(test_key_view_target);
     RUN(test_keys_quit_and_help);

@@ -33,7 +33,7 @@ static TestlibResult R;
 
 static void path_in(char *buf, size_t n, const char *dir, const char *name)
 {
-    snprintf(buf, n, "%s/%s", dir, name);
+    testlib_path(buf, n, dir, name);
 }
 
 /* Entries of dir whose names hold needle. */
@@ -42,6 +42,27 @@ static int named(const char *dir, const char *needle)
     int n = 0;
     testlib_count_entries(dir, needle, &n);
     return n;
+}
+
+/* The frames folder work/F and the metrics work/m.csv in F and M; how
+ * many frames F holds. */
+static int frames_in_work(char *f, size_t nf, char *m, size_t nm)
+{
+    path_in(f, nf, work, "F");
+    path_in(m, nm, work, "m.csv");
+    int n = 0;
+    testlib_count_entries(f, "frame_", &n);
+    return n;
+}
+
+/* The rows of CSV file PATH after its header; -1 when it is missing. */
+static int csv_rows(const char *path)
+{
+    char *csv = testlib_read_file(path, NULL);
+    int rows = -1;
+    for (const char *p = csv; p && *p; p++) rows += *p == '\n';
+    free(csv);
+    return rows;
 }
 
 static void reset_work(void)
@@ -463,17 +484,10 @@ static void test_sigterm_in_flight(void)
     CHECK(R.code == 143 && strstr(R.err, "interrupted by SIGTERM") && strstr(R.err, "F holds this run's frames 1.."),
           "exit %d:\n%s", R.code, R.err);
     char f[700], m[700];
-    path_in(f, sizeof f, work, "F");
-    path_in(m, sizeof m, work, "m.csv");
-    int nf = 0;
-    testlib_count_entries(f, "frame_", &nf);
+    int nf = frames_in_work(f, sizeof f, m, sizeof m);
     CHECK(nf >= 1 && a_run_of_frames(f) && named(f, ".tmp") == 0,
           "%d frames, a gap or a temporary", nf);
-    char *csv = testlib_read_file(m, NULL);
-    int rows = -1;
-    for (const char *p = csv; p && *p; p++) rows += *p == '\n';
-    CHECK(rows == nf, "%d metrics rows for %d frames", rows, nf);
-    free(csv);
+    CHECK(csv_rows(m) == nf, "%d metrics rows for %d frames", csv_rows(m), nf);
     for (int k = 1; k <= nf; k++) {
         char p[800], name[32];
         snprintf(name, sizeof name, "frame_%05d.png", k);
@@ -512,17 +526,10 @@ static void test_full_disk_writers(void)
               !strncmp(R.err, "export: cannot write F/frame_000", 32),
           "exit %d:\n%s", R.code, R.err);
     char f[700], m[700];
-    path_in(f, sizeof f, work, "F");
-    path_in(m, sizeof m, work, "m.csv");
-    int nf = 0;
-    testlib_count_entries(f, "frame_", &nf);
+    int nf = frames_in_work(f, sizeof f, m, sizeof m);
     CHECK(nf >= 1 && nf < 9 && a_run_of_frames(f) && named(f, ".tmp") == 0,
           "%d frames, a gap or a temporary", nf);
-    char *csv = testlib_read_file(m, NULL);
-    int rows = -1;
-    for (const char *p = csv; p && *p; p++) rows += *p == '\n';
-    CHECK(rows == nf, "%d metrics rows for %d frames", rows, nf);
-    free(csv);
+    CHECK(csv_rows(m) == nf, "%d metrics rows for %d frames", csv_rows(m), nf);
 }
 
 /* ---- frames in strips (issue 21) ---------------------------------------------- */

@@ -11,6 +11,7 @@
 
 #include "glctx.h"
 #include "shader.h"
+#include "testlib.h"
 
 static inline GlCtx *testgl_start(const char *argv0, char *dir, size_t n)
 {
@@ -26,6 +27,26 @@ static inline GlCtx *testgl_start(const char *argv0, char *dir, size_t n)
         return NULL;
     }
     return ctx;
+}
+
+/* The window tests' start: a window of w x h titled TITLE (*ctx), the
+ * shader folder in DIR, and the bundled morph (blob.png -> star.png on a
+ * g x g grid, the fragment backend, the defaults). NULL (with a failed
+ * CHECK) when any of them fails; *ctx is NULL when the window is. */
+static inline Morph *testgl_window_morph(int *argc, char **argv, int w, int h, const char *title,
+                                         int g, char *dir, size_t n, GlCtx **ctx)
+{
+    char err[512] = "";
+    *ctx = glctx_create_window(argc, argv, w, h, title, err, sizeof err);
+    CHECK(*ctx != NULL, "window: %s", err);
+    if (!*ctx) return NULL;
+    CHECK(shader_find_dir(NULL, argv[0], dir, n, err, sizeof err) == 0, "%s", err);
+    Image *a = testlib_bundled("blob.png", g, g), *b = testlib_bundled("star.png", g, g);
+    Morph *m = a && b ? testlib_morph(g, g, NULL, a->px, b->px, true, MORPH_FRAGMENT, dir) : NULL;
+    CHECK(m != NULL, "the bundled morph");
+    image_free(a);
+    image_free(b);
+    return m;
 }
 
 #endif

@@ -7,7 +7,9 @@
 #include <fcntl.h>
 #include <math.h>
 #include <openexr.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,49 @@ const char *testlib_bin(void) { return env_or("SMOKEMORPH_BIN", "build/smokemorp
 
 const char *testlib_build_dir(void) { return env_or("SMOKEMORPH_BUILD", "build"); }
 
+int testlib_argv(const char **argv, int max, const char *const *head, const char *first,
+                 va_list ap)
+{
+    int n = 0;
+    for (int k = 0; head && head[k] && n < max; k++) argv[n++] = head[k];
+    for (const char *a = first; a && n < max; a = va_arg(ap, const char *)) argv[n++] = a;
+    argv[n] = NULL;
+    return n;
+}
+
+int testlib_run_headless(const char *const *argv, const char *cwd, const TestlibRunOpts *o,
+                         TestlibResult *r)
+{
+    static const char *const unset[] = {"DISPLAY", "WAYLAND_DISPLAY", NULL};
+    TestlibRunOpts h = o ? *o : (TestlibRunOpts){0};
+    h.cwd = cwd;
+    h.unset_env = unset;
+    return testlib_run(argv, &h, r);
+}
+
+char *testlib_fmt(const char *fmt, ...)
+{
+    static char buf[8][16384];
+    static int k;
+    char *p = buf[k++ & 7];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(p, sizeof buf[0], fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= sizeof buf[0]) p[0] = '\0';
+    return p;
+}
+
+bool testlib_has(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
+
+int testlib_count_lines(const char *s)
+{
+    int n = 0;
+    for (const char *p = s; *p; p++)
+        if (*p == '\n') n++;
+    return n + (s[0] && s[strlen(s) - 1] != '\n');
+}
+
 /* ------------------------------------------------------------------ files */
 
 char *testlib_read_file(const char *path, size_t *len)
@@ -186,6 +231,76 @@ bool testlib_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+void testlib_path(char *buf, size_t n, const char *dir, const char *name)
+{
+    int r = snprintf(buf, n, "%s/%s", dir, name);
+    if (r < 0 || (size_t)r >= n) buf[0] = '\0';
+}
+
+void testlib_fresh_dir(const char *dir)
+{
+    testlib_rm_rf(dir);
+    if (mkdir(dir, 0777) < 0) {
+        perror(dir);
+        exit(2);
+    }
+}
+
+void testlib_tmpdir(char *buf, size_t n, const char *name)
+{
+    snprintf(buf, n, "/tmp/%s.XXXXXX", name);
+    if (!mkdtemp(buf)) {
+        perror("mkdtemp");
+        exit(2);
+    }
+}
+
+void testlib_setup_failed(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("FAIL ");
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n0 passed, 1 failed\n");
+    exit(1);
+}
+
+void testlib_cli_start(const char *name, char *bin, char *tmp, size_t ntmp, char *work,
+                       size_t nwork)
+{
+    if (!realpath(testlib_bin(), bin))
+        testlib_setup_failed("cannot find the binary %s: %s", testlib_bin(), strerror(errno));
+    testlib_tmpdir(tmp, ntmp, name);
+    testlib_path(work, nwork, tmp, "work");
+    if (mkdir(work, 0777) < 0) testlib_setup_failed("cannot make %s: %s", work, strerror(errno));
+}
+
+bool testlib_same_file(const char *a, const char *b)
+{
+    size_t la = 0, lb = 0;
+    char *x = testlib_read_file(a, &la), *y = testlib_read_file(b, &lb);
+    bool eq = x && y && la == lb && memcmp(x, y, la) == 0;
+    free(x);
+    free(y);
+    return eq;
+}
+
+int testlib_diff_frames(const char *dir, const char *a, const char *b, int from, int to)
+{
+    int bad = 0;
+    for (int k = from; k <= to; k++) {
+        char pa[1024], pb[1024];
+        snprintf(pa, sizeof pa, "%s/%s/frame_%05d.png", dir, a, k);
+        snprintf(pb, sizeof pb, "%s/%s/frame_%05d.png", dir, b, k);
+        if (!testlib_same_file(pa, pb)) {
+            printf("  frame %d: %s and %s differ\n", k, pa, pb);
+            bad++;
+        }
+    }
+    return bad;
 }
 
 int testlib_count_entries(const char *dir, const char *needle, int *matching)
@@ -393,6 +508,61 @@ void testlib_box(float *f, int w, int h, const TestlibShape *s, double cx, doubl
 }
 
 /* ------------------------------------------------------------ morph state */
+
+void testlib_key_shapes(int w, int h, const TestlibKeyShapes *at, float *disc, float *square,
+                        float *ring)
+{
+    static const TestlibKeyShapes standard = {{0.35, 0.4}, {0.65, 0.6}, {0.5, 0.5}, false};
+    if (!at) at = &standard;
+    const TestlibShape s = {.domain = true, .width = 0.05};
+    testlib_disc(disc, w, h, &s, at->disc[0], at->disc[1], 0.2, 1.0);
+    testlib_box(square, w, h, &s, at->square[0], at->square[1], 0.18, 0.18, 1.0);
+    testlib_disc(ring, w, h, &s, at->ring[0], at->ring[1], 0.3, 1.0);
+    if (at->solid_ring) return;
+    const TestlibShape hole = {.domain = true, .width = 0.05, .add = true};
+    testlib_disc(ring, w, h, &hole, at->ring[0], at->ring[1], 0.15, -1.0);
+}
+
+float *testlib_floats(size_t n)
+{
+    float *f = calloc(n ? n : 1, sizeof *f);
+    if (!f) {
+        printf("FAIL out of memory\n");
+        exit(1);
+    }
+    return f;
+}
+
+unsigned testlib_crc32(const unsigned char *p, size_t n)
+{
+    unsigned c = 0xffffffffu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xffffffffu;
+}
+
+double testlib_sum(const float *f, size_t n)
+{
+    double s = 0.0;
+    for (size_t k = 0; k < n; k++) s += f[k];
+    return s;
+}
+
+Morph *testlib_morph(int w, int h, const SolverParams *p, const float *start, const float *target,
+                     bool mass_match, MorphBackend b, const char *shader_dir)
+{
+    SolverParams def;
+    if (!p) {
+        method_params_default(&def);
+        p = &def;
+    }
+    char err[256] = "";
+    Morph *m = morph_create(w, h, p, start, target, mass_match, b, shader_dir, err, sizeof err);
+    if (!m) printf("  morph_create (%s): %s\n", morph_backend_name(b), err);
+    return m;
+}
 
 bool testlib_state_read(Morph *m, size_t cells, TestlibState *s)
 {

@@ -4,16 +4,23 @@
  *
  *   running a program   testlib_run (argv), testlib_run_sh (a shell script),
  *                       testlib_sh (a shell command's exit status);
- *                       testlib_bin, testlib_build_dir (what to run)
+ *                       testlib_bin, testlib_build_dir (what to run);
+ *                       testlib_argv (an argv from varargs), testlib_run_headless
+ *                       (in a folder, no display); testlib_has,
+ *                       testlib_count_lines (reading what it wrote)
  *   files               testlib_read_file, testlib_read_text,
  *                       testlib_write_file, testlib_exists,
- *                       testlib_count_entries, testlib_rm_rf
+ *                       testlib_count_entries, testlib_rm_rf, testlib_path,
+ *                       testlib_fresh_dir, testlib_tmpdir
  *   images              testlib_load, testlib_load_opts, testlib_bundled
  *   shapes              testlib_disc, testlib_box (soft or hard edges, in
- *                       cells or domain units) */
+ *                       cells or domain units); testlib_key_shapes (the key
+ *                       tests' disc, square and ring)
+ *   morphs              testlib_morph (one on any backend), testlib_sum */
 #ifndef SMOKEMORPH_TESTLIB_H
 #define SMOKEMORPH_TESTLIB_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -68,6 +75,27 @@ const char *testlib_bin(void);
  * else build. */
 const char *testlib_build_dir(void);
 
+/* An argv in ARGV (room for MAX entries and the NULL): the NULL-terminated
+ * HEAD (NULL: none), then FIRST and the rest of AP up to a NULL; what does
+ * not fit is dropped. Returns the count. For a test's run(first, ...). */
+int testlib_argv(const char **argv, int max, const char *const *head, const char *first,
+                 va_list ap);
+
+/* testlib_run of ARGV in the folder CWD with DISPLAY and WAYLAND_DISPLAY
+ * unset (headless, as in CI); O's other fields as given (NULL: none). */
+int testlib_run_headless(const char *const *argv, const char *cwd, const TestlibRunOpts *o,
+                         TestlibResult *r);
+
+/* printf into one of 8 rotating buffers of 16 KiB: a path or a command
+ * for the next few calls ("" past its end). */
+char *testlib_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Whether NEEDLE is in HAY (false for a NULL HAY). */
+bool testlib_has(const char *hay, const char *needle);
+
+/* The lines of S: each '\n', and a last line without one. */
+int testlib_count_lines(const char *s);
+
 /* ------------------------------------------------------------------ files */
 
 /* The whole file, malloc'd and NUL-terminated, its length (without the NUL)
@@ -89,6 +117,34 @@ int testlib_count_entries(const char *dir, const char *needle, int *matching);
 
 /* rm -rf PATH; says so on stderr when that fails. */
 void testlib_rm_rf(const char *path);
+
+/* DIR/NAME into BUF ("" when it does not fit). */
+void testlib_path(char *buf, size_t n, const char *dir, const char *name);
+
+/* DIR emptied: removed and made again; the test program exits 2 when it
+ * cannot be made (nothing after could be trusted). */
+void testlib_fresh_dir(const char *dir);
+
+/* A new folder /tmp/NAME.XXXXXX into BUF (mkdtemp); the test program exits
+ * 2 when it cannot be made. */
+void testlib_tmpdir(char *buf, size_t n, const char *name);
+
+/* A failure before any test could run: prints "FAIL " and the message, then
+ * "0 passed, 1 failed", and exits 1. */
+void testlib_setup_failed(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* The start of a program that tests the binary: BIN (PATH_MAX bytes) its
+ * real path (testlib_bin), TMP a new /tmp/NAME.XXXXXX and WORK the folder
+ * TMP/work, made; testlib_setup_failed when any of them fails. */
+void testlib_cli_start(const char *name, char *bin, char *tmp, size_t ntmp, char *work,
+                       size_t nwork);
+
+/* Whether files A and B hold the same bytes (false when either is missing). */
+bool testlib_same_file(const char *a, const char *b);
+
+/* How many of the frames FROM..TO (frame_NNNNN.png) of DIR/A and DIR/B
+ * differ or are missing; each such frame is named on stdout. */
+int testlib_diff_frames(const char *dir, const char *a, const char *b, int from, int to);
 
 /* ----------------------------------------------------------------- images */
 
@@ -154,7 +210,28 @@ void testlib_disc(float *f, int w, int h, const TestlibShape *s, double cx, doub
 void testlib_box(float *f, int w, int h, const TestlibShape *s, double cx, double cy, double hx,
                  double hy, double v);
 
+/* The key tests' three shapes in w x h fields, in domain units with edges
+ * 0.05 wide: a disc of radius 0.2, a square of half-side 0.18 and a ring
+ * (radius 0.3 with a hole of 0.15; a plain disc with solid_ring), centred
+ * where AT says (NULL: at (0.35, 0.4), (0.65, 0.6) and (0.5, 0.5)). */
+typedef struct {
+    double disc[2], square[2], ring[2];
+    bool solid_ring;
+} TestlibKeyShapes;
+void testlib_key_shapes(int w, int h, const TestlibKeyShapes *at, float *disc, float *square,
+                        float *ring);
+
 /* ---------------------------------------------------------------- numbers */
+
+/* N zeroed floats (calloc); the test program exits 1 when there is no
+ * memory for them. */
+float *testlib_floats(size_t n);
+
+/* The CRC-32 of a PNG chunk (ISO 3309, as zlib's crc32). */
+unsigned testlib_crc32(const unsigned char *p, size_t n);
+
+/* Σ f[k] over n values, in double. */
+double testlib_sum(const float *f, size_t n);
 
 /* sqrt(Σ(a−b)² / Σb²) over n values (Σb² = 0: the plain norm of a − b). */
 double testlib_rel_l2(const float *a, const float *b, size_t n);
@@ -175,6 +252,13 @@ typedef struct {
     MorphState st;
     float *buf;
 } TestlibState;
+
+/* A morph of w x h from START to TARGET on backend B (the CPU: MORPH_CPU;
+ * a GPU one with SHADER_DIR) with parameters P (NULL: the defaults), the
+ * target mass-matched when MASS_MATCH; NULL, with "  morph_create: why" printed, when it cannot be
+ * made (the test CHECKs it). */
+Morph *testlib_morph(int w, int h, const SolverParams *p, const float *start, const float *target,
+                     bool mass_match, MorphBackend b, const char *shader_dir);
 
 /* Reads m's state (cells: W*H) into s. false on a read-back or memory error. */
 bool testlib_state_read(Morph *m, size_t cells, TestlibState *s);
