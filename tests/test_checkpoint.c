@@ -806,7 +806,7 @@ static void test_resume_gpu(void)
     char err[512], dir[PATH_MAX];
     GlCtx *ctx = glctx_create_headless(err, sizeof err);
     if (!ctx) {
-        printf("SKIP test_resume_gpu: no headless GL context: %s\n", err);
+        TESTLIB_NO_GL(3, 3, "test_resume_gpu: no headless GL context: %s", err);
         return;
     }
     if (shader_find_dir(NULL, testlib_bin(), dir, sizeof dir, err, sizeof err) < 0) {
@@ -823,7 +823,7 @@ static void test_resume_gpu(void)
         resume_case(MORPH_COMPUTE, dir, METHOD_FIELD_GATHER_E);
         sched_resume_case(MORPH_COMPUTE, dir, 14, true);
     } else {
-        printf("SKIP test_resume_gpu compute: no OpenGL 4.3\n");
+        TESTLIB_NO_GL(4, 3, "test_resume_gpu compute: no OpenGL 4.3");
     }
     glctx_destroy(ctx);
 }

@@ -252,7 +252,7 @@ static void test_resume_sequence(const char *backend)
     run(be, hl, "--grid", "32", "--key-every", "10", "--every", "2", "--frames", "A", disc, square,
         disc, square, NULL);
     if (backend && R.code != 0 && (strstr(R.err, "OpenGL") || strstr(R.err, "EGL"))) {
-        printf("SKIP test_resume_sequence %s: %s", backend, R.err);
+        TESTLIB_NO_GL(3, 3, "test_resume_sequence %s: %s", backend, R.err);
         return;
     }
     expect_ok(__LINE__);
@@ -328,7 +328,7 @@ static void test_resume_gpu(void)
         run("--backend", be[k], "--headless", "--grid", "32", "--steps", "16", "--every", "4",
             "--frames", "A", "--checkpoint-every", "8", disc, square, NULL);
         if (R.code != 0 && (strstr(R.err, "OpenGL") || strstr(R.err, "EGL"))) {
-            printf("SKIP test_resume_gpu %s: %s", be[k], R.err);
+            TESTLIB_NO_GL(k ? 4 : 3, 3, "test_resume_gpu %s: %s", be[k], R.err);
             continue;
         }
         expect_ok(__LINE__);
@@ -408,7 +408,7 @@ static void test_resume_scene(const char *backend)
         run(be, hl, "--scene", sc, "--grid", "32", "--steps", "30", "--every", "5", "--frames", "A",
             "--metrics", "A.csv", NULL);
         if (backend && R.code != 0 && (strstr(R.err, "OpenGL") || strstr(R.err, "EGL"))) {
-            printf("SKIP test_resume_scene %s: %s", backend, R.err);
+            TESTLIB_NO_GL(3, 3, "test_resume_scene %s: %s", backend, R.err);
             return;
         }
         expect_ok(__LINE__);

@@ -345,7 +345,7 @@ static void test_gpu(void)
 {
     char err[1024];
     GlCtx *ctx = glctx_create_headless(err, sizeof err);
-    CHECK(ctx != NULL, "no headless GL context: %s", err);
+    if (!ctx) TESTLIB_NO_GL(3, 3, "no headless GL context: %s", err);
     if (!ctx) return;
     if (shader_find_dir(NULL, testlib_bin(), g_dir, sizeof g_dir, err, sizeof err) < 0 &&
         shader_find_dir(NULL, "build/smokemorph", g_dir, sizeof g_dir, err, sizeof err) < 0) {

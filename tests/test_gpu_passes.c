@@ -840,8 +840,8 @@ int main(int argc, char **argv)
         }
 #endif
         if (g_kind == SOLVER_COMPUTE && !shader_compute_available()) {
-            printf("SKIP compute backend: this context has OpenGL %s, compute needs 4.3\n",
-                   glctx_version(ctx));
+            TESTLIB_NO_GL(4, 3, "compute backend: this context has OpenGL %s, compute needs 4.3",
+                          glctx_version(ctx));
             break;
         }
         printf("  backend: %s\n", g_kind == SOLVER_COMPUTE ? "compute" : "fragment");

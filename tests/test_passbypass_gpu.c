@@ -171,7 +171,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 3; k++) {
         if (only && strcmp(only, morph_backend_name(be[k])) != 0) continue;
         if (be[k] == MORPH_COMPUTE && !shader_compute_available()) {
-            printf("SKIP compute backend: OpenGL %s, compute needs 4.3\n", glctx_version(ctx));
+            TESTLIB_NO_GL(4, 3, "compute backend: OpenGL %s, compute needs 4.3", glctx_version(ctx));
             break;
         }
         g_opts.tiles = k == 2 ? 1 : 2; /* --compute-tiles on | off */

@@ -102,7 +102,7 @@ int main(int argc, char **argv)
     if (!only || strcmp(only, "fragment") == 0) RUN(test_fragment);
     if (!only || strcmp(only, "compute") == 0) {
         if (shader_compute_available()) RUN(test_compute);
-        else printf("SKIP compute backend: this context has OpenGL %s, compute needs 4.3\n", glctx_version(ctx));
+        else TESTLIB_NO_GL(4, 3, "compute backend: this context has OpenGL %s, compute needs 4.3", glctx_version(ctx));
     }
     glctx_destroy(ctx);
     return check_done();

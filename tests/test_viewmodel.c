@@ -505,12 +505,7 @@ static void test_fields_on_morph(void)
     morph_metrics(m, &m0, NULL, NULL);
     CHECK(morph_splat_density(m, 16.0f, 16.0f, 0.5f, 3.0f) == 0, "add smoke");
     morph_metrics(m, &m1, NULL, NULL);
-    double gauss = 0.0;
-    for (int j = 0; j < H; j++)
-        for (int i = 0; i < W; i++) {
-            double dx = i + 0.5 - 16.0, dy = j + 0.5 - 16.0;
-            gauss += 0.5 * exp(-(dx * dx + dy * dy) / 9.0);
-        }
+    double gauss = testlib_gauss_mass(W, H, 16.0, 16.0, 0.5, 3.0);
     CHECK(fabs(m1 - m0 - gauss) < 1e-3 * gauss, "adding smoke adds its Gaussian: %g of %g", m1 - m0, gauss);
     CHECK(morph_splat_density(m, 16.0f, 16.0f, -100.0f, 8.0f) == 0, "erase smoke");
     morph_metrics(m, &m2, NULL, NULL);

@@ -331,9 +331,7 @@ static void test_splat_gpu(void)
     morph_metrics(g_m, &m0, NULL, NULL);
     CHECK(morph_splat_density(g_m, 16.0f, 16.0f, 0.5f, 3.0f) == 0, "add smoke");
     morph_metrics(g_m, &m1, NULL, NULL);
-    double gauss = 0.0;
-    for (int j = 0; j < G; j++)
-        for (int i = 0; i < G; i++) gauss += 0.5 * exp(-((i + 0.5 - 16) * (i + 0.5 - 16) + (j + 0.5 - 16) * (j + 0.5 - 16)) / 9.0);
+    double gauss = testlib_gauss_mass(G, G, 16.0, 16.0, 0.5, 3.0);
     CHECK(fabs(m1 - m0 - gauss) < 1e-3 * gauss, "GPU: adding smoke adds %g of %g", m1 - m0, gauss);
     CHECK(morph_splat_density(g_m, 16.0f, 16.0f, -100.0f, 8.0f) == 0, "erase smoke");
     morph_metrics(g_m, &m2, NULL, NULL);

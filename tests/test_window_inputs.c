@@ -79,13 +79,7 @@ static int xview(const char *keys, long steps, const char *script, const char *s
     if (!f) return -1;
     fprintf(f,
             "T=%s\n"
-            "title() {\n"
-            "    end=$(($(date +%%s) + 10))\n"
-            "    until w=$(xdotool search --name \"$1\") && [ -n \"$w\" ]; do\n"
-            "        [ $(date +%%s) -lt $end ] || { echo \"no window titled '$1'\"; exit 3; }\n"
-            "        sleep 0.02\n"
-            "    done\n"
-            "}\n"
+            "%s"
             "geom() {\n" /* waits (up to 5 s) for the window's size $1, writes it to $T/$2 */
             "    end=$(($(date +%%s) + 5))\n"
             "    while :; do\n"
@@ -97,7 +91,7 @@ static int xview(const char *keys, long steps, const char *script, const char *s
             "    echo \"$g\" >$T/$2\n"
             "}\n"
             "%s\n",
-            g_tmp, script);
+            g_tmp, TESTGL_SH_TITLE, script);
     fclose(f);
     /* the title the last run left may say "paused": not this run's */
     glutSetWindowTitle("inputs"); /* freeglut flushes it to the server */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "testgl.h"
 #include "image.h"
 #include "testlib.h"
 
@@ -409,16 +410,10 @@ static int xrun(const char *args, const char *script)
     fprintf(f,
             "%s %s >%s/out.txt 2>&1 &\n"
             "pid=$!\n"
-            "title() {\n"
-            "    end=$(($(date +%%s) + 10))\n"
-            "    until w=$(xdotool search --name \"$1\") && [ -n \"$w\" ]; do\n"
-            "        [ $(date +%%s) -lt $end ] || { echo \"no window titled '$1'\"; kill $pid; exit 3; }\n"
-            "        sleep 0.02\n"
-            "    done\n"
-            "}\n"
+            "%s"
             "%s\n"
             "wait $pid\n",
-            testlib_bin(), args, g_tmp, script);
+            testlib_bin(), args, g_tmp, TESTGL_SH_TITLE, script);
     fclose(f);
     snprintf(cmd, sizeof cmd, "timeout 30 sh %s 2>&1", path);
     int rc = testlib_run_sh(cmd, NULL, &R);

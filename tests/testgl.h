@@ -1,7 +1,7 @@
 /* testgl.h: the start every headless GPU test shares (include after
  * check.h): a headless GL context, its renderer printed, and the shader
- * folder found beside the test binary. NULL (with a failed CHECK) when
- * either is missing.
+ * folder found beside the test binary. NULL (with a failed CHECK, or a SKIP
+ * under SMOKEMORPH_TEST_GL=none: testlib.h) when either is missing.
  *
  *   GlCtx *ctx = testgl_start(argv[0], g_dir, sizeof g_dir);
  *   if (!ctx) return check_done();
@@ -17,7 +17,7 @@ static inline GlCtx *testgl_start(const char *argv0, char *dir, size_t n)
 {
     char err[1024];
     GlCtx *ctx = glctx_create_headless(err, sizeof err);
-    CHECK(ctx != NULL, "no headless GL context: %s", err);
+    if (!ctx) TESTLIB_NO_GL(3, 3, "no headless GL context: %s", err);
     if (!ctx) return NULL;
     printf("  renderer: %s\n", glctx_renderer(ctx));
     int rc = shader_find_dir(NULL, argv0, dir, n, err, sizeof err);
@@ -28,6 +28,19 @@ static inline GlCtx *testgl_start(const char *argv0, char *dir, size_t n)
     }
     return ctx;
 }
+
+/* A shell function for the window tests' xdotool scripts: `title RE` waits
+ * (up to 10 s) until a window's title matches RE and sets $w to it; when it
+ * never comes it says so, kills $pid (when set) and exits 3. Plain text:
+ * give it to printf as an argument ("%s"), not as the format. */
+#define TESTGL_SH_TITLE                                                                         \
+    "title() {\n"                                                                               \
+    "    end=$(($(date +%s) + 10))\n"                                                           \
+    "    until w=$(xdotool search --name \"$1\") && [ -n \"$w\" ]; do\n"                          \
+    "        [ $(date +%s) -lt $end ] || { echo \"no window titled '$1'\"; ${pid:+kill $pid;} exit 3; }\n" \
+    "        sleep 0.02\n"                                                                      \
+    "    done\n"                                                                                \
+    "}\n"
 
 /* The window tests' start: a window of w x h titled TITLE (*ctx), the
  * shader folder in DIR, and the bundled morph (blob.png -> star.png on a

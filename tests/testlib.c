@@ -174,6 +174,14 @@ char *testlib_fmt(const char *fmt, ...)
     return p;
 }
 
+bool testlib_gl_optional(int major, int minor)
+{
+    const char *s = getenv("SMOKEMORPH_TEST_GL");
+    if (!s) return false;
+    if (!strcmp(s, "none")) return true;
+    return !strcmp(s, "3.3") && (major > 3 || (major == 3 && minor > 3));
+}
+
 bool testlib_has(const char *hay, const char *needle) { return hay && strstr(hay, needle) != NULL; }
 
 int testlib_count_lines(const char *s)
@@ -541,6 +549,17 @@ unsigned testlib_crc32(const unsigned char *p, size_t n)
         for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
     }
     return c ^ 0xffffffffu;
+}
+
+double testlib_gauss_mass(int w, int h, double cx, double cy, double amount, double r)
+{
+    double s = 0.0;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double dx = i + 0.5 - cx, dy = j + 0.5 - cy;
+            s += amount * exp(-(dx * dx + dy * dy) / (r * r));
+        }
+    return s;
 }
 
 double testlib_sum(const float *f, size_t n)

@@ -96,6 +96,28 @@ bool testlib_has(const char *hay, const char *needle);
 /* The lines of S: each '\n', and a last line without one. */
 int testlib_count_lines(const char *s);
 
+/* Whether a test that needs OpenGL MAJOR.MINOR may skip where it is missing.
+ * SMOKEMORPH_TEST_GL (for developers on a machine without GL; CI leaves it
+ * unset) says what this machine lacks: "none", no GL at all (every GL test
+ * may skip), or "3.3", no OpenGL 4.3 (the compute backend's tests may
+ * skip). Unset, or any other value: false, and a missing context or version
+ * fails the test (tools/install-deps.sh installs Mesa, which has 4.5). */
+bool testlib_gl_optional(int major, int minor);
+
+/* A test that needs OpenGL MAJOR.MINOR and has none (the printf arguments
+ * say why): a failed CHECK, or, where testlib_gl_optional allows it, a SKIP
+ * line that names SMOKEMORPH_TEST_GL. Include check.h first. */
+#define TESTLIB_NO_GL(major, minor, ...)                                                  \
+    do {                                                                                  \
+        if (testlib_gl_optional(major, minor)) {                                          \
+            printf("SKIP ");                                                              \
+            printf(__VA_ARGS__);                                                          \
+            printf(" (SMOKEMORPH_TEST_GL=%s)\n", getenv("SMOKEMORPH_TEST_GL"));           \
+        } else {                                                                          \
+            CHECK(0, __VA_ARGS__);                                                        \
+        }                                                                                 \
+    } while (0)
+
 /* ------------------------------------------------------------------ files */
 
 /* The whole file, malloc'd and NUL-terminated, its length (without the NUL)
@@ -229,6 +251,10 @@ float *testlib_floats(size_t n);
 
 /* The CRC-32 of a PNG chunk (ISO 3309, as zlib's crc32). */
 unsigned testlib_crc32(const unsigned char *p, size_t n);
+
+/* What a splat of AMOUNT and width R at (cx, cy) adds to a w x h field:
+ * Σ AMOUNT·exp(−|c − (cx, cy)|² / R²) over the cell centres c, in cells. */
+double testlib_gauss_mass(int w, int h, double cx, double cy, double amount, double r);
 
 /* Σ f[k] over n values, in double. */
 double testlib_sum(const float *f, size_t n);
