@@ -436,7 +436,8 @@ static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, ImageI
             break;
         case PR_NOALPHA:
             set_err(err, errlen, "cannot read %s: --channel a, but the image has no alpha channel "
-                    "(it is %s)", path, r.nch == 1 ? "grey" : "RGB");
+                    "(it is %s); to take the alpha of one image only, give that one as "
+                    "IMAGE:channel=a", path, r.nch == 1 ? "grey" : "RGB");
             break;
         case PR_LIB:
         default:
@@ -1342,6 +1343,49 @@ int image_parse_raw_spec(const char *spec, ImageLoadOpts *opts, char *err, size_
 bad:
     set_err(err, errlen, "--raw: expected WxH[:u8|u16|f32], got '%s'", spec);
     return -1;
+}
+
+/* Apply one item of an image's options ("invert", "invert=0", "channel=a")
+ * to *o; -1 when it is none of them. */
+static int spec_item(const char *s, size_t len, ImageLoadOpts *o)
+{
+    char item[32];
+    if (len == 0 || len >= sizeof item) return -1;
+    memcpy(item, s, len);
+    item[len] = '\0';
+    if (!strcmp(item, "invert") || !strcmp(item, "invert=1")) {
+        o->invert = true;
+        return 0;
+    }
+    if (!strcmp(item, "invert=0")) {
+        o->invert = false;
+        return 0;
+    }
+    if (!strncmp(item, "channel=", 8)) return image_parse_channel(item + 8, &o->channel);
+    return -1;
+}
+
+int image_spec(const char *spec, char *path, size_t n, ImageLoadOpts *opts)
+{
+    const char *colon = strrchr(spec, ':');
+    ImageLoadOpts o = *opts;
+    bool ok = colon != NULL && colon != spec;
+    for (const char *p = ok ? colon + 1 : NULL; ok && *p;) {
+        size_t len = strcspn(p, ",");
+        ok = spec_item(p, len, &o) == 0;
+        p += len;
+        if (*p == ',' && !*++p) ok = false; /* a trailing comma */
+    }
+    size_t plen = ok ? (size_t)(colon - spec) : strlen(spec);
+    if (plen >= n) {
+        if (n) path[0] = '\0';
+        return -1;
+    }
+    memcpy(path, spec, plen);
+    path[plen] = '\0';
+    if (!ok) return 0;
+    *opts = o;
+    return 1;
 }
 
 int image_parse_channel(const char *s, ImageChannel *out)

@@ -222,4 +222,17 @@ int image_parse_raw_spec(const char *spec, ImageLoadOpts *opts, char *err, size_
  * Returns 0 or -1. */
 int image_parse_channel(const char *s, ImageChannel *out);
 
+/* An image named with its own load options, PATH:OPTIONS, OPTIONS a
+ * comma-separated list of `invert`, `invert=1`, `invert=0` and
+ * `channel=r|g|b|a|luma` ("logo.png:invert", "mask.png:channel=a,invert").
+ * The part after the last ':' counts as options only when every item of it
+ * parses; otherwise the whole of SPEC is the path ("shot:01.png" names a
+ * file). An empty part ("odd:invert:") is no options, which names a file
+ * whose own name ends in something that would parse. Copies the path into
+ * PATH (N bytes) and applies the options on top of *OPTS (the run's or the
+ * field's: --channel, --invert). Returns 1 when SPEC had options, 0 when
+ * not (an empty part counts as options), -1 when the path does not fit
+ * (PATH then "", *OPTS unchanged). */
+int image_spec(const char *spec, char *path, size_t n, ImageLoadOpts *opts);
+
 #endif

@@ -86,15 +86,16 @@ static Image *to_grid(Image *im, const char *path, const Config *c)
     return g;
 }
 
-/* Input hints (issue 10): one line each, naming the option that fixes what
- * looks like a mistake. The density is the image as loaded (after --channel
- * and --invert). */
+/* Input hints (issues 10, 23): one line each, naming what fixes what looks
+ * like a mistake for this image alone: the image given as PATH:channel=a or
+ * PATH:invert (image_spec), so that it works whatever the other images
+ * need. The density is the image as loaded (after its channel and invert). */
 static void hint_image(const char *path, const Image *im, const ImageInfo *info, const ImageLoadOpts *lo)
 {
     if (info->transparent && lo->channel != IMAGE_CHANNEL_A)
-        log_info("image", "%s has transparency, which the density (--channel %s) ignores; "
-                 "--channel a takes the smoke from the alpha", path,
-                 lo->channel == IMAGE_CHANNEL_LUMA ? "luma" : "r|g|b");
+        log_info("image", "%s has transparency, which the density (channel %s) ignores; "
+                 "%s:channel=a takes the smoke from the alpha", path,
+                 lo->channel == IMAGE_CHANNEL_LUMA ? "luma" : "r|g|b", path);
     /* mostly bright, with a bright border and a dark shape: the usual
      * black-on-white export, whose background would become the smoke */
     size_t n = (size_t)im->w * im->h, bright = 0, dark = 0, nb = 0;
@@ -111,8 +112,9 @@ static void hint_image(const char *path, const Image *im, const ImageInfo *info,
         }
     if (nb > 0 && border / (double)nb >= 0.75 && bright * 2 > n && dark * 200 >= n)
         log_info("image", "%s is mostly bright with a dark shape, so the bright background becomes "
-                 "the smoke; %s", path, lo->invert ? "without --invert the shape is the smoke"
-                                                       : "--invert makes the dark shape the smoke");
+                 "the smoke; %s:%s", path, path, lo->invert ? "invert=0 keeps it as it is (the shape is "
+                                                                "the smoke)"
+                                                              : "invert makes the dark shape the smoke");
 }
 
 /* A target must have a shape: one value everywhere (all white, say) has none. */
@@ -1461,17 +1463,6 @@ static void field_paths(FieldImages *f, const Config *c, const Scene *scene, int
     if (sf->color) config_parse_color(sf->color, f->rgb);
 }
 
-/* The field that image j of load_fields' order (each field's start, then
- * its keys) belongs to. */
-static int j_field(const FieldImages *fim, int nf, int j)
-{
-    for (int i = 0; i < nf; i++) {
-        if (j <= fim[i].nkeys) return i;
-        j -= 1 + fim[i].nkeys;
-    }
-    return nf - 1;
-}
-
 /* Every field's images: loaded, checked and hinted alike (a start with
  * smoke, targets with a shape and smoke), the grid picked from them all
  * (field 0's start sets its aspect), then resampled onto it. Dies with one
@@ -1483,7 +1474,9 @@ static void load_fields(FieldImages *fim, int nf, Config *c)
     const char **paths = malloc((size_t)total * sizeof *paths);
     Image **loaded = malloc((size_t)total * sizeof *loaded);
     ImageInfo *info = malloc((size_t)total * sizeof *info);
-    if (!paths || !loaded || !info) die("smokemorph", "out of memory");
+    char (*bare)[PATH_MAX] = malloc((size_t)total * sizeof *bare); /* paths without ":options" */
+    ImageLoadOpts *lo = malloc((size_t)total * sizeof *lo);         /* each image's own */
+    if (!paths || !loaded || !info || !bare || !lo) die("smokemorph", "out of memory");
     int *same = malloc((size_t)total * sizeof *same); /* the first load of the same file */
     if (!same) die("smokemorph", "out of memory");
     /* the run's memory budget (--max-memory): the images as decoded count
@@ -1494,20 +1487,25 @@ static void load_fields(FieldImages *fim, int nf, Config *c)
     for (int i = 0; i < nf; i++) {
         FieldImages *f = &fim[i];
         for (int k = 0; k <= f->nkeys; k++, n++) {
-            paths[n] = k == 0 ? f->start_path : f->key_path[k - 1];
+            /* "logo.png:invert": an image's own channel and invert */
+            const char *spec = k == 0 ? f->start_path : f->key_path[k - 1];
+            lo[n] = f->load;
+            if (image_spec(spec, bare[n], sizeof bare[n], &lo[n]) < 0)
+                die("image", "%s: the path is too long", spec);
+            paths[n] = bare[n];
             same[n] = n;
             struct stat sn, sj;
             for (int j = 0; j < n && same[n] == n; j++)
                 if (same[j] == j && stat(paths[n], &sn) == 0 && stat(paths[j], &sj) == 0 &&
                     sn.st_dev == sj.st_dev && sn.st_ino == sj.st_ino &&
-                    !memcmp(&fim[j_field(fim, nf, j)].load, &f->load, sizeof f->load))
+                    !memcmp(&lo[j], &lo[n], sizeof lo[n]))
                     same[n] = j;
             if (same[n] != n) {
                 loaded[n] = loaded[same[n]];
                 info[n] = info[same[n]];
                 continue;
             }
-            loaded[n] = load_image(paths[n], &f->load, &info[n]);
+            loaded[n] = load_image(paths[n], &lo[n], &info[n]);
             budget_add(&b, (unsigned long long)loaded[n]->w * loaded[n]->h * sizeof(float),
                        "the image %s decoded (%dx%d)", paths[n], loaded[n]->w, loaded[n]->h);
             char err[1024];
@@ -1516,7 +1514,7 @@ static void load_fields(FieldImages *fim, int nf, Config *c)
     }
     n = 0;
     for (int i = 0; i < nf; i++)
-        for (int k = 0; k <= fim[i].nkeys; k++, n++) hint_image(paths[n], loaded[n], &info[n], &fim[i].load);
+        for (int k = 0; k <= fim[i].nkeys; k++, n++) hint_image(paths[n], loaded[n], &info[n], &lo[n]);
     n = 0;
     for (int i = 0; i < nf; i++)
         for (int k = 0; k <= fim[i].nkeys; k++, n++)
@@ -1549,17 +1547,22 @@ static void load_fields(FieldImages *fim, int nf, Config *c)
                     f->key_path[k]);
         /* a scene's sources: images load like the keys, onto the grid */
         for (int k = 0; f->sf && k < f->sf->nsources; k++) {
-            const char *path = f->sf->sources[k].image;
-            if (!path) continue;
+            const char *spec = f->sf->sources[k].image;
+            if (!spec) continue;
+            char path[PATH_MAX];
+            ImageLoadOpts slo = f->load;
+            if (image_spec(spec, path, sizeof path, &slo) < 0) die("image", "%s: the path is too long", spec);
             ImageInfo si;
-            Image *im = load_image(path, &f->load, &si);
-            hint_image(path, im, &si, &f->load);
+            Image *im = load_image(path, &slo, &si);
+            hint_image(path, im, &si, &slo);
             f->src[k] = to_grid(im, path, c);
         }
     }
     free(paths);
     free(loaded);
     free(info);
+    free(bare);
+    free(lo);
     free(same);
     free(grid);
 }

@@ -35,6 +35,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "image.h"
 #include "method.h"
 
 #define MAX_DEPTH 8
@@ -513,11 +514,22 @@ static int parse_key(Ctx *x, json_t *v, SceneKey *k)
     const char *key;
     json_t *m;
     bool has_step = false;
+    const char *channel = NULL; /* the target's own channel and invert */
+    int invert = -1;
     json_object_foreach(v, key, m) {
         push_key(x, key);
         int r = 0, p;
         for (p = 0; p < SCENE_KEY_PARAMS && strcmp(key, key_param_names[p]) != 0; p++) {}
-        if (!strcmp(key, "step")) {
+        ImageChannel ch;
+        if (!strcmp(key, "channel")) {
+            if (!json_is_string(m) || image_parse_channel(json_string_value(m), &ch) < 0)
+                r = fail(x, AT_VALUE, "expected r, g, b, a or luma");
+            else
+                channel = json_string_value(m);
+        } else if (!strcmp(key, "invert")) {
+            if (!json_is_boolean(m)) r = fail(x, AT_VALUE, "expected true or false");
+            else invert = json_is_true(m);
+        } else if (!strcmp(key, "step")) {
             r = get_long(x, m, 1, CONFIG_STEPS_MAX, &k->step);
             has_step = true;
         } else if (!strcmp(key, "time")) {
@@ -541,8 +553,8 @@ static int parse_key(Ctx *x, json_t *v, SceneKey *k)
         } else if (!strcmp(key, "scale")) {
             r = move_part(x, m, k, true);
         } else {
-            r = fail(x, AT_KEY, "unknown key (expected step, time, target, vf, vd, vg, sigma, move, "
-                     "scale)");
+            r = fail(x, AT_KEY, "unknown key (expected step, time, target, channel, invert, vf, vd, "
+                     "vg, sigma, move, scale)");
         }
         if (r == 0 && has_step && k->has_time) r = fail(x, AT_KEY, "give step or time, not both");
         pop(x);
@@ -553,6 +565,25 @@ static int parse_key(Ctx *x, json_t *v, SceneKey *k)
         fail(x, AT_PARENT, "missing: every key needs a target image");
         pop(x);
         return -1;
+    }
+    if (channel || invert >= 0) { /* the target's own: "PATH:channel=C,invert=B" (image_spec) */
+        size_t n = strlen(k->target) + 40;
+        char *t = malloc(n), *bare = malloc(n);
+        ImageLoadOpts o = {0};
+        if (!t || !bare) {
+            free(t);
+            free(bare);
+            return oom(x);
+        }
+        /* a target that has options of its own ("logo.png:invert") gets these after them */
+        size_t tl = strlen(k->target);
+        const char *sep = image_spec(k->target, bare, n, &o) != 1 ? ":" : k->target[tl - 1] == ':' ? "" : ",";
+        free(bare);
+        snprintf(t, n, "%s%s%s%s%s%s%s", k->target, sep, channel ? "channel=" : "", channel ? channel : "",
+                 channel && invert >= 0 ? "," : "", invert >= 0 ? "invert=" : "",
+                 invert == 1 ? "1" : invert == 0 ? "0" : "");
+        free(k->target);
+        k->target = t;
     }
     return 0;
 }

@@ -44,7 +44,8 @@ typedef struct {
                              morph, which headless runs until it settles) */
     double time;          /* seconds, with has_time: step = round(time / dt) */
     bool has_time;
-    char *target;         /* the image's path */
+    char *target;         /* the image's path; the key's own channel and invert as its
+                             suffix, "PATH:channel=a,invert=1" (image_spec) */
     bool has[SCENE_KEY_PARAMS];
     float param[SCENE_KEY_PARAMS];
     bool moves;           /* "move" or "scale" given */

@@ -999,10 +999,52 @@ static void test_create(void)
     CHECK(image_sum(NULL) == 0.0, "image_sum(NULL)");
 }
 
+/* image_spec: PATH[:OPTIONS], the options only where every item parses */
+static void test_image_spec(void)
+{
+    static const struct {
+        const char *spec;
+        bool base_invert;
+        int rc;
+        const char *path;
+        ImageChannel ch;
+        bool invert;
+    } c[] = {
+        {"logo.png:invert", false, 1, "logo.png", IMAGE_CHANNEL_LUMA, true},
+        {"logo.png:invert=1", false, 1, "logo.png", IMAGE_CHANNEL_LUMA, true},
+        {"word.png:invert=0", true, 1, "word.png", IMAGE_CHANNEL_LUMA, false},
+        {"mask.png:channel=a,invert", false, 1, "mask.png", IMAGE_CHANNEL_A, true},
+        {"mask.png:invert,channel=alpha", false, 1, "mask.png", IMAGE_CHANNEL_A, true},
+        {"d:x/m.png:channel=g", true, 1, "d:x/m.png", IMAGE_CHANNEL_G, true},
+        {"odd:invert:", false, 1, "odd:invert", IMAGE_CHANNEL_LUMA, false},
+        {"plain.png", true, 0, "plain.png", IMAGE_CHANNEL_LUMA, true},
+        {"shot:01.png", false, 0, "shot:01.png", IMAGE_CHANNEL_LUMA, false},
+        {"a.png:invert,", false, 0, "a.png:invert,", IMAGE_CHANNEL_LUMA, false},
+        {"a.png:channel=x", false, 0, "a.png:channel=x", IMAGE_CHANNEL_LUMA, false},
+        {"a.png:invert,bogus", false, 0, "a.png:invert,bogus", IMAGE_CHANNEL_LUMA, false},
+        {"a.png:invert=2", false, 0, "a.png:invert=2", IMAGE_CHANNEL_LUMA, false},
+        {":invert", false, 0, ":invert", IMAGE_CHANNEL_LUMA, false},
+    };
+    for (size_t k = 0; k < sizeof c / sizeof c[0]; k++) {
+        ImageLoadOpts o = {.invert = c[k].base_invert, .max_mb = 7};
+        char path[64];
+        int rc = image_spec(c[k].spec, path, sizeof path, &o);
+        CHECK(rc == c[k].rc && !strcmp(path, c[k].path) && o.channel == c[k].ch &&
+                  o.invert == c[k].invert && o.max_mb == 7,
+              "%s: rc %d, path '%s', channel %d, invert %d", c[k].spec, rc, path, (int)o.channel,
+              (int)o.invert);
+    }
+    ImageLoadOpts o = {0};
+    char small[8];
+    CHECK(image_spec("a-long-name.png:invert", small, sizeof small, &o) == -1 && !small[0] && !o.invert,
+          "a path that does not fit");
+}
+
 int main(void)
 {
     testlib_tmpdir(g_dir, sizeof g_dir, "smokemorph-test-image");
     RUN(test_create);
+    RUN(test_image_spec);
     RUN(test_png_grey_depths);
     RUN(test_png_grey_alpha);
     RUN(test_png_rgb_rgba);

@@ -577,7 +577,7 @@ static void test_hints(void)
     reset_work();
     run(SMALL, "--frames", "F", logo_rgba, disc, NULL);
     CHECK(R.code == 1, "an RGBA logo on black transparency by luma is empty: exit %d", R.code);
-    CHECK(has(R.err, "logo-rgba.png has transparency") && has(R.err, "--channel a"),
+    CHECK(has(R.err, "logo-rgba.png has transparency") && has(R.err, "logo-rgba.png:channel=a"),
           "no transparency hint:\n%s", R.err);
     reset_work();
     run(SMALL, "--frames", "F", "--channel", "a", logo_rgba, logo_rgba, NULL);
@@ -587,8 +587,8 @@ static void test_hints(void)
     reset_work();
     run(SMALL, "--frames", "F", black_on_white, disc, NULL);
     CHECK(R.code == 0 && has(R.err, "black-on-white.png is mostly bright with a dark shape") &&
-              has(R.err, "--invert makes the dark shape the smoke"),
-          "no --invert hint: exit %d:\n%s", R.code, R.err);
+              has(R.err, "black-on-white.png:invert makes the dark shape the smoke"),
+          "no invert hint: exit %d:\n%s", R.code, R.err);
     reset_work();
     run(SMALL, "--frames", "F", "--invert", black_on_white, black_on_white, NULL);
     CHECK(R.code == 0 && !has(R.err, "mostly bright"), "--invert: a hint left:\n%s", R.err);
@@ -609,6 +609,63 @@ static void test_hints(void)
     CHECK(R.code == 0 && has(R.err, "296x222 grid") && has(R.err, "disc.png is 32x32") &&
               !has(R.err, "wide.png is"),
           "no --grid, a 4:3 start:\n%s", R.err);
+}
+
+/* Issue 23: each image its own channel and invert (IMAGE:invert,
+ * IMAGE:channel=a), and the hints name what works for that image alone: a
+ * black-on-white logo into a white-on-black word, and an RGBA logo (alpha)
+ * into a grey word (luma). */
+static void test_per_image(void)
+{
+    char spec[700], wspec[700], f1[700], f2[700];
+    snprintf(spec, sizeof spec, "%s:invert", black_on_white);
+    /* the logo inverted, the word as it is: no hint, and the logo's density
+     * is the one --invert gives it (frame 1 is the start, --density-scale 1) */
+    reset_work();
+    run(SMALL, "--density-scale", "1", "--frames", "A", spec, disc, NULL);
+    CHECK(R.code == 0 && !has(R.err, "image:"), "logo:invert into the word: exit %d:\n%s", R.code, R.err);
+    run(SMALL, "--density-scale", "1", "--frames", "B", "--invert", black_on_white, black_on_white, NULL);
+    path_in(f1, sizeof f1, work, "A/frame_00001.png");
+    path_in(f2, sizeof f2, work, "B/frame_00001.png");
+    CHECK(R.code == 0 && testlib_same_file(f1, f2), "logo:invert starts as --invert does");
+    /* --invert for both: the word's hint says what keeps it, and that works */
+    reset_work();
+    run(SMALL, "--frames", "F", "--invert", black_on_white, disc, NULL);
+    CHECK(R.code == 0 && has(R.err, "disc.png is mostly bright") &&
+              has(R.err, "disc.png:invert=0 keeps it as it is") && !has(R.err, "black-on-white.png is"),
+          "--invert for both: the word's hint:\n%s", R.err);
+    snprintf(wspec, sizeof wspec, "%s:invert=0", disc);
+    reset_work();
+    run(SMALL, "--frames", "F", "--invert", black_on_white, wspec, NULL);
+    CHECK(R.code == 0 && !has(R.err, "image:"), "the hint followed: exit %d:\n%s", R.code, R.err);
+    /* --channel a for both fails on the word without alpha, naming the way
+     * out; the logo's own channel=a works */
+    reset_work();
+    run(SMALL, "--frames", "F", "--channel", "a", logo_rgba, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "disc.png") && has(R.err, "no alpha channel") &&
+              has(R.err, "IMAGE:channel=a"),
+          "--channel a on the word: exit %d:\n%s", R.code, R.err);
+    snprintf(spec, sizeof spec, "%s:channel=a", logo_rgba);
+    reset_work();
+    run(SMALL, "--frames", "F", spec, disc, NULL);
+    CHECK(R.code == 0 && !has(R.err, "image:"), "logo:channel=a into the word: exit %d:\n%s", R.code,
+          R.err);
+    /* a ':' that is no options is part of the name; an empty suffix names a
+     * file whose own name would parse */
+    char odd[700], odd_spec[720];
+    path_in(odd, sizeof odd, tmp, "take:invert");
+    CHECK(testlib_sh(testlib_fmt("cp '%s' '%s'", disc, odd)) == 0, "cp");
+    path_in(f1, sizeof f1, tmp, "shot:01.png");
+    CHECK(testlib_sh(testlib_fmt("cp '%s' '%s'", disc, f1)) == 0, "cp");
+    reset_work();
+    run(SMALL, "--frames", "F", f1, disc, NULL);
+    CHECK(R.code == 0, "shot:01.png is a file name: exit %d:\n%s", R.code, R.err);
+    snprintf(odd_spec, sizeof odd_spec, "%s:", odd);
+    run(SMALL, "--frames", "F", odd_spec, disc, NULL);
+    CHECK(R.code == 0, "take:invert: names the file take:invert: exit %d:\n%s", R.code, R.err);
+    run(SMALL, "--frames", "F", odd, disc, NULL);
+    CHECK(R.code == 1 && has(R.err, "take") && !has(R.err, "take:invert"),
+          "take:invert is the file take, inverted (there is none): exit %d:\n%s", R.code, R.err);
 }
 
 /* Errors: one line, exit 1, nothing written. */
@@ -696,6 +753,7 @@ int main(void)
     RUN(test_signal_inside_a_step);
     RUN(test_metrics_write_fails);
     RUN(test_hints);
+    RUN(test_per_image);
     RUN(test_input_errors);
     RUN(test_window_options_headless);
     testlib_rm_rf(tmp);

@@ -187,8 +187,12 @@ static void test_key_errors(void)
         "                  \"vf\": @10001, \"sigma\": 0.08 } ] } ] }\n",
         "fields[0].keys[1].vf: must be in [0, 10000]");
     BAD(KEYS_OF("{@\"stpe\": 5, \"target\": \"b\"}"),
-        "fields[0].keys[0].stpe: unknown key (expected step, time, target, vf, vd, vg, sigma, move, "
-        "scale)");
+        "fields[0].keys[0].stpe: unknown key (expected step, time, target, channel, invert, vf, vd, "
+        "vg, sigma, move, scale)");
+    BAD(KEYS_OF("{\"step\": 5, \"target\": \"b\", \"channel\": @\"alfa\"}"),
+        "fields[0].keys[0].channel: expected r, g, b, a or luma");
+    BAD(KEYS_OF("{\"step\": 5, \"target\": \"b\", \"invert\": @1}"),
+        "fields[0].keys[0].invert: expected true or false");
     BAD(KEYS_OF("{\"step\": 600, \"target\": \"b\"},\n {\"step\": @500, \"target\": \"c\"}"),
         "fields[0].keys[1].step: must come after keys[0]'s step 600, got 500");
     BAD(KEYS_OF("{\"step\": @0, \"target\": \"b\"}"), "fields[0].keys[0].step: must be in 1..100000000");
@@ -664,7 +668,7 @@ static void test_fields_run(void)
         testlib_count_entries(xo, "frame_", &nx);
         CHECK(rc == 0 && nx == 2, "two fields --headless with a display: exit %d, %d frames: %s", rc, nx, R.err);
     } else {
-        printf("SKIP two fields with a display: no xvfb-run\n");
+        TESTLIB_NO_GL(3, 3, "two fields with a display: no xvfb-run (tools/install-deps.sh installs xvfb)");
     }
     /* field 1's schedule refused: the scene and the field */
     snprintf(path, sizeof path, "%s/fields-bad.json", tmp);
@@ -699,9 +703,8 @@ static void test_fields_run(void)
     same_frames(__LINE__, a, b, 4);
 }
 
-/* Every scene of scenes/ runs headless on the CPU at a small grid. The ones
- * that need sources or moving targets, which morph_set_schedule does not
- * run yet, are reported as SKIP with its reason until it does. */
+/* Every scene of scenes/ runs headless on the CPU at a small grid and dumps
+ * itself. */
 static void test_examples(void)
 {
     DIR *d = opendir("scenes");
@@ -718,10 +721,6 @@ static void test_examples(void)
         int rc = run("--scene", path, "--cpu", "--grid", "48", "--steps", "12", "--every", "4", "--frames",
                      out, "-q", NULL);
         n++;
-        if (rc != 0 && strstr(R.err, "not implemented yet")) {
-            printf("SKIP %s: %s", path, R.err);
-            continue;
-        }
         int nf = 0;
         testlib_count_entries(out, "frame_", &nf);
         CHECK(rc == 0 && nf == 4, "%s: exit %d, %d frames: %s", path, rc, nf, R.err);
@@ -818,6 +817,58 @@ static void test_dump_roundtrip(void)
 }
 
 /* scene_from_images and its dump read back as the same scene. */
+/* Issue 23: a key's own channel and invert, and a start's (its path's
+ * suffix, as on the command line): the scene runs as the command line with
+ * IMAGE:invert does, frame for frame, and its dump keeps them. */
+static void test_image_options(void)
+{
+    Scene *s = load_text(__LINE__, "own.json",
+                         "{\"fields\": [{\"start\": \"/x/logo.png:invert\", \"keys\": [\n"
+                         "  {\"step\": 5, \"target\": \"/x/word.png\", \"invert\": false},\n"
+                         "  {\"step\": 9, \"target\": \"/x/mask.png\", \"channel\": \"a\", \"invert\": true},\n"
+                         "  {\"step\": 12, \"target\": \"/x/plain.png\"},\n"
+                         "  {\"step\": 14, \"target\": \"/x/own.png:channel=g\", \"invert\": true}]}]}");
+    if (s) {
+        const SceneKey *k = s->field[0].keys;
+        CHECK(!strcmp(s->field[0].start, "/x/logo.png:invert") && !strcmp(k[0].target, "/x/word.png:invert=0") &&
+                  !strcmp(k[1].target, "/x/mask.png:channel=a,invert=1") && !strcmp(k[2].target, "/x/plain.png") &&
+                  !strcmp(k[3].target, "/x/own.png:channel=g,invert=1"),
+              "the images' own options: %s, %s, %s, %s, %s", s->field[0].start, k[0].target, k[1].target,
+              k[2].target, k[3].target);
+    }
+    scene_free(s);
+    /* the run: a black-on-white start inverted by its key field, beside the
+     * command line's IMAGE:invert */
+    char logo[600], scene[600], a[600], b[600], text[2048];
+    snprintf(logo, sizeof logo, "%s/bow.png", tmp);
+    Image *im = testlib_load("targets/blob.png", IMAGE_CHANNEL_LUMA);
+    if (im) {
+        for (size_t k = 0; k < (size_t)im->w * im->h; k++) im->px[k] = 1.0f - im->px[k];
+        char err[256];
+        CHECK(image_save_png(logo, im, 8, err, sizeof err) == 0, "%s", err);
+        image_free(im);
+    }
+    snprintf(scene, sizeof scene, "%s/own-run.json", tmp);
+    snprintf(text, sizeof text,
+             "{\"grid\": 32, \"fields\": [{\"start\": \"%s/targets/star.png\", \"keys\": [\n"
+             "  {\"target\": \"%s\", \"invert\": true}]}]}",
+             root, logo);
+    write_text(scene, text);
+    snprintf(a, sizeof a, "%s/own-a", tmp);
+    snprintf(b, sizeof b, "%s/own-b", tmp);
+    int rc = run("--scene", scene, "--cpu", "--steps", "6", "--every", "2", "--frames", a, NULL);
+    CHECK(rc == 0 && !strstr(R.err, "image:"), "the scene: exit %d: %s", rc, R.err);
+    char spec[700], star[1100];
+    snprintf(spec, sizeof spec, "%s:invert", logo);
+    snprintf(star, sizeof star, "%s/targets/star.png", root);
+    rc = run("--cpu", "--grid", "32", "--steps", "6", "--every", "2", "--frames", b, "-q", star, spec,
+             NULL);
+    CHECK(rc == 0, "the command line: exit %d: %s", rc, R.err);
+    same_frames(__LINE__, a, b, 4);
+    rc = run("--scene", scene, "--dump-scene", NULL);
+    CHECK(rc == 0 && strstr(R.out, "bow.png:invert=1\""), "the dump keeps the key's invert:\n%s", R.out);
+}
+
 static void test_from_images(void)
 {
     const char *t[2] = {"/x/star.png", "/x/ring.png"};
@@ -860,6 +911,7 @@ int main(void)
     RUN(test_source_errors);
     RUN(test_good_scene);
     RUN(test_from_images);
+    RUN(test_image_options);
     RUN(test_cli_overrides);
     RUN(test_fields_run);
     RUN(test_examples);
