@@ -107,6 +107,8 @@ install: all
 	install -m 755 tools/smokemorph-farm $(DESTDIR)$(PREFIX)/bin/smokemorph-farm
 	if [ -n "$(SHADERS)" ]; then install -m 644 $(SHADERS) $(DESTDIR)$(PREFIX)/share/smokemorph/shaders/; fi
 	install -m 644 targets/*.png $(DESTDIR)$(PREFIX)/share/smokemorph/targets/
+	install -d $(DESTDIR)$(PREFIX)/share/smokemorph/lessons
+	install -m 644 lessons/*.json $(DESTDIR)$(PREFIX)/share/smokemorph/lessons/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 644 smokemorph.1 $(DESTDIR)$(PREFIX)/share/man/man1/smokemorph.1
 	install -m 644 $(BUILD)/smokemorph.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/smokemorph

@@ -1413,3 +1413,36 @@ int scene_write(FILE *out, const Scene *s, int argc, char **argv, char *err, siz
     if (r != 0) snprintf(err, errlen, "scene: cannot write the scene (out of memory or a write error)");
     return r != 0 ? -1 : 0;
 }
+
+/* ---- positions for other JSON files (a lesson, lesson.h) --------------------- */
+
+int scene_json_position(const char *text, size_t len, const char *path, bool at_key, int *line, int *col)
+{
+    PathEnt p[MAX_DEPTH];
+    char keys[MAX_DEPTH][64];
+    int n = 0;
+    const char *s = path ? path : "";
+    while (*s && n < MAX_DEPTH) {
+        if (*s == '.') s++;
+        if (*s == '[') {
+            char *end;
+            long i = strtol(s + 1, &end, 10);
+            if (*end != ']' || i < 0) return -1;
+            p[n++] = (PathEnt){NULL, (int)i};
+            s = end + 1;
+        } else {
+            size_t k = strcspn(s, ".[");
+            if (k == 0 || k >= sizeof keys[0]) return -1;
+            memcpy(keys[n], s, k);
+            keys[n][k] = '\0';
+            p[n] = (PathEnt){keys[n], 0};
+            n++;
+            s += k;
+        }
+    }
+    if (*s) return -1;
+    long off = locate(text, len, p, n, at_key);
+    if (off < 0) return -1;
+    line_column(text, (size_t)off, line, col);
+    return 0;
+}

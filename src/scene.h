@@ -132,4 +132,10 @@ const char *scene_field_name(const Scene *s, int i, char *buf, size_t n);
  * made absolute, so it runs from any folder. 0, or -1 with err. */
 int scene_write(FILE *out, const Scene *s, int argc, char **argv, char *err, size_t errlen);
 
+/* Where the value at PATH ("steps[2].view"; "" the document) starts in the
+ * JSON TEXT, or its key with at_key: line and column from 1, in characters,
+ * as scene errors give them (for other files read with jansson: lesson.h).
+ * 0, or -1 when the path is not in the text. */
+int scene_json_position(const char *text, size_t len, const char *path, bool at_key, int *line, int *col);
+
 #endif

@@ -21,6 +21,7 @@
 #include "field.h"
 #include "guard.h"
 #include "image.h"
+#include "lesson.h"
 #include "log.h"
 #include "passbypass.h"
 #include "shader.h"
@@ -86,6 +87,7 @@ static struct {
     char pass_line[160];
     PassbypassPlot pass_plot; /* the pressure and potential residuals, pass by pass */
     bool pass_potential;      /* the last residual was the potential's (else the pressure's) */
+    MorphPassInfo pass_pi;    /* the last pass run */
     /* issue 24: text that follows the window (the fonts' size, Ctrl +/-) */
     int zoom, font_px;
     bool font_failed;
@@ -101,8 +103,16 @@ static struct {
     bool vfb_ok;
     ViewMetrics mtb;
     long mt_at; /* the step count the metrics were read at */
-    /* a lesson's caption (lesson.h), shown across the bottom */
+    /* a lesson (lesson.h): its step shown, its caption across the bottom,
+     * the step count to pause at, the passes to run then; a step comparing
+     * two runs replaces the morph given (base) by its own Compare's A */
+    Lesson *lesson;
+    int lstep;
     char caption[VIEW_CAPTION_MAX];
+    long run_to;
+    int lesson_passes, lesson_to_pass;
+    Morph *base;
+    Compare *own_cmp;
     /* issue 24: the recording (--record, 'R'): the video, its name, its size */
     Exporter *rec;
     char rec_path[4096];
@@ -112,6 +122,8 @@ static struct {
 } V;
 
 static int step_once(void);
+static long shown_step(void);
+static int lesson_step(int dir);
 static void draw_compare(const ViewLayout *l);
 static int pass_next(void);
 static void title_extra(char *buf, size_t n);
@@ -586,6 +598,9 @@ static void draw(void)
     V.shown.nfields = V.nf;
     V.shown.field = V.view == VIEW_DENSITY ? V.field : -1;
     V.shown.recording = V.rec != NULL;
+    V.shown.lesson_step = V.lesson ? V.lstep + 1 : 0;
+    V.shown.lesson_steps = V.lesson ? V.lesson->n : 0;
+    V.shown.step = shown_step();
     snprintf(V.shown.caption, sizeof V.shown.caption, "%s", V.caption);
     snprintf(V.shown.subtitle, sizeof V.shown.subtitle, "%s", V.pass_shown ? V.pass_explain : "");
     current_title(V.shown.title, sizeof V.shown.title);
@@ -846,7 +861,13 @@ static void key_ctrl(unsigned char k, bool ctrl)
         return;
     }
     switch (k) {
-    case ' ': V.paused = !V.paused; break;
+    case ' ':
+        if (V.lesson) rc = lesson_step(+1); /* a lesson: the next step */
+        else V.paused = !V.paused;
+        break;
+    case 8: case 127: /* Backspace: a lesson's step before */
+        if (V.lesson) rc = lesson_step(-1);
+        break;
     case 's': V.paused = true; V.single = true; break;
     case 'r': rc = restart(); break;
     case 'n': rc = jump_key(+1); break;
@@ -1126,6 +1147,133 @@ static void record_toggle(void)
     else record_start(V.o.record);
 }
 
+/* ---- a lesson (issue 24): steps prepared in a file, Space for the next ----- */
+
+/* Leave pass by pass: a step begun a pass at a time is finished. */
+static int leave_passes(void)
+{
+    bool begun = false;
+    for (int f = 0; f < V.nf; f++) begun = begun || morph_pass_active(V.f[f]);
+    V.pass_shown = false;
+    return begun ? step_once() : 0;
+}
+
+/* B's computed view's textures, for a compare begun by a lesson. */
+static int side_b_fields(void)
+{
+    char err[256];
+    int w = morph_width(V.m), h = morph_height(V.m);
+    if (V.scalarb) return 0;
+    if (!(V.scalarb = field_create(w, h, 1, err, sizeof err)) || !(V.scalar2b = field_create(w, h, 1, err, sizeof err)) ||
+        !(V.vecb = field_create(w, h, 2, err, sizeof err))) {
+        log_error("view", "%s", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A lesson's "compare": the morph given and one with SPEC changed, both
+ * from its start (its state's start and target), side by side. 0, or -1
+ * on a GPU error (a setting that cannot be compared is logged and left). */
+static int lesson_compare(const char *spec)
+{
+    char err[512];
+    CompareSpec cs;
+    if (V.nf > 1 || morph_has_schedule(V.base)) {
+        log_info("lesson", "a comparison takes one field and one target: this step shows one run");
+        return 0;
+    }
+    if (lesson_compare_spec(spec, morph_params(V.base), &cs, err, sizeof err) < 0) {
+        log_error("lesson", "%s", err);
+        return 0;
+    }
+    if (morph_get_state(V.base, &V.st) < 0 || side_b_fields() < 0) return -1;
+    Compare *c = compare_create(morph_width(V.base), morph_height(V.base), &cs, V.st.start, V.st.target, true,
+                                morph_backend(V.base), V.o.shader_dir, err, sizeof err);
+    if (!c) {
+        log_error("lesson", "%s", err);
+        return -1;
+    }
+    compare_free(V.own_cmp);
+    V.own_cmp = c;
+    V.o.compare = c;
+    V.m = V.f[0] = compare_morph(c, 0);
+    log_info("compare", "%s | %s", compare_label(c, 0), compare_label(c, 1));
+    return 0;
+}
+
+static void lesson_uncompare(void)
+{
+    if (!V.own_cmp) return;
+    V.o.compare = NULL;
+    V.m = V.f[0] = V.base;
+    compare_free(V.own_cmp);
+    V.own_cmp = NULL;
+}
+
+/* Show step k of the lesson: its parameters, comparison, restart, view,
+ * HUD and caption; then run its steps, or pause (and its passes). 0, or -1
+ * on a GPU error. */
+static int lesson_go(int k)
+{
+    const LessonStep *st = &V.lesson->step[k];
+    V.lstep = k;
+    if (leave_passes() < 0) return -1;
+    SolverParams p = *morph_params(V.base);
+    lesson_params(st, &p);
+    if (!method_params_equal(&p, morph_params(V.base)) && morph_set_params(V.base, &p) < 0) return -1;
+    /* the same comparison as the step before's goes on (unless restarted) */
+    bool same = V.own_cmp && st->compare[0] && !st->restart && k > 0 &&
+                !strcmp(V.lesson->step[k - 1].compare, st->compare);
+    if (!same) {
+        lesson_uncompare();
+        if (st->compare[0] && lesson_compare(st->compare) < 0) return -1;
+    }
+    if (st->restart && !st->compare[0] && restart() < 0) return -1;
+    if (st->restart || (st->compare[0] && !same)) viewmodel_plot_reset(&V.plot);
+    if (st->view >= 0) V.view = st->view, V.field = -1;
+    if (st->hud >= 0) V.hud_on = st->hud;
+    snprintf(V.caption, sizeof V.caption, "%s%s%d/%d  %s%s", k == 0 && V.lesson->title[0] ? V.lesson->title : "",
+             k == 0 && V.lesson->title[0] ? "\n" : "", k + 1, V.lesson->n, st->caption,
+             k + 1 < V.lesson->n ? "  [space: next]" : "  [the end]");
+    long now = morph_step_count(V.m);
+    V.run_to = st->until > now ? st->until : st->run > 0 ? now + st->run : 0;
+    V.paused = V.run_to == 0;
+    V.lesson_passes = st->pass_by_pass == 1 ? st->passes : 0;
+    V.lesson_to_pass = st->to_pass;
+    V.vf_dirty = true;
+    V.mt.step = -1;
+    log_info("lesson", "step %d/%d: %s", k + 1, V.lesson->n, st->caption);
+    return 0;
+}
+
+/* After a lesson step's run: its passes (pass by pass), then paused: so
+ * many, or until its to_pass has run so many times or the step ends. */
+static int lesson_passes_now(void)
+{
+    int n = V.lesson_passes, to = V.lesson_to_pass, seen = 0;
+    V.lesson_passes = 0;
+    if (n <= 0) return 0;
+    for (int i = 0; i < (to >= 0 ? 1000000 : n); i++) {
+        if (pass_next() < 0) return -1;
+        if (to >= 0 && (int)V.pass_pi.pass == to && ++seen >= n) break;
+        if (to >= 0 && V.pass_pi.last) break;
+    }
+    return 0;
+}
+
+/* Space in a lesson: the next step (dir +1) or Backspace the one before. */
+static int lesson_step(int dir)
+{
+    int k = V.lstep + dir;
+    if (k < 0 || k >= V.lesson->n) {
+        log_info("lesson", "%s", k < 0 ? "this is the lesson's first step" : "the lesson is over ('q' quits)");
+        return 0;
+    }
+    if (lesson_go(k) < 0) return -1;
+    return V.paused ? lesson_passes_now() : 0;
+}
+
 static void display(void)
 {
     if (V.keys && *V.keys) { /* '^' and a key: the key with Ctrl */
@@ -1138,6 +1286,7 @@ static void display(void)
         int n = V.single ? 1 : V.o.steps_per_frame;
         for (int k = 0; k < n; k++) {
             if (V.o.max_steps > 0 && morph_step_count(V.m) >= V.o.max_steps) break;
+            if (V.run_to > 0 && morph_step_count(V.m) >= V.run_to) break;
             if (step_once() < 0) {
                 log_error("view", "a GL error in the simulation step");
                 quit(1);
@@ -1147,6 +1296,17 @@ static void display(void)
             V.vf_dirty = true;
         }
         V.single = false;
+    }
+    if (V.run_to > 0 && morph_step_count(V.m) >= V.run_to) { /* a lesson step's run is done */
+        V.run_to = 0;
+        V.paused = true;
+        if (lesson_passes_now() < 0) {
+            log_error("view", "a GL error in the simulation step");
+            quit(1);
+            return;
+        }
+        after_key(0, "the lesson");
+        if (V.rc) return;
     }
     bool done = V.o.max_steps > 0 && morph_step_count(V.m) >= V.o.max_steps &&
                 (!V.keys || !*V.keys);
@@ -1295,9 +1455,18 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     glutCloseFunc(on_close);
     V.last_title = export_now();
     if (V.o.verbose_keys) print_keys();
+    V.base = m;
     if (o->lesson) {
-        log_error("view", "--lesson %s: lessons are not in this build yet", o->lesson);
-        goto free_keys;
+        if (o->compare) {
+            log_error("view", "--lesson runs one morph (a step may compare two): leave out --compare");
+            goto free_keys;
+        }
+        if (!(V.lesson = lesson_load(o->lesson, morph_params(m), err, sizeof err))) {
+            fprintf(stderr, "%s\n", err);
+            goto free_keys;
+        }
+        log_info("lesson", "%s: %d steps (space: the next, Backspace: the one before)", o->lesson, V.lesson->n);
+        if (lesson_go(0) < 0 || (V.paused && lesson_passes_now() < 0)) goto free_keys;
     }
     if (o->record && record_start(o->record) < 0) goto free_keys;
     /* the loop: events, then a frame each time round (as an idle function
@@ -1310,6 +1479,9 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     rc = V.rc;
     if (record_stop() < 0 && V.o.record) rc = 1;
 free_keys:
+    lesson_uncompare();
+    lesson_free(V.lesson);
+    V.lesson = NULL;
     if (V.rec) export_close(V.rec); /* not finished: no file left */
     V.rec = NULL;
     free(V.rec_buf);
@@ -1381,6 +1553,7 @@ static int pass_next(void)
     passbypass_label(&pi, V.pass_line, sizeof V.pass_line);
     passbypass_explain(&pi, V.pass_explain, sizeof V.pass_explain);
     V.pass_step = pi.step;
+    V.pass_pi = pi;
     V.pass_index = pi.index + 1;
     V.pass_total = pi.total;
     if (V.nf > 1) { /* name the field the pass ran on */

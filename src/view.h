@@ -55,7 +55,7 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o);
 /* Box kinds of ViewShown.box. */
 enum { VIEW_BOX_TEXT = 't', VIEW_BOX_FIELD = 'f', VIEW_BOX_BAR = 'b', VIEW_BOX_PLOT = 'p' };
 #define VIEW_BOXES 256
-#define VIEW_CAPTION_MAX 512
+#define VIEW_CAPTION_MAX 1100
 
 /* What the last view_run showed last, for tests: the view, the HUD's
  * numbers and lines (as drawn; n lines), the computed view's range, and

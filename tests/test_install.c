@@ -40,6 +40,7 @@ static void test_install(void)
     CHECK(exists(root, "share/smokemorph/shaders/jacobi.glsl"), "no jacobi.glsl");
     CHECK(exists(root, "share/smokemorph/targets/blob.png"), "no bundled targets");
     CHECK(exists(root, "share/smokemorph/targets/star.png"), "no star.png");
+    CHECK(exists(root, "share/smokemorph/lessons/how-target-driven-smoke-works.json"), "no shipped lesson");
     CHECK(exists(root, "share/man/man1/smokemorph.1"), "no man page");
     CHECK(exists(root, "share/bash-completion/completions/smokemorph"), "no bash completion");
     /* man -l reads the installed page (man-db's man; its formatter's own
