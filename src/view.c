@@ -1069,7 +1069,11 @@ static int record_start(const char *path)
     }
     double fps = V.o.fps > 0.0 ? V.o.fps : 24.0;
     if (!(V.rec = export_video_open(path, V.win_w, V.win_h, fps, err, sizeof err))) {
-        log_error("view", "%s", err);
+        if (strstr(err, "not installed"))
+            log_error("view", "cannot record to %s: ffmpeg is not installed (not found on PATH); install it "
+                      "(Debian: apt install ffmpeg), or leave out --record", path);
+        else
+            log_error("view", "%s", err);
         return -1;
     }
     snprintf(V.rec_path, sizeof V.rec_path, "%s", path);
