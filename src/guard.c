@@ -111,3 +111,24 @@ bool guard_inside(const char *path, const char *dir)
     if (dl == 1 && d[0] == '/') return true;
     return strncmp(p, d, dl) == 0 && (p[dl] == '\0' || p[dl] == '/');
 }
+
+int guard_mkdirs(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+    for (char *p = buf + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char ch = *p;
+        *p = '\0';
+        if (mkdir(buf, 0777) < 0 && errno != EEXIST) return -1;
+        *p = ch;
+        if (!ch) break;
+    }
+    struct stat st;
+    if (stat(path, &st) < 0) return -1;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return -1;
+    }
+    return 0;
+}

@@ -31,5 +31,8 @@ void guard_forget_inputs(void);
 int guard_resolve(const char *path, char *out, size_t n);
 /* Whether path resolves to dir (resolved too) or somewhere under it. */
 bool guard_inside(const char *path, const char *dir);
+/* mkdir -p PATH (an output folder: checkpoints, a compare's frames); 0, or
+ * -1 with errno. */
+int guard_mkdirs(const char *path);
 
 #endif

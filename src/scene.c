@@ -1122,16 +1122,16 @@ int scene_apply(Scene *s, Config *c, char *err, size_t errlen)
     if (c->current_path) {
         snprintf(err, errlen, "config: --scene %s gives the images (its field's start and keys): "
                  "leave CURRENT and TARGET out", s->file);
-        return -1;
+        return SCENE_CLASH;
     }
     if (c->key_every_set) {
         snprintf(err, errlen, "config: --key-every: the keys of --scene %s have their own steps",
                  s->file);
-        return -1;
+        return SCENE_CLASH;
     }
     /* the steps of time keys at the run's dt; messages from the keys' lines */
     for (int i = 0; i < s->nfields; i++)
-        if (apply_steps(s, i, c, err, errlen) < 0) return -1;
+        if (apply_steps(s, i, c, err, errlen) < 0) return SCENE_BAD;
     SceneField *f = &s->field[0];
     c->current_path = f->start;
     c->target_path = f->keys[0].target;

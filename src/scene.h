@@ -116,9 +116,11 @@ int scene_args(const Scene *s, int argc, char **argv, int *nout, char ***out);
 /* The scene into a parsed Config: field 0's images and name (c's
  * current_path, key_paths, nkeys, field_name), every field's keys' steps
  * from their times with c's dt (the other fields' images stay in the
- * scene). -1 with one line in err when the scene cannot run as the Config
- * says: images or --key-every also on the command line, a time key's step
- * not after the key before it at this dt. */
+ * scene). 0, or an error's kind with one line in err when the scene cannot
+ * run as the Config says: SCENE_CLASH, images or --key-every also on the
+ * command line (bad usage); SCENE_BAD, a time key's step not after the key
+ * before it at this dt (a bad file). */
+enum { SCENE_BAD = -1, SCENE_CLASH = -2 };
 int scene_apply(Scene *s, Config *c, char *err, size_t errlen);
 
 /* Field i's name: its "name", else "smoke" for field 0 and "smokeN" for
