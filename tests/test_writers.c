@@ -175,10 +175,13 @@ static bool a_run_of_frames(const char *dir)
     return count == max;
 }
 
+static int g_strip_rows; /* the writers' frames in strips of this many rows (0: whole at this size) */
+
 static Exporter *writers(const char *dir, int threads, ImageFormat f)
 {
     char err[4400];
     ExportOptions o = export_defaults();
+    o.strip_rows = g_strip_rows;
     o.dir = dir;
     o.format = f;
     o.threads = threads;
@@ -501,11 +504,11 @@ static void test_sigterm_in_flight(void)
 /* A full disk (the file size limit between frame sizes) with three writers:
  * exit 1, one line naming a frame, the frames before it whole, nothing after,
  * as many metrics rows as frames. */
-static void test_full_disk_writers(void)
+static void full_disk_writers(const char *strips)
 {
     reset_work();
     SM("-q", "--cpu", "--grid", "64", "--steps", "16", "--every", "2", "--frames", "F", "--threads", "3",
-        disc_png, square_png);
+       "--strip-rows", strips, disc_png, square_png);
     char f1[700], f9[700];
     path_in(f1, sizeof f1, work, "F/frame_00001.png");
     path_in(f9, sizeof f9, work, "F/frame_00009.png");
@@ -516,7 +519,7 @@ static void test_full_disk_writers(void)
     reset_work();
     run_env(NULL, 0, RLIMIT_FSIZE, (unsigned long long)(s1.st_size + s9.st_size) / 2, "-q", "--cpu", "--grid",
             "64", "--steps", "16", "--every", "2", "--frames", "F", "--threads", "3", "--metrics", "m.csv",
-            disc_png, square_png, NULL);
+            "--strip-rows", strips, disc_png, square_png, NULL);
     /* one line for the frame (and issue 21's one for the record the full
      * disk took too) */
     int lines = 0, frame_lines = 0;
@@ -530,6 +533,23 @@ static void test_full_disk_writers(void)
     CHECK(nf >= 1 && nf < 9 && a_run_of_frames(f) && named(f, ".tmp") == 0,
           "%d frames, a gap or a temporary", nf);
     CHECK(csv_rows(m) == nf, "%d metrics rows for %d frames", csv_rows(m), nf);
+}
+
+/* A full disk with several writers, the frames whole and in strips of 8
+ * rows (a frame that fails half written leaves no temporary either). */
+static void test_full_disk_writers(void)
+{
+    full_disk_writers("0");
+    full_disk_writers("8");
+}
+
+/* The writers' order, bytes and failures with every frame in strips. */
+static void test_writers_in_strips(void)
+{
+    g_strip_rows = 5;
+    test_writers_in_order();
+    test_writers_failure();
+    g_strip_rows = 0;
 }
 
 /* ---- frames in strips (issue 21) ---------------------------------------------- */
@@ -814,6 +834,7 @@ int main(void)
     RUN(test_image_rows);
     RUN(test_strips_equal);
     RUN(test_strips_budget);
+    RUN(test_writers_in_strips);
     /* the inputs live beside the work folder (reset_work empties it) */
     char inputs[700];
     snprintf(inputs, sizeof inputs, "%s-in", work);
