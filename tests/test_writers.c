@@ -817,6 +817,26 @@ static void test_strips_budget(void)
     ch[0].px = px;
     CHECK(exr_write(again, &d, err, sizeof err) == 0 && same_bytes(path, again), "stream and exr_write: %s", err);
     free(px);
+
+    /* a frame without smoke (its data window one pixel), tiled, in strips */
+    char dir[2][700];
+    float zero[12 * 10] = {0};
+    for (int s = 0; s < 2; s++) {
+        path_in(dir[s], sizeof dir[s], work, s ? "empty_strips" : "empty_whole");
+        ExportOptions o = export_defaults();
+        o.dir = dir[s];
+        o.format = IMAGE_FORMAT_EXR;
+        o.exr_tiled = true;
+        o.out_w = 300, o.out_h = 200;
+        o.strip_rows = s ? 64 : -1;
+        Exporter *x = export_create(&o, err, sizeof err);
+        CHECK(x && export_write(x, 1, zero, NULL, NULL, 12, 10, err, sizeof err) == 0, "empty frame: %s", err);
+        export_close(x);
+    }
+    char a[800], b[800];
+    path_in(a, sizeof a, dir[0], "frame_00001.exr");
+    path_in(b, sizeof b, dir[1], "frame_00001.exr");
+    CHECK(same_bytes(a, b), "an empty frame in strips is not the whole one's bytes");
 }
 
 int main(void)
