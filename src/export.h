@@ -35,6 +35,16 @@
  * Each file is written under a temporary name and renamed, so a half frame
  * never exists; a video goes to FILE.tmp.<pid> and is renamed on success.
  *
+ * Strips: a frame of more than EXPORT_STRIP_ABOVE pixels (2048 x 2048) is
+ * made EXPORT_STRIP_ROWS (64) output rows at a time: the grid-sized planes
+ * stay whole, each strip is resampled, composited and handed to libpng
+ * (image_png_rows), OpenEXRCore (exr_stream_rows: the strip's chunks, in
+ * parallel) and the video pipe, so a frame holds a strip's memory, not the
+ * frame's (export_frame_bytes counts it). An EXR's data window takes a
+ * pass of its own first. A frame in strips with a video is made in its
+ * turn (its rows piped as they come). The files are byte for byte those of
+ * the frame made whole.
+ *
  * Writers (ExportOptions.threads > 0): export_write hands a copy of the
  * frame to a pool of threads and returns; the frames are resampled,
  * composited, compressed and written beside each other (an EXR's chunks
