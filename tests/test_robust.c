@@ -79,13 +79,10 @@ static Image *disc_image(int w, int h, double v)
 
 static int make_fixtures(void)
 {
-    path_in(disc, sizeof disc, tmp, "disc.png");
-    path_in(logo_rgba, sizeof logo_rgba, tmp, "logo-rgba.png");
-    path_in(black_on_white, sizeof black_on_white, tmp, "black-on-white.png");
-    path_in(wide, sizeof wide, tmp, "wide.png");
-    path_in(white, sizeof white, tmp, "white.png");
-    path_in(big, sizeof big, tmp, "big.png");
-    path_in(jpeg, sizeof jpeg, tmp, "photo.jpg");
+    char *const buf[] = {disc, logo_rgba, black_on_white, wide, white, big, jpeg};
+    static const char *const name[] = {"disc.png", "logo-rgba.png", "black-on-white.png", "wide.png",
+                                       "white.png", "big.png", "photo.jpg"};
+    for (size_t k = 0; k < sizeof buf / sizeof buf[0]; k++) path_in(buf[k], sizeof disc, tmp, name[k]);
     if (save(disc, disc_image(32, 32, 1.0)) < 0) return -1;
     if (save(wide, disc_image(64, 48, 1.0)) < 0) return -1;
     if (save(big, disc_image(1024, 1024, 1.0)) < 0) return -1;

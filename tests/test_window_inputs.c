@@ -72,9 +72,8 @@ static void on_alarm(int sig)
 static int xview(const char *keys, long steps, const char *script, const char *shot)
 {
     char path[512], cmd[1024], spath[512];
-    snprintf(path, sizeof path, "%s/x.sh", g_tmp);
     snprintf(spath, sizeof spath, "%s/%s", g_tmp, shot ? shot : "none.png");
-    FILE *f = fopen(path, "w");
+    FILE *f = testgl_script(g_tmp, path, sizeof path);
     CHECK(f != NULL, "cannot write %s", path);
     if (!f) return -1;
     fprintf(f,

@@ -403,8 +403,7 @@ static void test_fig2_layout(void)
 static int xrun(const char *args, const char *script)
 {
     char path[512], cmd[1024];
-    snprintf(path, sizeof path, "%s/x.sh", g_tmp);
-    FILE *f = fopen(path, "w");
+    FILE *f = testgl_script(g_tmp, path, sizeof path);
     CHECK(f != NULL, "cannot write %s", path);
     if (!f) return -1;
     fprintf(f,

@@ -42,6 +42,14 @@ static inline GlCtx *testgl_start(const char *argv0, char *dir, size_t n)
     "    done\n"                                                                                \
     "}\n"
 
+/* The window tests' xdotool script DIR/x.sh (its path into PATH), opened
+ * for writing; NULL when it cannot be. */
+static inline FILE *testgl_script(const char *dir, char *path, size_t n)
+{
+    snprintf(path, n, "%s/x.sh", dir);
+    return fopen(path, "w");
+}
+
 /* The window tests' start: a window of w x h titled TITLE (*ctx), the
  * shader folder in DIR, and the bundled morph (blob.png -> star.png on a
  * g x g grid, the fragment backend, the defaults). NULL (with a failed

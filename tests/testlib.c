@@ -583,6 +583,17 @@ Morph *testlib_morph(int w, int h, const SolverParams *p, const float *start, co
     return m;
 }
 
+int testlib_splat(Morph *m, float x, float y, float amount, float r, double *mass, double *dmass)
+{
+    double before = 0.0, after = 0.0;
+    morph_metrics(m, &before, NULL, NULL);
+    int rc = morph_splat_density(m, x, y, amount, r);
+    morph_metrics(m, &after, NULL, NULL);
+    *mass = after;
+    *dmass = after - before;
+    return rc;
+}
+
 bool testlib_state_read(Morph *m, size_t cells, TestlibState *s)
 {
     if (!s->buf && !(s->buf = malloc((size_t)(METHOD_FIELD_COUNT + 2) * cells * sizeof(float)))) return false;

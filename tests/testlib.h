@@ -286,6 +286,11 @@ typedef struct {
 Morph *testlib_morph(int w, int h, const SolverParams *p, const float *start, const float *target,
                      bool mass_match, MorphBackend b, const char *shader_dir);
 
+/* morph_splat_density(m, x, y, amount, r) (adding smoke, or erasing it with
+ * a negative amount) and the mass it changed: its return value, the mass
+ * after in *mass and the change in *dmass. */
+int testlib_splat(Morph *m, float x, float y, float amount, float r, double *mass, double *dmass);
+
 /* Reads m's state (cells: W*H) into s. false on a read-back or memory error. */
 bool testlib_state_read(Morph *m, size_t cells, TestlibState *s);
 
