@@ -238,13 +238,35 @@ static int cpu_read_output(void *b, MethodOut f, float *a, float *b2) { return r
 static int cpu_substeps(void *b, int stage) { return ref_substeps(b, stage); }
 static int cpu_read_motion(void *b, float *u, float *v) { return ref_read_motion(b, u, v); }
 
-static const MorphOps cpu_ops = {cpu_destroy, cpu_set_density, cpu_set_target, cpu_step, cpu_observe,
-                                 cpu_read_velocity, cpu_params, cpu_set_params, cpu_stir, no_texture, no_texture,
-                                 cpu_get_state, cpu_set_state, cpu_set_target_scaled,
-                                 cpu_set_potential_scale, cpu_set_sources, cpu_add_source,
-                                 cpu_step_parts, cpu_copy_velocity, cpu_splat_density,
-                                 cpu_observe_sums, cpu_step_begin, cpu_step_pass, cpu_step_end,
-                                 cpu_read_output, cpu_substeps, NULL, NULL, NULL, cpu_read_motion};
+static const MorphOps cpu_ops = {
+    .destroy = cpu_destroy,
+    .set_density = cpu_set_density,
+    .set_target = cpu_set_target,
+    .step = cpu_step,
+    .observe = cpu_observe,
+    .read_velocity = cpu_read_velocity,
+    .params = cpu_params,
+    .set_params = cpu_set_params,
+    .stir = cpu_stir,
+    .density_texture = no_texture,
+    .velocity_texture = no_texture,
+    .get_state = cpu_get_state,
+    .set_state = cpu_set_state,
+    .set_target_scaled = cpu_set_target_scaled,
+    .set_potential_scale = cpu_set_potential_scale,
+    .set_sources = cpu_set_sources,
+    .add_source = cpu_add_source,
+    .step_parts = cpu_step_parts,
+    .copy_velocity = cpu_copy_velocity,
+    .splat_density = cpu_splat_density,
+    .observe_sums = cpu_observe_sums,
+    .step_begin = cpu_step_begin,
+    .step_pass = cpu_step_pass,
+    .step_end = cpu_step_end,
+    .read_output = cpu_read_output,
+    .substeps = cpu_substeps,
+    .read_motion = cpu_read_motion,
+};
 
 /* ---- the GPU solver (fragment or compute passes) -------------------------- */
 
@@ -317,14 +339,38 @@ static const float *gpu_observe_map(void *b, int slot, bool *div) { return solve
 static void gpu_observe_unmap(void *b, int slot) { solver_observe_unmap(b, slot); }
 static int gpu_read_motion(void *b, float *u, float *v) { return solver_read_motion(b, u, v); }
 
-static const MorphOps gpu_ops = {gpu_destroy, gpu_set_density, gpu_set_target, gpu_step, gpu_observe,
-                                 gpu_read_velocity, gpu_params, gpu_set_params, gpu_stir, gpu_density_texture,
-                                 gpu_velocity_texture, gpu_get_state, gpu_set_state, gpu_set_target_scaled,
-                                 gpu_set_potential_scale, gpu_set_sources, gpu_add_source,
-                                 gpu_step_parts, gpu_copy_velocity, gpu_splat_density,
-                                 gpu_observe_sums, gpu_step_begin, gpu_step_pass, gpu_step_end,
-                                 gpu_read_output, gpu_substeps, gpu_observe_start, gpu_observe_map,
-                                 gpu_observe_unmap, gpu_read_motion};
+static const MorphOps gpu_ops = {
+    .destroy = gpu_destroy,
+    .set_density = gpu_set_density,
+    .set_target = gpu_set_target,
+    .step = gpu_step,
+    .observe = gpu_observe,
+    .read_velocity = gpu_read_velocity,
+    .params = gpu_params,
+    .set_params = gpu_set_params,
+    .stir = gpu_stir,
+    .density_texture = gpu_density_texture,
+    .velocity_texture = gpu_velocity_texture,
+    .get_state = gpu_get_state,
+    .set_state = gpu_set_state,
+    .set_target_scaled = gpu_set_target_scaled,
+    .set_potential_scale = gpu_set_potential_scale,
+    .set_sources = gpu_set_sources,
+    .add_source = gpu_add_source,
+    .step_parts = gpu_step_parts,
+    .copy_velocity = gpu_copy_velocity,
+    .splat_density = gpu_splat_density,
+    .observe_sums = gpu_observe_sums,
+    .step_begin = gpu_step_begin,
+    .step_pass = gpu_step_pass,
+    .step_end = gpu_step_end,
+    .read_output = gpu_read_output,
+    .substeps = gpu_substeps,
+    .observe_start = gpu_observe_start,
+    .observe_map = gpu_observe_map,
+    .observe_unmap = gpu_observe_unmap,
+    .read_motion = gpu_read_motion,
+};
 
 /* ---- the morph -------------------------------------------------------------- */
 
