@@ -509,152 +509,216 @@ static void fault_nan(Morph *m, long k, long at)
     checkpoint_free(&t);
 }
 
-int mode_headless_run(Fields *fs, const Config *c, float density_scale, const HeadlessInfo *info)
+/* A headless run's state: what mode_headless_run's stages share. */
+typedef struct {
+    Fields *fs;
+    const Config *c;
+    const HeadlessInfo *info;
+    float density_scale;
+    Morph *m;                   /* field 0's: the grid, the backend, the keys */
+    Outputs o;
+    const Checkpoint *res;      /* resumed from; NULL: a fresh run */
+    long first;                 /* the first step: the checkpoint's, or 0 */
+    Checkpoint ck;              /* --checkpoint-every's copy of the state */
+    char ckpath[PATH_MAX + 64]; /* the last checkpoint written */
+    long ckstep;                /* its step; -1: none */
+    bool range;                 /* --frame-range: it stops at its last frame */
+    bool sequence;              /* keys with steps: it runs to the last key's */
+    bool until_settled;         /* no --steps: until the morph arrives or settles */
+    long steps, last_key, nframes;
+    FidelitySettle settle;
+    int ending;                 /* FIDELITY_RUNNING until it arrives or settles */
+    const char *dir, *ckdir, *sp;
+    char sidecar_path[PATH_MAX + 16];
+    Progress prog;
+    double error;
+    double ran_s;               /* the steps' wall time, to the last frame handed over */
+    int rc;                     /* the exit status */
+} Headless;
+
+/* How far the run goes and where its outputs go. */
+static void hl_plan(Headless *h)
 {
-    Morph *m = fs->m[0];
-    char err[512];
-    Outputs o = {.last_step = -1};
-    int rc = 1;
+    const Config *c = h->c;
+    Fields *fs = h->fs;
+    h->m = fs->m[0];
+    h->o.last_step = -1;
+    h->rc = 1;
     /* a resumed run starts at the checkpoint's step, its settle watch as it was */
-    const Checkpoint *res = info->resume;
-    long first = res ? res->state.steps : 0;
-    Checkpoint ck = {0};
-    char ckpath[PATH_MAX + 64] = "";
-    long ckstep = -1; /* the step of the last checkpoint written */
+    h->res = h->info->resume;
+    h->first = h->res ? h->res->state.steps : 0;
+    h->ckstep = -1;
     /* no --steps: run until the morph arrives or settles; a --frame-range
-     * stops at its last frame */
-    bool range = c->range_last >= 0;
-    /* a sequence (issue 9) with no --steps runs every key to its end: the
-     * last key's step */
-    bool sequence = false;
-    long last_key = 0; /* of several fields, the latest key's step */
+     * stops at its last frame; a sequence (issue 9) with no --steps runs
+     * every key to its end: the last key's step (of several fields, the latest) */
+    h->range = c->range_last >= 0;
     for (int i = 0; i < fs->n; i++) {
         if (!morph_has_schedule(fs->m[i])) continue;
-        sequence = true;
+        h->sequence = true;
         long st = morph_key_step(fs->m[i], morph_key_count(fs->m[i]));
-        if (st > last_key) last_key = st;
+        if (st > h->last_key) h->last_key = st;
     }
-    bool until_settled = c->steps == 0 && !range && !sequence;
+    h->until_settled = c->steps == 0 && !h->range && !h->sequence;
     /* read-backs in flight behind the steps: two on the GPU (triple
      * buffered); none where a step needs its own error (until the morph
      * settles), with the velocity (read at once) or on the CPU (observed at
      * once anyway) */
-    o.lag = until_settled || c->exr_velocity || morph_backend(m) == MORPH_CPU ? 0 : 2;
-    if (c->readback_lag >= 0) o.lag = c->readback_lag; /* --readback-lag (tests: 0 against 2) */
-    long steps = range ? (c->range_last - c->frame_start) * (long)c->every
-                 : until_settled ? CONFIG_HEADLESS_MAX_STEPS
-                 : c->steps == 0 ? last_key : c->steps;
-    FidelitySettle settle = {0};
-    if (res) {
-        settle.started = res->settle_started;
-        settle.best = res->settle_best;
-        settle.best_step = res->settle_best_step;
+    h->o.lag = h->until_settled || c->exr_velocity || morph_backend(h->m) == MORPH_CPU ? 0 : 2;
+    if (c->readback_lag >= 0) h->o.lag = c->readback_lag; /* --readback-lag (tests: 0 against 2) */
+    h->steps = h->range ? (c->range_last - c->frame_start) * (long)c->every
+               : h->until_settled ? CONFIG_HEADLESS_MAX_STEPS
+               : c->steps == 0 ? h->last_key : c->steps;
+    if (h->res) {
+        h->settle.started = h->res->settle_started;
+        h->settle.best = h->res->settle_best;
+        h->settle.best_step = h->res->settle_best_step;
     }
-    int ending = FIDELITY_RUNNING;
-    const char *dir = c->frames_dir;
-    if (!dir && !c->no_frames && !c->metrics_path && !c->screenshot && !c->video_path)
-        dir = CONFIG_DEFAULT_OUT_DIR;
-    const char *ckdir = c->checkpoint_dir ? c->checkpoint_dir : dir ? dir : ".";
+    h->ending = FIDELITY_RUNNING;
+    h->dir = c->frames_dir;
+    if (!h->dir && !c->no_frames && !c->metrics_path && !c->screenshot && !c->video_path)
+        h->dir = CONFIG_DEFAULT_OUT_DIR;
+    h->ckdir = c->checkpoint_dir ? c->checkpoint_dir : h->dir ? h->dir : ".";
+}
+
+/* The read-back buffers and the checkpoint's. 0, or -1 after one line. */
+static int hl_alloc(Headless *h)
+{
+    const Config *c = h->c;
+    Morph *m = h->m;
     size_t cells = (size_t)morph_width(m) * morph_height(m);
     bool nomem = c->checkpoint_every &&
-                 checkpoint_alloc_fields(&ck, morph_width(m), morph_height(m), fs->n) < 0;
-    ck.scene = info->scene;
-    for (int i = 0; i < fs->n; i++) nomem = nomem || !(o.rho[i] = malloc(cells * sizeof(float)));
-    if (nomem || (c->exr_velocity && (!(o.vx = malloc(cells * sizeof(float))) ||
-                                      !(o.vy = malloc(cells * sizeof(float)))))) {
+                 checkpoint_alloc_fields(&h->ck, morph_width(m), morph_height(m), h->fs->n) < 0;
+    h->ck.scene = h->info->scene;
+    for (int i = 0; i < h->fs->n; i++) nomem = nomem || !(h->o.rho[i] = malloc(cells * sizeof(float)));
+    if (nomem || (c->exr_velocity && (!(h->o.vx = malloc(cells * sizeof(float))) ||
+                                      !(h->o.vy = malloc(cells * sizeof(float)))))) {
         log_error("smokemorph", "out of memory");
-        for (int i = 0; i < fs->n; i++) free(o.rho[i]);
-        free(o.vx);
-        free(o.vy);
-        checkpoint_free(&ck);
-        return 1;
+        return -1;
     }
+    return 0;
+}
+
+/* The metrics, screenshot and video: nothing in their way, the metrics
+ * opened. 0, or -1 after one line. */
+static int hl_open_metrics(Headless *h)
+{
+    const Config *c = h->c;
+    char err[512];
     /* metrics first: it creates nothing under its name until the end, while
      * export_open makes the frames directory, which a failed run must not leave */
     if (c->metrics_path &&
         check_output("metrics", c->metrics_path,
                      metrics_is_ours(c->metrics_path, "step,time,error,mass,max_div,key\n"), c) < 0)
-        goto done;
-    if (c->screenshot && check_output("screenshot", c->screenshot, true, c) < 0) goto done;
-    if (c->video_path && check_output("video", c->video_path, true, c) < 0) goto done;
-    if (c->metrics_path && dir) {
+        return -1;
+    if (c->screenshot && check_output("screenshot", c->screenshot, true, c) < 0) return -1;
+    if (c->video_path && check_output("video", c->video_path, true, c) < 0) return -1;
+    if (c->metrics_path && h->dir) {
         /* a metrics file inside the frames folder the run makes: that
          * folder first (issue 21: it failed though the run creates it) */
         char parent[PATH_MAX];
         const char *sl = strrchr(c->metrics_path, '/');
         snprintf(parent, sizeof parent, "%.*s", sl ? (int)(sl - c->metrics_path) : 0, c->metrics_path);
         struct stat pst;
-        if (sl && parent[0] && stat(parent, &pst) != 0 && guard_inside(parent, dir) && guard_mkdirs(parent) < 0) {
+        if (sl && parent[0] && stat(parent, &pst) != 0 && guard_inside(parent, h->dir) &&
+            guard_mkdirs(parent) < 0) {
             log_error("export", "cannot write %s: %s", c->metrics_path, strerror(errno));
-            goto done;
+            return -1;
         }
     }
-    if (c->metrics_path && !(o.metrics = metrics_open(c->metrics_path, err, sizeof err))) {
+    if (c->metrics_path && !(h->o.metrics = metrics_open(c->metrics_path, err, sizeof err))) {
         log_error("export", "%s", err);
-        goto done;
+        return -1;
     }
     if (c->sidecar_path && sidecar_probe(c->sidecar_path, err, sizeof err) < 0) {
         log_error("export", "%s", err);
-        goto done;
+        return -1;
     }
-    ExportOptions xo = export_options(c, fs, dir, density_scale, morph_width(m), morph_height(m));
-    if ((dir || c->video_path) && !(o.frames = export_create(&xo, err, sizeof err))) {
+    return 0;
+}
+
+/* The frames' exporter and the checkpoints' folder. 0, or -1 after one line. */
+static int hl_open_frames(Headless *h)
+{
+    const Config *c = h->c;
+    char err[512];
+    ExportOptions xo = export_options(c, h->fs, h->dir, h->density_scale, morph_width(h->m),
+                                      morph_height(h->m));
+    if ((h->dir || c->video_path) && !(h->o.frames = export_create(&xo, err, sizeof err))) {
         log_error("export", "%s", err);
-        goto done;
+        return -1;
     }
-    if (c->checkpoint_every && guard_mkdirs(ckdir) < 0) {
-        log_error("checkpoint", "cannot write checkpoints to %s: %s", ckdir, strerror(errno));
-        goto done;
+    if (c->checkpoint_every && guard_mkdirs(h->ckdir) < 0) {
+        log_error("checkpoint", "cannot write checkpoints to %s: %s", h->ckdir, strerror(errno));
+        return -1;
     }
     if (c->checkpoint_every) { /* a read-only folder found now, not at the first checkpoint */
         char probe[PATH_MAX + 32];
-        snprintf(probe, sizeof probe, "%s/checkpoint_probe", ckdir);
+        snprintf(probe, sizeof probe, "%s/checkpoint_probe", h->ckdir);
         if (sidecar_probe(probe, err, sizeof err) < 0) {
-            log_error("checkpoint", "cannot write checkpoints to %s: %s", ckdir,
+            log_error("checkpoint", "cannot write checkpoints to %s: %s", h->ckdir,
                       strchr(err, ':') ? strrchr(err, ':') + 2 : err);
-            goto done;
+            return -1;
         }
     }
-    char sidecar_path[PATH_MAX + 16];
-    const char *sp = c->sidecar_path;
-    if (!sp && dir && o.frames) {
+    return 0;
+}
+
+/* The record's path (--sidecar, else beside the frames) and nothing in the
+ * way of it or of the frames that is not an earlier run's. 0, or -1 after
+ * one line. */
+static int hl_check_way(Headless *h)
+{
+    const Config *c = h->c;
+    char err[512];
+    h->sp = c->sidecar_path;
+    if (!h->sp && h->dir && h->o.frames) {
         /* chunks of one render (--frame-range) share the folder: one record each */
-        if (range)
-            snprintf(sidecar_path, sizeof sidecar_path, "%s/run_%ld-%ld.json", dir, c->range_first,
-                     c->range_last);
+        if (h->range)
+            snprintf(h->sidecar_path, sizeof h->sidecar_path, "%s/run_%ld-%ld.json", h->dir,
+                     c->range_first, c->range_last);
         else
-            snprintf(sidecar_path, sizeof sidecar_path, "%s/run.json", dir);
-        sp = sidecar_path;
+            snprintf(h->sidecar_path, sizeof h->sidecar_path, "%s/run.json", h->dir);
+        h->sp = h->sidecar_path;
     }
-    if (sp && check_output("record", sp, access(sp, F_OK) != 0 || sidecar_is_ours(sp), c) < 0)
-        goto done;
-    if (o.frames && dir) {
+    if (h->sp && check_output("record", h->sp, access(h->sp, F_OK) != 0 || sidecar_is_ours(h->sp), c) < 0)
+        return -1;
+    if (h->o.frames && h->dir) {
         /* nothing in the way of the frames that is not an earlier run's */
         Way way = {.overwrite = c->overwrite};
-        way.listed = sidecar_listed_frames(dir, &way.nlisted);
-        long from = res ? frame_number(c, first) : c->frame_start;
-        int in_way = export_check_way(o.frames, range ? LONG_MAX : res ? from : 0,
-                                      range ? c->range_first : from, range ? c->range_last : LONG_MAX,
+        way.listed = sidecar_listed_frames(h->dir, &way.nlisted);
+        long from = h->res ? frame_number(c, h->first) : c->frame_start;
+        int in_way = export_check_way(h->o.frames, h->range ? LONG_MAX : h->res ? from : 0,
+                                      h->range ? c->range_first : from, h->range ? c->range_last : LONG_MAX,
                                       frame_ours, &way, err, sizeof err);
         sidecar_names_free(way.listed, way.nlisted);
         if (in_way < 0) {
             log_error("export", "%s", err);
-            goto done;
+            return -1;
         }
     }
-    if (sp) {
+    return 0;
+}
+
+/* The run's record (the sidecar), and the line saying where it all goes.
+ * 0, or -1 after one line. */
+static int hl_open_sidecar(Headless *h)
+{
+    const Config *c = h->c;
+    Fields *fs = h->fs;
+    Morph *m = h->m;
+    if (h->sp) {
         SidecarRun sr = {.version = SMOKEMORPH_VERSION,
                          .backend = morph_backend_name(morph_backend(m)),
-                         .renderer = info->renderer,
+                         .renderer = h->info->renderer,
                          .w = morph_width(m),
                          .h = morph_height(m),
                          .steps = c->steps,
                          .every = c->every,
                          .mass_match = c->mass_match,
                          .params = morph_params(m),
-                         .frames_dir = o.frames ? dir : NULL,
-                         .resumed_from = res ? c->resume_path : NULL,
-                         .resumed_step = first};
+                         .frames_dir = h->o.frames ? h->dir : NULL,
+                         .resumed_from = h->res ? c->resume_path : NULL,
+                         .resumed_step = h->first};
         const char *names[MORPH_MAX_FIELDS];
         float rgb[MORPH_MAX_FIELDS][3];
         for (int i = 0; i < fs->n; i++) {
@@ -664,49 +728,63 @@ int mode_headless_run(Fields *fs, const Config *c, float density_scale, const He
         sr.nfields = fs->n;
         sr.field_names = names;
         sr.field_rgb = (const float (*)[3])rgb;
-        if (!(o.sidecar = sidecar_create(sp, &sr))) {
+        if (!(h->o.sidecar = sidecar_create(h->sp, &sr))) {
             log_error("smokemorph", "out of memory");
-            goto done;
+            return -1;
         }
     }
-    say_outputs(c, o.frames ? dir : NULL, o.sidecar ? sp : NULL, ckdir);
-    /* the start line: the frames in animators' terms (how many, at what
-     * rate, how long) and where they go */
+    say_outputs(c, h->o.frames ? h->dir : NULL, h->o.sidecar ? h->sp : NULL, h->ckdir);
+    return 0;
+}
+
+/* The start line: the frames in animators' terms (how many, at what rate,
+ * how long) and where they go. */
+static void hl_say_start(Headless *h)
+{
+    const Config *c = h->c;
+    Morph *m = h->m;
     char timing[160] = "", where[4400] = "";
-    long nf = 0; /* frames to write (at most, until it settles) */
-    if (o.frames) {
-        nf = range ? c->range_last - c->range_first + 1
-                        : steps / c->every + 1 + (steps % c->every != 0);
+    if (h->o.frames) {
+        h->nframes = h->range ? c->range_last - c->range_first + 1
+                              : h->steps / c->every + 1 + (h->steps % c->every != 0);
         /* absurd numbers as numbers (--fps 1e-300: not 300 digits) */
-        double dur = (double)nf / c->fps;
-        if (until_settled)
-            snprintf(timing, sizeof timing, dur < 1e6 ? ": %ld frames at %g fps, %.2f s" : ": %ld frames at %g fps, %.3g s", nf, c->fps,
-                     (double)nf / c->fps);
+        double dur = (double)h->nframes / c->fps;
+        if (h->until_settled)
+            snprintf(timing, sizeof timing, dur < 1e6 ? ": %ld frames at %g fps, %.2f s" : ": %ld frames at %g fps, %.3g s",
+                     h->nframes, c->fps, dur);
         else
-            snprintf(timing, sizeof timing, dur < 1e6 ? ", %ld frames at %g fps (%.2f s)" : ", %ld frames at %g fps (%.3g s)", nf, c->fps,
-                     (double)nf / c->fps);
+            snprintf(timing, sizeof timing, dur < 1e6 ? ", %ld frames at %g fps (%.2f s)" : ", %ld frames at %g fps (%.3g s)",
+                     h->nframes, c->fps, dur);
     }
-    if (dir) {
+    if (h->dir) {
         char name[4200];
-        frames_name(c, dir, name, sizeof name);
+        frames_name(c, h->dir, name, sizeof name);
         snprintf(where, sizeof where, ", frames to %s", name);
     }
     if (c->video_path) {
         size_t u = strlen(where);
         snprintf(where + u, sizeof where - u, ", video to %s", c->video_path);
     }
-    if (res) {
+    if (h->res) {
         size_t u = strlen(where);
-        snprintf(where + u, sizeof where - u, ", resumed at step %ld from %s", first, c->resume_path);
+        snprintf(where + u, sizeof where - u, ", resumed at step %ld from %s", h->first, c->resume_path);
     }
-    if (until_settled)
+    if (h->until_settled)
         log_info("smokemorph", "%s backend, %dx%d grid, until the morph settles (at most %ld steps%s)%s",
-                 morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), steps,
+                 morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), h->steps,
                  timing, where);
     else
         log_info("smokemorph", "%s backend, %dx%d grid, %ld steps%s%s",
-                 morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), steps, timing,
+                 morph_backend_name(morph_backend(m)), morph_width(m), morph_height(m), h->steps, timing,
                  where);
+}
+
+/* The keys' lines, the density's scale, and an earlier run's frames
+ * removed from the folder. */
+static void hl_say_keys(Headless *h)
+{
+    Fields *fs = h->fs;
+    Morph *m = h->m;
     if (fs->n > 1) { /* each field's keys */
         char line[1024] = "";
         for (int i = 0; i < fs->n; i++) {
@@ -716,225 +794,304 @@ int mode_headless_run(Fields *fs, const Config *c, float density_scale, const He
             snprintf(line + u, sizeof line - u, "%s%s (%s)", i ? "; " : "", fs->show[i].name, kt);
         }
         log_info("smokemorph", "%d smoke fields sharing one velocity: %s", fs->n, line);
-    } else if (sequence && morph_key_every(m) > 0) {
+    } else if (h->sequence && morph_key_every(m) > 0) {
         log_info("smokemorph", "%d keys, %ld steps each: key k is the target of steps "
                  "(k-1)*%ld+1..k*%ld", morph_key_count(m), morph_key_every(m), morph_key_every(m),
                  morph_key_every(m));
-    } else if (sequence) { /* a scene's keys: their steps */
+    } else if (h->sequence) { /* a scene's keys: their steps */
         char kt[256];
         keys_text(m, kt, sizeof kt);
         log_info("smokemorph", "%s", kt);
     }
-    if (o.frames && density_scale < 1.0f)
+    if (h->o.frames && h->density_scale < 1.0f)
         log_info("smokemorph", "density up to %.3g: alpha is density x %.3g so none is clipped "
-                 "(--density-scale)", 1.0 / density_scale, density_scale);
-
+                 "(--density-scale)", 1.0 / h->density_scale, h->density_scale);
     /* one run per directory: earlier runs' frames go now, not after this
      * run succeeds, so that even a killed run leaves no mix of two; and what
      * killed runs left (temporary files of processes that are gone) */
-    if (o.frames) {
+    if (h->o.frames) {
         /* a --frame-range is one chunk of a render: the other chunks'
          * frames stay; a resumed run keeps the frames before its step */
-        int temps = 0, old = export_clean(o.frames, range ? INT_MAX : res ? (int)frame_number(c, first) : 0,
-                                          &temps);
+        int temps = 0,
+            old = export_clean(h->o.frames, h->range ? INT_MAX : h->res ? (int)frame_number(h->c, h->first) : 0,
+                               &temps);
         if (old > 0 || temps > 0)
             log_info("smokemorph", "removed %d frames of an earlier run and %d temporary files "
-                     "of a killed run from %s", old > 0 ? old : 0, temps, dir);
+                     "of a killed run from %s", old > 0 ? old : 0, temps, h->dir);
     }
+}
 
-    Progress prog;
+/* Ctrl-C or SIGTERM came before step k or within it: a checkpoint of step
+ * k - 1 where the state is whole, the frames of the steps done finished,
+ * one line. The exit status 128 + the signal. */
+static int hl_interrupted(Headless *h, long k, bool before)
+{
+    const Config *c = h->c;
+    double e = h->error;
+    progress_end(&h->prog);
+    /* a farm's preemption: a signal between steps leaves the state of step
+     * k - 1, to resume from; one within a step leaves part of a step, and
+     * the last periodic checkpoint is the one to resume from */
+    if (before && c->checkpoint_every && h->ckstep != k - 1 &&
+        write_checkpoint(h->fs, &h->ck, c, h->ckdir, k - 1, &h->settle, h->ckpath, sizeof h->ckpath) == 0) {
+        h->ckstep = k - 1;
+        if (h->o.sidecar) sidecar_checkpoint(h->o.sidecar, h->ckstep, h->ckpath);
+    }
+    /* the frames of the steps done are finished, never half-written */
+    if (outputs_collect(&h->o, h->fs, 0, &e) < 0 || outputs_drain(&h->o, h->fs, false) < 0)
+        outputs_settle(&h->o, h->fs);
+    h->error = e;
+    char hint[sizeof h->ckpath + 32] = "";
+    if (h->ckstep >= 0) snprintf(hint, sizeof hint, "; resume with --resume %s", h->ckpath);
+    say_interrupted(&h->o, c, h->dir, k - 1, hint);
+    return 128 + (int)g_signal;
+}
+
+/* Between outputs: the state still finite (every FINITE_CHECK_EVERY
+ * steps), and until the morph settles its error watched (every 10 steps;
+ * *observe set where it ends). 0, or -1 after one line. */
+static int hl_watch(Headless *h, long k, bool *observe)
+{
+    Fields *fs = h->fs;
+    if (!*observe && k % FINITE_CHECK_EVERY == 0) {
+        /* the state still finite, between outputs too (issue 21): the
+         * density's mass and the velocity's divergence see every cell */
+        double mass = 0.0, e = 0.0, div = 0.0;
+        if (morph_observe_fields(fs->m, fs->n, NULL, NULL, &mass, &e, &div) < 0) {
+            log_error("export", "cannot read the fields back from the GPU");
+            return -1;
+        }
+        if (!isfinite(mass) || !isfinite(e) || !isfinite(div)) {
+            log_error("solver", "the simulation's state stopped being finite (NaN or infinity) by "
+                      "step %ld; stopped; try a smaller --dt or --umax", k);
+            return -1;
+        }
+    }
+    if (h->until_settled && !*observe && k % 10 == 0) { /* watch the error, no output */
+        double mass;
+        if (morph_observe_fields(fs->m, fs->n, NULL, NULL, &mass, &h->error, NULL) < 0) {
+            log_error("export", "cannot read the fields back from the GPU");
+            return -1;
+        }
+        h->ending = fidelity_settle_update(&h->settle, k, h->error);
+        if (h->ending != FIDELITY_RUNNING) *observe = true; /* the last frame */
+    }
+    return 0;
+}
+
+/* What is due after step k: its outputs (a read-back started, o.lag of
+ * them left in flight), a checkpoint, the progress line. 0, or -1 after
+ * one line. */
+static int hl_after_step(Headless *h, long k, bool observe)
+{
+    const Config *c = h->c;
+    char err[512];
+    if (observe) {
+        if (output_start(&h->o, h->fs, c, k) < 0 || outputs_collect(&h->o, h->fs, h->o.lag, &h->error) < 0)
+            return -1;
+        if (h->until_settled && h->ending == FIDELITY_RUNNING) /* lag 0: step k's error */
+            h->ending = fidelity_settle_update(&h->settle, k, h->error);
+    }
+    if (c->checkpoint_every && k % c->checkpoint_every == 0 && h->ending == FIDELITY_RUNNING) {
+        /* the frames up to the checkpoint's step in place first: a resumed
+         * run writes the frames from its step on */
+        if (outputs_collect(&h->o, h->fs, 0, &h->error) < 0 || outputs_drain(&h->o, h->fs, false) < 0)
+            return -1;
+        if (write_checkpoint(h->fs, &h->ck, c, h->ckdir, k, &h->settle, h->ckpath, sizeof h->ckpath) < 0)
+            return -1;
+        h->ckstep = k;
+        snprintf(err, sizeof err, "out of memory");
+        if (h->o.sidecar && (sidecar_checkpoint(h->o.sidecar, k, h->ckpath) < 0 ||
+                             sidecar_write(h->o.sidecar, "running", 0, k, err, sizeof err) < 0)) {
+            log_error("export", "%s", err);
+            return -1;
+        }
+    }
+    h->prog.frames = h->o.frames ? export_count(h->o.frames) : 0;
+    h->prog.in_flight = h->o.frames ? (int)(export_submitted(h->o.frames) - h->prog.frames) + h->o.nobs : 0;
+    if (k < h->steps && h->ending == FIDELITY_RUNNING) /* the last: once its frames are in */
+        progress_update(&h->prog, k, h->error);
+    return 0;
+}
+
+/* The steps, from the first's outputs to the last's. 0, or -1 with h->rc
+ * the exit status (after one line). */
+static int hl_steps(Headless *h)
+{
+    const Config *c = h->c;
     bool json = c->progress_format == CONFIG_PROGRESS_JSON;
-    progress_begin(&prog, steps, json ? !config_given(c, "no-progress") : c->progress && c->verbosity > 0);
-    progress_set_json(&prog, json, first);
-    prog.frames_total = o.frames && dir ? nf : 0;
+    progress_begin(&h->prog, h->steps, json ? !config_given(c, "no-progress") : c->progress && c->verbosity > 0);
+    progress_set_json(&h->prog, json, h->first);
+    h->prog.frames_total = h->o.frames && h->dir ? h->nframes : 0;
     catch_signals();
-    double error = 0.0;
     /* the checkpoint's step is written again when it is an output step (the
-     * same bytes as the earlier run's): a resumed run starts with it */
-    if ((!res || first % c->every == 0 || first == steps) &&
-        (write_outputs(&o, fs, c, first, &error) < 0 || outputs_drain(&o, fs, false) < 0))
-        goto done; /* the first frame written before the steps go on: what fails at once says so at once */
-    for (long k = first + 1; k <= steps; k++) {
+     * same bytes as the earlier run's): a resumed run starts with it; the
+     * first frame written before the steps go on: what fails at once says so at once */
+    if ((!h->res || h->first % c->every == 0 || h->first == h->steps) &&
+        (write_outputs(&h->o, h->fs, c, h->first, &h->error) < 0 || outputs_drain(&h->o, h->fs, false) < 0))
+        return -1;
+    for (long k = h->first + 1; k <= h->steps; k++) {
         bool before = g_signal != 0;
-        int stepped = before ? 0 : morph_step_fields(fs->m, fs->n);
+        int stepped = before ? 0 : morph_step_fields(h->fs->m, h->fs->n);
         if (g_signal) { /* before the step, or within it: its state is not written */
-            progress_end(&prog);
-            /* a farm's preemption: a signal between steps leaves the state of
-             * step k - 1, to resume from; one within a step leaves part of a
-             * step, and the last periodic checkpoint is the one to resume from */
-            if (before && c->checkpoint_every && ckstep != k - 1 &&
-                write_checkpoint(fs, &ck, c, ckdir, k - 1, &settle, ckpath, sizeof ckpath) == 0) {
-                ckstep = k - 1;
-                if (o.sidecar) sidecar_checkpoint(o.sidecar, ckstep, ckpath);
-            }
-            /* the frames of the steps done are finished, never half-written */
-            if (outputs_collect(&o, fs, 0, &error) < 0 || outputs_drain(&o, fs, false) < 0)
-                outputs_settle(&o, fs);
-            char hint[sizeof ckpath + 32] = "";
-            if (ckstep >= 0) snprintf(hint, sizeof hint, "; resume with --resume %s", ckpath);
-            say_interrupted(&o, c, dir, k - 1, hint);
-            rc = 128 + (int)g_signal;
-            goto done;
+            h->rc = hl_interrupted(h, k, before);
+            return -1;
         }
         if (stepped < 0) {
             log_error("solver", "a GL error at step %ld", k);
-            goto done;
+            return -1;
         }
-        fault_nan(m, k, c->fault_nan_step);
-        bool observe = k % c->every == 0 || k == steps;
-        if (!observe && k % FINITE_CHECK_EVERY == 0) {
-            /* the state still finite, between outputs too (issue 21): the
-             * density's mass and the velocity's divergence see every cell */
-            double mass = 0.0, e = 0.0, div = 0.0;
-            if (morph_observe_fields(fs->m, fs->n, NULL, NULL, &mass, &e, &div) < 0) {
-                log_error("export", "cannot read the fields back from the GPU");
-                goto done;
-            }
-            if (!isfinite(mass) || !isfinite(e) || !isfinite(div)) {
-                log_error("solver", "the simulation's state stopped being finite (NaN or infinity) by "
-                          "step %ld; stopped; try a smaller --dt or --umax", k);
-                goto done;
-            }
-        }
-        if (until_settled && !observe && k % 10 == 0) { /* watch the error, no output */
-            double mass;
-            if (morph_observe_fields(fs->m, fs->n, NULL, NULL, &mass, &error, NULL) < 0) {
-                log_error("export", "cannot read the fields back from the GPU");
-                goto done;
-            }
-            ending = fidelity_settle_update(&settle, k, error);
-            if (ending != FIDELITY_RUNNING) observe = true; /* the last frame */
-        }
-        if (observe) { /* the read-back of step k starts; o.lag of them stay in flight */
-            if (output_start(&o, fs, c, k) < 0 || outputs_collect(&o, fs, o.lag, &error) < 0)
-                goto done;
-            if (until_settled && ending == FIDELITY_RUNNING) /* lag 0: step k's error */
-                ending = fidelity_settle_update(&settle, k, error);
-        }
-        if (c->checkpoint_every && k % c->checkpoint_every == 0 && ending == FIDELITY_RUNNING) {
-            /* the frames up to the checkpoint's step in place first: a
-             * resumed run writes the frames from its step on */
-            if (outputs_collect(&o, fs, 0, &error) < 0 || outputs_drain(&o, fs, false) < 0) goto done;
-            if (write_checkpoint(fs, &ck, c, ckdir, k, &settle, ckpath, sizeof ckpath) < 0) goto done;
-            ckstep = k;
-            snprintf(err, sizeof err, "out of memory");
-            if (o.sidecar && (sidecar_checkpoint(o.sidecar, k, ckpath) < 0 ||
-                              sidecar_write(o.sidecar, "running", 0, k, err, sizeof err) < 0)) {
-                log_error("export", "%s", err);
-                goto done;
-            }
-        }
-        prog.frames = o.frames ? export_count(o.frames) : 0;
-        prog.in_flight = o.frames ? (int)(export_submitted(o.frames) - prog.frames) + o.nobs : 0;
-        if (k < steps && ending == FIDELITY_RUNNING) /* the last: once its frames are in */
-            progress_update(&prog, k, error);
-        if (ending != FIDELITY_RUNNING) {
-            steps = k;
+        fault_nan(h->m, k, c->fault_nan_step);
+        bool observe = k % c->every == 0 || k == h->steps;
+        if (hl_watch(h, k, &observe) < 0 || hl_after_step(h, k, observe) < 0) return -1;
+        if (h->ending != FIDELITY_RUNNING) {
+            h->steps = k;
             break;
         }
     }
-    /* the last read-backs and frames in flight */
-    if (outputs_collect(&o, fs, 0, &error) < 0 || outputs_drain(&o, fs, false) < 0) goto done;
-    prog.frames = o.frames ? export_count(o.frames) : 0;
-    prog.in_flight = 0;
-    progress_update(&prog, steps, error);
-    progress_end(&prog);
-    double ran_s = export_now() - prog.start;
-    if (until_settled && c->verbosity > 0) {
-        if (ending == FIDELITY_ARRIVED_AT)
+    return 0;
+}
+
+/* The last read-backs and frames in, how the morph ended, the headless
+ * --screenshot, the frames finished. 0, or -1 after one line. */
+static int hl_finish(Headless *h)
+{
+    const Config *c = h->c;
+    Fields *fs = h->fs;
+    char err[512];
+    if (outputs_collect(&h->o, fs, 0, &h->error) < 0 || outputs_drain(&h->o, fs, false) < 0) return -1;
+    h->prog.frames = h->o.frames ? export_count(h->o.frames) : 0;
+    h->prog.in_flight = 0;
+    progress_update(&h->prog, h->steps, h->error);
+    progress_end(&h->prog);
+    h->ran_s = export_now() - h->prog.start;
+    if (h->until_settled && c->verbosity > 0) {
+        if (h->ending == FIDELITY_ARRIVED_AT)
             fprintf(stderr, "smokemorph: the morph arrived: error %.3g%% at step %ld\n",
-                    100.0 * error, steps);
-        else if (ending == FIDELITY_SETTLED_AT)
+                    100.0 * h->error, h->steps);
+        else if (h->ending == FIDELITY_SETTLED_AT)
             fprintf(stderr, "smokemorph: the morph settled at error %.3g%% by step %ld "
-                    "(no 1%% gain in %ld steps)\n", 100.0 * error, steps, FIDELITY_SETTLE_STEPS);
+                    "(no 1%% gain in %ld steps)\n", 100.0 * h->error, h->steps, FIDELITY_SETTLE_STEPS);
         else
             fprintf(stderr, "smokemorph: stopped after %ld steps at error %.3g%%; "
-                    "--steps N runs longer\n", steps, 100.0 * error);
+                    "--steps N runs longer\n", h->steps, 100.0 * h->error);
     }
     if (c->screenshot) { /* headless: the last frame, as --frames writes it */
-        if (morph_observe_fields(fs->m, fs->n, o.rho, NULL, NULL, NULL, NULL) < 0) {
+        if (morph_observe_fields(fs->m, fs->n, h->o.rho, NULL, NULL, NULL, NULL) < 0) {
             log_error("export", "cannot read the fields back from the GPU");
-            goto done;
+            return -1;
         }
-        if (export_png_fields(c->screenshot, (const float *const *)o.rho, fs->show, fs->n,
-                              morph_width(m), morph_height(m), c->out_w, c->out_h, err,
+        if (export_png_fields(c->screenshot, (const float *const *)h->o.rho, fs->show, fs->n,
+                              morph_width(h->m), morph_height(h->m), c->out_w, c->out_h, err,
                               sizeof err) < 0) {
             log_error("export", "%s", err);
-            goto done;
+            return -1;
         }
         if (c->verbosity > 0)
-            fprintf(stderr, "smokemorph: step %ld saved to %s\n", morph_step_count(m), c->screenshot);
+            fprintf(stderr, "smokemorph: step %ld saved to %s\n", morph_step_count(h->m), c->screenshot);
     }
-    if (o.frames && export_finish(o.frames, err, sizeof err) < 0) {
+    if (h->o.frames && export_finish(h->o.frames, err, sizeof err) < 0) {
         log_error("export", "%s", err);
-        goto done;
+        return -1;
     }
+    return 0;
+}
+
+/* A finished run's lines: its speed, where the time went (-v), the frames
+ * and the video written. */
+static void hl_report(Headless *h)
+{
+    const Config *c = h->c;
+    double ran_s = h->ran_s;
+    Outputs *o = &h->o;
     if (c->verbosity > 0) { /* the run's speed: steps and frames a second */
-        long ran = steps - first;
+        long ran = h->steps - h->first;
         char fr[160] = "";
-        if (o.frames && export_count(o.frames) > 0)
+        if (o->frames && export_count(o->frames) > 0)
             snprintf(fr, sizeof fr, ", %d frames (%.1f frames/s, %d writer thread%s)",
-                     export_count(o.frames), ran_s > 0.0 ? export_count(o.frames) / ran_s : 0.0,
-                     export_threads(o.frames), export_threads(o.frames) == 1 ? "" : "s");
+                     export_count(o->frames), ran_s > 0.0 ? export_count(o->frames) / ran_s : 0.0,
+                     export_threads(o->frames), export_threads(o->frames) == 1 ? "" : "s");
         fprintf(stderr, "smokemorph: %ld steps in %.2f s (%.1f steps/s)%s\n", ran, ran_s,
                 ran_s > 0.0 ? (double)ran / ran_s : 0.0, fr);
     }
     if (c->verbosity > 1) { /* where the time went (docs/PERFORMANCE.md) */
         double cv = 0.0, en = 0.0, cm = 0.0;
-        if (o.frames) export_times(o.frames, &cv, &en, &cm);
+        if (o->frames) export_times(o->frames, &cv, &en, &cm);
         fprintf(stderr, "smokemorph: time: read-backs %.2f s to start, %.2f s to wait for and sum; "
                 "frames %.2f s to hand over; writers (thread-seconds) %.2f s converting, %.2f s "
-                "compressing and writing, %.2f s renaming\n", o.t_start, o.t_finish, o.t_hand, cv,
+                "compressing and writing, %.2f s renaming\n", o->t_start, o->t_finish, o->t_hand, cv,
                 en - cv, cm);
     }
-    rc = 0;
-    if (o.frames && c->verbosity > 0) {
-        int nf = export_count(o.frames);
-        char first[4200], last[4200], hint[8800];
-        if (dir && nf > 0 && export_frame_path(o.frames, export_first(o.frames), first, sizeof first) == 0 &&
-            export_frame_path(o.frames, export_last(o.frames), last, sizeof last) == 0) {
-            const char *base = strrchr(last, '/');
-            fprintf(stderr, "smokemorph: wrote %d frames to %s ... %s\n", nf, first,
-                    base ? base + 1 : last);
-        }
-        if (c->video_path)
-            fprintf(stderr, "smokemorph: wrote %s: %d frames at %g fps (%.2f s), %s\n", c->video_path,
-                    nf, c->fps, (double)nf / c->fps,
-                    strcasecmp(c->video_path + strlen(c->video_path) - 4, ".mov") == 0
-                        ? "ProRes 4444 with alpha" : "H.264 over the background");
-        else if (export_video_hint(o.frames, hint, sizeof hint) == 0)
-            fprintf(stderr, "  make a video: %s\n", hint);
+    if (!o->frames || c->verbosity <= 0) return;
+    int nf = export_count(o->frames);
+    char first[4200], last[4200], hint[8800];
+    if (h->dir && nf > 0 && export_frame_path(o->frames, export_first(o->frames), first, sizeof first) == 0 &&
+        export_frame_path(o->frames, export_last(o->frames), last, sizeof last) == 0) {
+        const char *base = strrchr(last, '/');
+        fprintf(stderr, "smokemorph: wrote %d frames to %s ... %s\n", nf, first, base ? base + 1 : last);
     }
-done:
-    if (rc != 0) outputs_settle(&o, fs); /* frames in flight finished or removed */
-    if (o.metrics) {
-        /* a failed or interrupted run keeps the complete rows it wrote */
-        if (metrics_close(o.metrics, rc == 0 || metrics_rows(o.metrics) > 0, err, sizeof err) < 0) {
+    if (c->video_path)
+        fprintf(stderr, "smokemorph: wrote %s: %d frames at %g fps (%.2f s), %s\n", c->video_path,
+                nf, c->fps, (double)nf / c->fps,
+                strcasecmp(c->video_path + strlen(c->video_path) - 4, ".mov") == 0
+                    ? "ProRes 4444 with alpha" : "H.264 over the background");
+    else if (export_video_hint(o->frames, hint, sizeof hint) == 0)
+        fprintf(stderr, "  make a video: %s\n", hint);
+}
+
+/* Whatever the end: frames in flight finished or removed, the metrics
+ * closed (a failed or interrupted run keeps the complete rows it wrote),
+ * the record written once the run has written something, everything
+ * freed. The exit status. */
+static int hl_close(Headless *h)
+{
+    const Config *c = h->c;
+    Outputs *o = &h->o;
+    char err[512];
+    int rc = h->rc;
+    if (rc != 0) outputs_settle(o, h->fs); /* frames in flight finished or removed */
+    if (o->metrics) {
+        if (metrics_close(o->metrics, rc == 0 || metrics_rows(o->metrics) > 0, err, sizeof err) < 0) {
             log_error("export", "%s", err);
             if (rc == 0) rc = 1;
         } else if (rc == 0 && c->verbosity > 0) {
             fprintf(stderr, "smokemorph: metrics in %s\n", c->metrics_path);
         }
     }
-    /* The record of the run, whatever its end, once it has written
-     * something (a run that failed before its first frame or checkpoint
-     * leaves nothing). After a failure, the failure's line is the one error
-     * line: the record's own failure then goes unsaid. */
-    bool wrote = o.last_step >= 0 || ckstep >= 0 || rc == 0;
-    if (o.sidecar && wrote) {
+    /* A run that failed before its first frame or checkpoint leaves no
+     * record. After a failure, the failure's line is the one error line:
+     * the record's own failure then goes unsaid. */
+    bool wrote = o->last_step >= 0 || h->ckstep >= 0 || rc == 0;
+    if (o->sidecar && wrote) {
         const char *status = rc == 0 ? "complete" : rc > 128 ? "interrupted" : "failed";
-        if (sidecar_write(o.sidecar, status, rc, morph_step_count(m), err, sizeof err) < 0) {
+        if (sidecar_write(o->sidecar, status, rc, morph_step_count(h->m), err, sizeof err) < 0) {
             /* said even after another failure (a full disk): the record is
              * what a farm reads (issue 21: it was lost silently) */
             log_error("export", "%s%s", err, rc == 0 ? "" : " (the run's record is lost too)");
             if (rc == 0) rc = 1;
         }
     }
-    sidecar_free(o.sidecar);
-    checkpoint_free(&ck);
-    export_close(o.frames);
-    for (int i = 0; i < fs->n; i++) free(o.rho[i]);
-    free(o.vx);
-    free(o.vy);
+    sidecar_free(o->sidecar);
+    checkpoint_free(&h->ck);
+    export_close(o->frames);
+    for (int i = 0; i < h->fs->n; i++) free(o->rho[i]);
+    free(o->vx);
+    free(o->vy);
     return rc;
+}
+
+int mode_headless_run(Fields *fs, const Config *c, float density_scale, const HeadlessInfo *info)
+{
+    Headless h = {.fs = fs, .c = c, .info = info, .density_scale = density_scale};
+    hl_plan(&h);
+    if (hl_alloc(&h) == 0 && hl_open_metrics(&h) == 0 && hl_open_frames(&h) == 0 && hl_check_way(&h) == 0 &&
+        hl_open_sidecar(&h) == 0) {
+        hl_say_start(&h);
+        hl_say_keys(&h);
+        if (hl_steps(&h) == 0 && hl_finish(&h) == 0) {
+            h.rc = 0;
+            hl_report(&h);
+        }
+    }
+    return hl_close(&h);
 }
