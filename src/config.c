@@ -524,31 +524,12 @@ bool config_frames_is_folder(const char *s)
     return !strchr(base, '#') && !strchr(base, '%');
 }
 
-int config_parse_frames(const char *s, Config *c, char *err, size_t errlen)
+/* --frames PATTERN's frame number in its name BASE (S: the whole value, for
+ * messages): one run of '#', or %d / %0Nd; where it is (*ph, *phlen) and
+ * its digits, or -1 with one line in err. */
+static int frame_placeholder(const char *s, const char *base, const char **ph_out, size_t *phlen_out,
+                             char *err, size_t errlen)
 {
-    const char *slash = strrchr(s, '/');
-    const char *base = slash ? slash + 1 : s;
-    if (config_frames_is_folder(s)) {
-        /* a name that ends like an image is a file name missing its
-         * number (issue 21: --frames out/smoke.exr made a folder of PNGs),
-         * unless that folder is already there */
-        static const char *const ext[] = {".png", ".exr", ".tif", ".tiff", ".jpg", ".jpeg", ".dpx"};
-        size_t bl = strlen(base);
-        struct stat st;
-        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
-            size_t el = strlen(ext[i]);
-            if (bl > el && strcasecmp(base + bl - el, ext[i]) == 0 &&
-                !(stat(s, &st) == 0 && S_ISDIR(st.st_mode))) {
-                set_err(err, errlen, "--frames: '%s' names one file, and frames are numbered: "
-                        "put the number where it goes, %.*s.####%s (or give a folder)", s,
-                        (int)(strlen(s) - el), s, s + strlen(s) - el);
-                return -1;
-            }
-        }
-        c->frames_digits = 0; /* a directory */
-        return 0;
-    }
-    /* one placeholder: a run of '#', or %d / %0Nd */
     const char *ph = NULL;
     int digits = 0;
     size_t phlen = 0;
@@ -580,6 +561,40 @@ int config_parse_frames(const char *s, Config *c, char *err, size_t errlen)
             p = ph + phlen - 1;
         }
     }
+    *ph_out = ph;
+    *phlen_out = phlen;
+    return digits;
+}
+
+int config_parse_frames(const char *s, Config *c, char *err, size_t errlen)
+{
+    const char *slash = strrchr(s, '/');
+    const char *base = slash ? slash + 1 : s;
+    if (config_frames_is_folder(s)) {
+        /* a name that ends like an image is a file name missing its
+         * number (issue 21: --frames out/smoke.exr made a folder of PNGs),
+         * unless that folder is already there */
+        static const char *const ext[] = {".png", ".exr", ".tif", ".tiff", ".jpg", ".jpeg", ".dpx"};
+        size_t bl = strlen(base);
+        struct stat st;
+        for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+            size_t el = strlen(ext[i]);
+            if (bl > el && strcasecmp(base + bl - el, ext[i]) == 0 &&
+                !(stat(s, &st) == 0 && S_ISDIR(st.st_mode))) {
+                set_err(err, errlen, "--frames: '%s' names one file, and frames are numbered: "
+                        "put the number where it goes, %.*s.####%s (or give a folder)", s,
+                        (int)(strlen(s) - el), s, s + strlen(s) - el);
+                return -1;
+            }
+        }
+        c->frames_digits = 0; /* a directory */
+        return 0;
+    }
+    /* one placeholder: a run of '#', or %d / %0Nd */
+    const char *ph = NULL;
+    size_t phlen = 0;
+    int digits = frame_placeholder(s, base, &ph, &phlen, err, errlen);
+    if (digits < 0) return -1;
     if (digits > 9) {
         set_err(err, errlen, "--frames: '%s': at most 9 # for the frame number", s);
         return -1;
@@ -935,25 +950,30 @@ static int apply_option(Config *c, int opt, const char *arg, char *err, size_t e
     return 0;
 }
 
-int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
-{
-    config_defaults(c);
-    if (err && errlen) err[0] = '\0';
-    if (argc < 1 || !argv) return 0;
-
-    const char *prog = argv[0];
-    bool no_progress = false;
+/* The images, in order (argv's non-options, and what follows "--"). */
+typedef struct {
     const char *pos[CONFIG_KEYS_MAX + 2];
-    int npos = 0;
-    reset_getopt();
+    int n;
+} Positionals;
 
+static void positional(Positionals *ps, const char *arg)
+{
+    if (ps->n < CONFIG_KEYS_MAX + 2) ps->pos[ps->n] = arg;
+    ps->n++;
+}
+
+/* argv's options into c, each marked given; the images into ps. 0 to run,
+ * 1 when --help or --version was printed, -1 with one line in err. */
+static int parse_options(Config *c, int argc, char **argv, Positionals *ps, char *err, size_t errlen)
+{
+    bool no_progress = false;
     int opt;
+    reset_getopt();
     while ((opt = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
         char name[64];
-        opt = long_code(opt);
-        switch (opt) {
+        switch (opt = long_code(opt)) {
         case OPT_HELP:
-            config_usage(stdout, prog);
+            config_usage(stdout, argv[0]);
             fflush(stdout);
             return 1;
         case OPT_VERSION:
@@ -963,10 +983,7 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         case OPT_QUIET: c->verbosity = 0; break;
         case OPT_VERBOSE: c->verbosity = 2; break;
         case OPT_NO_PROGRESS: no_progress = true; break;
-        case 1:
-            if (npos < CONFIG_KEYS_MAX + 2) pos[npos] = optarg;
-            npos++;
-            break;
+        case 1: positional(ps, optarg); break;
         case ':':
             offending_option(argc, argv, name, sizeof name);
             set_err(err, errlen, "%s needs a value (see --help)", name);
@@ -980,9 +997,16 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         }
         mark_given(c, opt);
     }
-
+    for (int i = optind; i < argc; i++) positional(ps, argv[i]); /* after "--" */
     c->progress = !no_progress && c->verbosity > 0;
+    return 0;
+}
 
+/* What only the options together decide: --force fattal's defaults, the
+ * solver's ranges, the output group's checks, the compare's settings. 0,
+ * or -1 with one line in err. */
+static int check_together(Config *c, char *err, size_t errlen)
+{
     /* --force fattal is the paper's method: none of the additions unless asked */
     if (c->params.force == SOLVER_FORCE_FATTAL && !c->set_extras) {
         c->params.vk = 0.0f;
@@ -990,58 +1014,70 @@ int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
         c->params.tramp = 0.0f;
         c->params.swirl = 0.0f; /* vorticity confinement is an addition too */
     }
-
     const char *why = method_params_check(&c->params);
     if (why) {
         set_err(err, errlen, "%s", why);
         return -1;
     }
     if (output_check(c, err, errlen) < 0) return -1;
-    if (c->compare || c->compare_preset) { /* B against the run's own parameters */
-        CompareSpec cs;
-        if (c->compare && c->compare_preset) {
-            set_err(err, errlen, "--compare and --compare-preset: give one of them");
-            return -1;
-        }
-        char why[256];
-        if ((c->compare ? compare_parse(c->compare, &c->params, &cs, why, sizeof why)
-                        : compare_preset(c->compare_preset, &c->params, &cs, why, sizeof why)) < 0) {
-            set_err(err, errlen, "%s %s", c->compare ? "--compare:" : "--compare-preset:", why + strlen("compare: "));
-            return -1;
-        }
+    if (!c->compare && !c->compare_preset) return 0;
+    /* B against the run's own parameters */
+    CompareSpec cs;
+    if (c->compare && c->compare_preset) {
+        set_err(err, errlen, "--compare and --compare-preset: give one of them");
+        return -1;
     }
+    char cwhy[256];
+    if ((c->compare ? compare_parse(c->compare, &c->params, &cs, cwhy, sizeof cwhy)
+                    : compare_preset(c->compare_preset, &c->params, &cs, cwhy, sizeof cwhy)) < 0) {
+        set_err(err, errlen, "%s %s", c->compare ? "--compare:" : "--compare-preset:", cwhy + strlen("compare: "));
+        return -1;
+    }
+    return 0;
+}
 
-    for (int i = optind; i < argc; i++) { /* after "--" */
-        if (npos < CONFIG_KEYS_MAX + 2) pos[npos] = argv[i];
-        npos++;
-    }
+/* The images: none (the bundled pair), or CURRENT and 1..CONFIG_KEYS_MAX
+ * TARGETs. 0, or -1 with one line in err. */
+static int take_images(Config *c, const Positionals *ps, char *err, size_t errlen)
+{
+    int npos = ps->n;
     if (npos == 1) {
-        set_err(err, errlen, "got one image '%s': give both CURRENT and TARGET, or none", pos[0]);
+        set_err(err, errlen, "got one image '%s': give both CURRENT and TARGET, or none", ps->pos[0]);
         return -1;
     }
     if (npos > CONFIG_KEYS_MAX + 1) {
         set_err(err, errlen, "too many arguments: expected CURRENT and at most %d TARGETs, got %d "
-                "(first extra '%s')", CONFIG_KEYS_MAX, npos, pos[CONFIG_KEYS_MAX + 1]);
+                "(first extra '%s')", CONFIG_KEYS_MAX, npos, ps->pos[CONFIG_KEYS_MAX + 1]);
         return -1;
     }
-    if (npos >= 2) {
-        for (int k = 0; k < npos; k++)
-            if (!pos[k][0]) {
-                set_err(err, errlen, "empty image path");
-                return -1;
-            }
-        c->current_path = pos[0];
-        c->target_path = pos[1];
-        c->nkeys = npos - 1;
-        for (int k = 0; k < c->nkeys; k++) c->key_paths[k] = pos[k + 1];
-        if (c->steps == 0 && c->nkeys > 1 &&
-            (double)c->nkeys * (double)c->key_every > (double)CONFIG_STEPS_MAX) {
-            set_err(err, errlen, "--key-every: %d TARGETs of %ld steps each are more than %ld steps",
-                    c->nkeys, c->key_every, CONFIG_STEPS_MAX);
+    if (npos < 2) return 0;
+    for (int k = 0; k < npos; k++)
+        if (!ps->pos[k][0]) {
+            set_err(err, errlen, "empty image path");
             return -1;
         }
+    c->current_path = ps->pos[0];
+    c->target_path = ps->pos[1];
+    c->nkeys = npos - 1;
+    for (int k = 0; k < c->nkeys; k++) c->key_paths[k] = ps->pos[k + 1];
+    if (c->steps == 0 && c->nkeys > 1 && (double)c->nkeys * (double)c->key_every > (double)CONFIG_STEPS_MAX) {
+        set_err(err, errlen, "--key-every: %d TARGETs of %ld steps each are more than %ld steps",
+                c->nkeys, c->key_every, CONFIG_STEPS_MAX);
+        return -1;
     }
     return 0;
+}
+
+int config_parse(Config *c, int argc, char **argv, char *err, size_t errlen)
+{
+    config_defaults(c);
+    if (err && errlen) err[0] = '\0';
+    if (argc < 1 || !argv) return 0;
+    Positionals ps = {.n = 0};
+    int r = parse_options(c, argc, argv, &ps, err, errlen);
+    if (r != 0) return r;
+    if (check_together(c, err, errlen) < 0) return -1;
+    return take_images(c, &ps, err, errlen);
 }
 
 /* ---- scene files (issue 9): options by name --------------------------- */

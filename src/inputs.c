@@ -188,104 +188,140 @@ void inputs_paths(FieldImages *f, const Config *c, const Scene *scene, int i)
  * smoke, targets with a shape and smoke), the grid picked from them all
  * (field 0's start sets its aspect), then resampled onto it. Dies with one
  * line on a bad image. */
+/* inputs_load's images in its order (each field's start, then its keys):
+ * each one's path without ":options", its own load options, the image as
+ * decoded (a file given twice with the same options: once, same[n] the
+ * first), its info, and its image on the grid. */
+typedef struct {
+    int total;
+    const char **paths;
+    char (*bare)[PATH_MAX];
+    ImageLoadOpts *lo;
+    Image **loaded, **grid;
+    ImageInfo *info;
+    int *same;
+} Loads;
+
+static void loads_alloc(Loads *L, int total)
+{
+    L->total = total;
+    L->paths = malloc((size_t)total * sizeof *L->paths);
+    L->bare = malloc((size_t)total * sizeof *L->bare);
+    L->lo = malloc((size_t)total * sizeof *L->lo);
+    L->loaded = malloc((size_t)total * sizeof *L->loaded);
+    L->grid = malloc((size_t)total * sizeof *L->grid);
+    L->info = malloc((size_t)total * sizeof *L->info);
+    L->same = malloc((size_t)total * sizeof *L->same);
+    if (!L->paths || !L->bare || !L->lo || !L->loaded || !L->grid || !L->info || !L->same)
+        die("smokemorph", "out of memory");
+}
+
+static void loads_free(Loads *L)
+{
+    free(L->paths);
+    free(L->bare);
+    free(L->lo);
+    free(L->loaded);
+    free(L->grid);
+    free(L->info);
+    free(L->same);
+}
+
+/* Image n (spec: "logo.png:invert", an image's own channel and invert)
+ * decoded, or found the same as an earlier one; the run's memory budget
+ * (--max-memory): the images as decoded count first, a file given for
+ * several keys decoded once (issue 21). */
+static void load_one(Loads *L, int n, const char *spec, const ImageLoadOpts *field_lo, Budget *b)
+{
+    L->lo[n] = *field_lo;
+    if (image_spec(spec, L->bare[n], sizeof L->bare[n], &L->lo[n]) < 0)
+        die("image", "%s: the path is too long", spec);
+    L->paths[n] = L->bare[n];
+    L->same[n] = n;
+    struct stat sn, sj;
+    for (int j = 0; j < n && L->same[n] == n; j++)
+        if (L->same[j] == j && stat(L->paths[n], &sn) == 0 && stat(L->paths[j], &sj) == 0 &&
+            sn.st_dev == sj.st_dev && sn.st_ino == sj.st_ino && !memcmp(&L->lo[j], &L->lo[n], sizeof L->lo[n]))
+            L->same[n] = j;
+    if (L->same[n] != n) {
+        L->loaded[n] = L->loaded[L->same[n]];
+        L->info[n] = L->info[L->same[n]];
+        return;
+    }
+    L->loaded[n] = load_image(L->paths[n], &L->lo[n], &L->info[n]);
+    budget_add(b, (unsigned long long)L->loaded[n]->w * L->loaded[n]->h * sizeof(float),
+               "the image %s decoded (%dx%d)", L->paths[n], L->loaded[n]->w, L->loaded[n]->h);
+    char err[1024];
+    if (budget_check(b, err, sizeof err) < 0) die("smokemorph", "%s", err);
+}
+
+/* Field f's images put on the grid from n on (a file loaded twice: a copy
+ * of the first's), and checked to hold smoke. */
+static void fields_onto_grid(Loads *L, FieldImages *f, int n, const Config *c)
+{
+    for (int k = 0; k <= f->nkeys; k++, n++) {
+        Image *g;
+        if (L->same[n] != n) { /* the same file: a copy of its grid image */
+            const Image *o = L->grid[L->same[n]];
+            if (!(g = image_create(o->w, o->h, 1))) die("smokemorph", "out of memory");
+            memcpy(g->px, o->px, (size_t)o->w * o->h * sizeof(float));
+        } else {
+            g = to_grid(L->loaded[n], L->paths[n], c);
+        }
+        L->grid[n] = g;
+        if (k == 0) f->start = g;
+        else f->keys[k - 1] = g;
+    }
+    if (image_sum(f->start) <= 0.0)
+        die("image", "%s is empty (all zero after --channel/--invert): there is no smoke to morph",
+            f->start_path);
+    for (int k = 0; k < f->nkeys; k++)
+        if (image_sum(f->keys[k]) <= 0.0)
+            die("image", "%s is empty (all zero after --channel/--invert): nothing to morph to",
+                f->key_path[k]);
+}
+
+/* A scene field's sources: images load like the keys, onto the grid. */
+static void load_sources(FieldImages *f, const Config *c)
+{
+    for (int k = 0; f->sf && k < f->sf->nsources; k++) {
+        const char *spec = f->sf->sources[k].image;
+        if (!spec) continue;
+        char path[PATH_MAX];
+        ImageLoadOpts slo = f->load;
+        if (image_spec(spec, path, sizeof path, &slo) < 0) die("image", "%s: the path is too long", spec);
+        ImageInfo si;
+        Image *im = load_image(path, &slo, &si);
+        hint_image(path, im, &si, &slo);
+        f->src[k] = to_grid(im, path, c);
+    }
+}
+
 void inputs_load(FieldImages *fim, int nf, Config *c)
 {
     int total = 0;
     for (int i = 0; i < nf; i++) total += 1 + fim[i].nkeys;
-    const char **paths = malloc((size_t)total * sizeof *paths);
-    Image **loaded = malloc((size_t)total * sizeof *loaded);
-    ImageInfo *info = malloc((size_t)total * sizeof *info);
-    char (*bare)[PATH_MAX] = malloc((size_t)total * sizeof *bare); /* paths without ":options" */
-    ImageLoadOpts *lo = malloc((size_t)total * sizeof *lo);         /* each image's own */
-    if (!paths || !loaded || !info || !bare || !lo) die("smokemorph", "out of memory");
-    int *same = malloc((size_t)total * sizeof *same); /* the first load of the same file */
-    if (!same) die("smokemorph", "out of memory");
-    /* the run's memory budget (--max-memory): the images as decoded count
-     * first; a file given for several keys is decoded once (issue 21) */
+    Loads L;
+    loads_alloc(&L, total);
     Budget b;
     budget_init(&b, budget_limit_bytes(c->max_memory_mb));
     int n = 0;
-    for (int i = 0; i < nf; i++) {
-        FieldImages *f = &fim[i];
-        for (int k = 0; k <= f->nkeys; k++, n++) {
-            /* "logo.png:invert": an image's own channel and invert */
-            const char *spec = k == 0 ? f->start_path : f->key_path[k - 1];
-            lo[n] = f->load;
-            if (image_spec(spec, bare[n], sizeof bare[n], &lo[n]) < 0)
-                die("image", "%s: the path is too long", spec);
-            paths[n] = bare[n];
-            same[n] = n;
-            struct stat sn, sj;
-            for (int j = 0; j < n && same[n] == n; j++)
-                if (same[j] == j && stat(paths[n], &sn) == 0 && stat(paths[j], &sj) == 0 &&
-                    sn.st_dev == sj.st_dev && sn.st_ino == sj.st_ino &&
-                    !memcmp(&lo[j], &lo[n], sizeof lo[n]))
-                    same[n] = j;
-            if (same[n] != n) {
-                loaded[n] = loaded[same[n]];
-                info[n] = info[same[n]];
-                continue;
-            }
-            loaded[n] = load_image(paths[n], &lo[n], &info[n]);
-            budget_add(&b, (unsigned long long)loaded[n]->w * loaded[n]->h * sizeof(float),
-                       "the image %s decoded (%dx%d)", paths[n], loaded[n]->w, loaded[n]->h);
-            char err[1024];
-            if (budget_check(&b, err, sizeof err) < 0) die("smokemorph", "%s", err);
-        }
-    }
-    n = 0;
     for (int i = 0; i < nf; i++)
-        for (int k = 0; k <= fim[i].nkeys; k++, n++) hint_image(paths[n], loaded[n], &info[n], &lo[n]);
+        for (int k = 0; k <= fim[i].nkeys; k++, n++)
+            load_one(&L, n, k == 0 ? fim[i].start_path : fim[i].key_path[k - 1], &fim[i].load, &b);
+    for (n = 0; n < total; n++) hint_image(L.paths[n], L.loaded[n], &L.info[n], &L.lo[n]);
     n = 0;
     for (int i = 0; i < nf; i++)
         for (int k = 0; k <= fim[i].nkeys; k++, n++)
-            if (k > 0) check_target_shape(paths[n], loaded[n]);
-    pick_grid(c, n, paths, (const Image *const *)loaded);
+            if (k > 0) check_target_shape(L.paths[n], L.loaded[n]);
+    pick_grid(c, n, L.paths, (const Image *const *)L.loaded);
     n = 0;
-    Image **grid = malloc((size_t)total * sizeof *grid);
-    if (!grid) die("smokemorph", "out of memory");
     for (int i = 0; i < nf; i++) {
-        FieldImages *f = &fim[i];
-        for (int k = 0; k <= f->nkeys; k++, n++) {
-            Image *g;
-            if (same[n] != n) { /* the same file: a copy of its grid image */
-                const Image *o = grid[same[n]];
-                if (!(g = image_create(o->w, o->h, 1))) die("smokemorph", "out of memory");
-                memcpy(g->px, o->px, (size_t)o->w * o->h * sizeof(float));
-            } else {
-                g = to_grid(loaded[n], paths[n], c);
-            }
-            grid[n] = g;
-            if (k == 0) f->start = g;
-            else f->keys[k - 1] = g;
-        }
-        if (image_sum(f->start) <= 0.0)
-            die("image", "%s is empty (all zero after --channel/--invert): there is no smoke to morph",
-                f->start_path);
-        for (int k = 0; k < f->nkeys; k++)
-            if (image_sum(f->keys[k]) <= 0.0)
-                die("image", "%s is empty (all zero after --channel/--invert): nothing to morph to",
-                    f->key_path[k]);
-        /* a scene's sources: images load like the keys, onto the grid */
-        for (int k = 0; f->sf && k < f->sf->nsources; k++) {
-            const char *spec = f->sf->sources[k].image;
-            if (!spec) continue;
-            char path[PATH_MAX];
-            ImageLoadOpts slo = f->load;
-            if (image_spec(spec, path, sizeof path, &slo) < 0) die("image", "%s: the path is too long", spec);
-            ImageInfo si;
-            Image *im = load_image(path, &slo, &si);
-            hint_image(path, im, &si, &slo);
-            f->src[k] = to_grid(im, path, c);
-        }
+        fields_onto_grid(&L, &fim[i], n, c);
+        n += 1 + fim[i].nkeys;
+        load_sources(&fim[i], c);
     }
-    free(paths);
-    free(loaded);
-    free(info);
-    free(bare);
-    free(lo);
-    free(same);
-    free(grid);
+    loads_free(&L);
 }
 
 void inputs_free(FieldImages *fim, int nf)

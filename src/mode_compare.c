@@ -21,30 +21,13 @@
  * (or ./smokemorph-out/ with neither) both densities side by side, A left,
  * every --every steps: DIR/compare_00001.png, ... */
 #define COMPARE_HEADLESS_STEPS 600L
-int mode_compare_run(const Config *c, const Image *start, const Image *target, MorphBackend backend,
-                       GlCtx *ctx, bool window, const char *shader_dir, float density_scale)
+/* The headless compare: --steps steps (COMPARE_HEADLESS_STEPS without), both
+ * runs' metrics in one CSV, both densities side by side every --every
+ * steps. The exit status. */
+static int compare_headless(const Config *c, Compare *cmp, float density_scale)
 {
     char err[1024];
-    CompareSpec cs;
-    if ((c->compare ? compare_parse(c->compare, &c->params, &cs, err, sizeof err)
-                    : compare_preset(c->compare_preset, &c->params, &cs, err, sizeof err)) < 0) {
-        fprintf(stderr, "%s\n", err);
-        return 2;
-    }
-    Compare *cmp = compare_create(c->grid_w, c->grid_h, &cs, start->px, target->px, c->mass_match, backend,
-                                  shader_dir, err, sizeof err);
-    if (!cmp) {
-        log_error(ctx ? "solver" : "refsolver", "%s", err);
-        return 1;
-    }
-    log_info("compare", "%s | %s (%s backend)", compare_label(cmp, 0), compare_label(cmp, 1),
-             morph_backend_name(backend));
     int rc = 1;
-    if (window) {
-        rc = mode_window_run(ctx, c, compare_morph(cmp, 0), shader_dir, NULL, 0.0f, cmp);
-        compare_free(cmp);
-        return rc;
-    }
     long steps = c->steps > 0 ? c->steps : COMPARE_HEADLESS_STEPS;
     const char *dir = c->frames_dir;
     if (!dir && !c->metrics_path) dir = CONFIG_DEFAULT_OUT_DIR;
@@ -105,6 +88,29 @@ done:
     }
     image_free(im);
     free(rho);
+    return rc;
+}
+
+int mode_compare_run(const Config *c, const Image *start, const Image *target, MorphBackend backend,
+                       GlCtx *ctx, bool window, const char *shader_dir, float density_scale)
+{
+    char err[1024];
+    CompareSpec cs;
+    if ((c->compare ? compare_parse(c->compare, &c->params, &cs, err, sizeof err)
+                    : compare_preset(c->compare_preset, &c->params, &cs, err, sizeof err)) < 0) {
+        fprintf(stderr, "%s\n", err);
+        return 2;
+    }
+    Compare *cmp = compare_create(c->grid_w, c->grid_h, &cs, start->px, target->px, c->mass_match, backend,
+                                  shader_dir, err, sizeof err);
+    if (!cmp) {
+        log_error(ctx ? "solver" : "refsolver", "%s", err);
+        return 1;
+    }
+    log_info("compare", "%s | %s (%s backend)", compare_label(cmp, 0), compare_label(cmp, 1),
+             morph_backend_name(backend));
+    int rc = window ? mode_window_run(ctx, c, compare_morph(cmp, 0), shader_dir, NULL, 0.0f, cmp)
+                    : compare_headless(c, cmp, density_scale);
     compare_free(cmp);
     return rc;
 }

@@ -505,6 +505,78 @@ static int move_part(Ctx *x, json_t *v, SceneKey *k, bool scale)
     return 0;
 }
 
+/* What parse_key gathers besides the SceneKey: whether a step was given,
+ * and the target's own channel (NULL: none) and invert (-1: none). */
+typedef struct {
+    bool has_step;
+    const char *channel;
+    int invert;
+} KeyExtra;
+
+/* One member (key: m) of a key's object into k. 0, or -1 (failed). */
+static int key_member(Ctx *x, const char *key, json_t *m, SceneKey *k, KeyExtra *e)
+{
+    int p;
+    for (p = 0; p < SCENE_KEY_PARAMS && strcmp(key, key_param_names[p]) != 0; p++) {}
+    ImageChannel ch;
+    if (!strcmp(key, "channel")) {
+        if (!json_is_string(m) || image_parse_channel(json_string_value(m), &ch) < 0)
+            return fail(x, AT_VALUE, "expected r, g, b, a or luma");
+        e->channel = json_string_value(m);
+    } else if (!strcmp(key, "invert")) {
+        if (!json_is_boolean(m)) return fail(x, AT_VALUE, "expected true or false");
+        e->invert = json_is_true(m);
+    } else if (!strcmp(key, "step")) {
+        e->has_step = true;
+        return get_long(x, m, 1, CONFIG_STEPS_MAX, &k->step);
+    } else if (!strcmp(key, "time")) {
+        k->has_time = true;
+        return get_number(x, m, 0.0, 1e12, true, &k->time);
+    } else if (!strcmp(key, "target")) {
+        return get_path(x, m, &k->target);
+    } else if (p < SCENE_KEY_PARAMS) {
+        const Setting *st = find_setting(key, false);
+        char text[64];
+        if (!json_is_number(m)) return fail(x, AT_VALUE, "expected a number");
+        snprintf(text, sizeof text, "%.17g", json_number_value(m));
+        k->has[p] = true;
+        k->param[p] = (float)json_number_value(m);
+        return check_setting(x, st, text, false);
+    } else if (!strcmp(key, "move")) {
+        return move_part(x, m, k, false);
+    } else if (!strcmp(key, "scale")) {
+        return move_part(x, m, k, true);
+    } else {
+        return fail(x, AT_KEY, "unknown key (expected step, time, target, channel, invert, vf, vd, "
+                    "vg, sigma, move, scale)");
+    }
+    return 0;
+}
+
+/* The target's own channel and invert as its path's options:
+ * "PATH:channel=C,invert=B" (image_spec), after any it has already
+ * ("logo.png:invert"). 0, or -1 out of memory. */
+static int key_target_options(Ctx *x, SceneKey *k, const KeyExtra *e)
+{
+    size_t n = strlen(k->target) + 40;
+    char *t = malloc(n), *bare = malloc(n);
+    ImageLoadOpts o = {0};
+    if (!t || !bare) {
+        free(t);
+        free(bare);
+        return oom(x);
+    }
+    size_t tl = strlen(k->target);
+    const char *sep = image_spec(k->target, bare, n, &o) != 1 ? ":" : k->target[tl - 1] == ':' ? "" : ",";
+    free(bare);
+    snprintf(t, n, "%s%s%s%s%s%s%s", k->target, sep, e->channel ? "channel=" : "", e->channel ? e->channel : "",
+             e->channel && e->invert >= 0 ? "," : "", e->invert >= 0 ? "invert=" : "",
+             e->invert == 1 ? "1" : e->invert == 0 ? "0" : "");
+    free(k->target);
+    k->target = t;
+    return 0;
+}
+
 static int parse_key(Ctx *x, json_t *v, SceneKey *k)
 {
     if (expect_object(x, v, "{\"step\": N, \"target\": PATH, ...}") < 0) return -1;
@@ -513,50 +585,11 @@ static int parse_key(Ctx *x, json_t *v, SceneKey *k)
     if (off >= 0) line_column(x->text, (size_t)off, &k->line, &k->column);
     const char *key;
     json_t *m;
-    bool has_step = false;
-    const char *channel = NULL; /* the target's own channel and invert */
-    int invert = -1;
+    KeyExtra e = {.has_step = false, .channel = NULL, .invert = -1};
     json_object_foreach(v, key, m) {
         push_key(x, key);
-        int r = 0, p;
-        for (p = 0; p < SCENE_KEY_PARAMS && strcmp(key, key_param_names[p]) != 0; p++) {}
-        ImageChannel ch;
-        if (!strcmp(key, "channel")) {
-            if (!json_is_string(m) || image_parse_channel(json_string_value(m), &ch) < 0)
-                r = fail(x, AT_VALUE, "expected r, g, b, a or luma");
-            else
-                channel = json_string_value(m);
-        } else if (!strcmp(key, "invert")) {
-            if (!json_is_boolean(m)) r = fail(x, AT_VALUE, "expected true or false");
-            else invert = json_is_true(m);
-        } else if (!strcmp(key, "step")) {
-            r = get_long(x, m, 1, CONFIG_STEPS_MAX, &k->step);
-            has_step = true;
-        } else if (!strcmp(key, "time")) {
-            r = get_number(x, m, 0.0, 1e12, true, &k->time);
-            k->has_time = true;
-        } else if (!strcmp(key, "target")) {
-            r = get_path(x, m, &k->target);
-        } else if (p < SCENE_KEY_PARAMS) {
-            const Setting *st = find_setting(key, false);
-            char text[64];
-            if (!json_is_number(m)) {
-                r = fail(x, AT_VALUE, "expected a number");
-            } else {
-                snprintf(text, sizeof text, "%.17g", json_number_value(m));
-                r = check_setting(x, st, text, false);
-                k->has[p] = true;
-                k->param[p] = (float)json_number_value(m);
-            }
-        } else if (!strcmp(key, "move")) {
-            r = move_part(x, m, k, false);
-        } else if (!strcmp(key, "scale")) {
-            r = move_part(x, m, k, true);
-        } else {
-            r = fail(x, AT_KEY, "unknown key (expected step, time, target, channel, invert, vf, vd, "
-                     "vg, sigma, move, scale)");
-        }
-        if (r == 0 && has_step && k->has_time) r = fail(x, AT_KEY, "give step or time, not both");
+        int r = key_member(x, key, m, k, &e);
+        if (r == 0 && e.has_step && k->has_time) r = fail(x, AT_KEY, "give step or time, not both");
         pop(x);
         if (r < 0) return -1;
     }
@@ -566,25 +599,7 @@ static int parse_key(Ctx *x, json_t *v, SceneKey *k)
         pop(x);
         return -1;
     }
-    if (channel || invert >= 0) { /* the target's own: "PATH:channel=C,invert=B" (image_spec) */
-        size_t n = strlen(k->target) + 40;
-        char *t = malloc(n), *bare = malloc(n);
-        ImageLoadOpts o = {0};
-        if (!t || !bare) {
-            free(t);
-            free(bare);
-            return oom(x);
-        }
-        /* a target that has options of its own ("logo.png:invert") gets these after them */
-        size_t tl = strlen(k->target);
-        const char *sep = image_spec(k->target, bare, n, &o) != 1 ? ":" : k->target[tl - 1] == ':' ? "" : ",";
-        free(bare);
-        snprintf(t, n, "%s%s%s%s%s%s%s", k->target, sep, channel ? "channel=" : "", channel ? channel : "",
-                 channel && invert >= 0 ? "," : "", invert >= 0 ? "invert=" : "",
-                 invert == 1 ? "1" : invert == 0 ? "0" : "");
-        free(k->target);
-        k->target = t;
-    }
+    if (e.channel || e.invert >= 0) return key_target_options(x, k, &e);
     return 0;
 }
 
@@ -885,6 +900,71 @@ Scene *scene_parse(const char *text, size_t len, const char *name, const char *d
     return scene_parse_at(text, len, name, dir, 0.0f, err, errlen);
 }
 
+/* The text as JSON (a NUL byte refused: jansson would skip it and the
+ * positions would no longer be the text's); NULL with one line in err. */
+static json_t *load_json(const Scene *s, const char *text, size_t len, char *err, size_t errlen)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        int line, col;
+        line_column(text, (size_t)(nul - text), &line, &col);
+        if (err && errlen) snprintf(err, errlen, "%s:%d:%d: a NUL byte: a scene is JSON text", s->file,
+                                    line, col);
+        return NULL;
+    }
+    json_error_t je;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!root && err && errlen) {
+        snprintf(err, errlen, "%s:%d:%d: %s", s->file, je.line < 1 ? 1 : je.line,
+                 je.column < 1 ? 1 : je.column, je.text);
+        one_line(err);
+    }
+    return root;
+}
+
+/* The top level's settings (every key but "fields", which goes into
+ * *fields), checked together into c. 0, or -1 (failed). */
+static int parse_top(Ctx *x, json_t *root, json_t **fields, Config *c)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(root, key, v) {
+        if (!strcmp(key, "fields")) {
+            *fields = v;
+            continue;
+        }
+        push_key(x, key);
+        const Setting *st = find_setting(key, false);
+        int r = st ? setting(x, st, v, NULL)
+                   : fail(x, AT_KEY, "unknown key (not a setting of a scene: docs/SCENES.md "
+                          "lists them)");
+        pop(x);
+        if (r < 0) return -1;
+    }
+    return check_joint(x, c);
+}
+
+/* "fields": 1..SCENE_FIELDS_MAX of them. 0, or -1 (failed). */
+static int parse_fields(Ctx *x, json_t *fields)
+{
+    Scene *s = x->s;
+    push_key(x, "fields");
+    if (!fields)
+        return fail(x, AT_PARENT, "missing: a scene needs \"fields\": [ { \"start\": ..., \"keys\": [...] } ]");
+    size_t n = json_array_size(fields);
+    if (!json_is_array(fields) || n < 1 || n > SCENE_FIELDS_MAX)
+        return fail(x, AT_VALUE, "expected an array of 1..%d fields", SCENE_FIELDS_MAX);
+    for (size_t i = 0; i < n; i++) {
+        push_index(x, (int)i);
+        s->nfields = (int)i + 1;
+        int r = parse_field(x, json_array_get(fields, i), &s->field[i]);
+        pop(x);
+        if (r < 0) return -1;
+    }
+    pop(x);
+    return 0;
+}
+
 Scene *scene_parse_at(const char *text, size_t len, const char *name, const char *dir, float dt, char *err,
                       size_t errlen)
 {
@@ -896,67 +976,14 @@ Scene *scene_parse_at(const char *text, size_t len, const char *name, const char
         return NULL;
     }
     Ctx x = {.name = s->file, .dir = dir, .text = text, .len = len, .err = err, .errlen = errlen, .s = s};
-    json_t *root = NULL;
-    /* jansson skips a NUL byte in its input without a word (its stream
-     * takes NUL for "read more"), and the positions would no longer be the
-     * text's: a scene is text, and NUL is no JSON */
-    const char *nul = memchr(text, '\0', len);
-    if (nul) {
-        int line, col;
-        line_column(text, (size_t)(nul - text), &line, &col);
-        if (err && errlen) snprintf(err, errlen, "%s:%d:%d: a NUL byte: a scene is JSON text", s->file,
-                                    line, col);
-        goto fail;
-    }
-    json_error_t je;
-    root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
-    if (!root) {
-        if (err && errlen) {
-            snprintf(err, errlen, "%s:%d:%d: %s", s->file, je.line < 1 ? 1 : je.line,
-                     je.column < 1 ? 1 : je.column, je.text);
-            one_line(err);
-        }
-        goto fail;
-    }
+    json_t *root = load_json(s, text, len, err, errlen), *fields = NULL;
+    Config c;
+    if (!root) goto fail;
     if (!json_is_object(root)) {
         fail(&x, AT_VALUE, "expected an object: { \"fields\": [...], ... }");
         goto fail;
     }
-    const char *key;
-    json_t *v, *fields = NULL;
-    json_object_foreach(root, key, v) {
-        if (!strcmp(key, "fields")) {
-            fields = v;
-            continue;
-        }
-        push_key(&x, key);
-        const Setting *st = find_setting(key, false);
-        int r = st ? setting(&x, st, v, NULL)
-                   : fail(&x, AT_KEY, "unknown key (not a setting of a scene: docs/SCENES.md "
-                          "lists them)");
-        pop(&x);
-        if (r < 0) goto fail;
-    }
-    Config c;
-    if (check_joint(&x, &c) < 0) goto fail;
-    push_key(&x, "fields");
-    if (!fields) {
-        fail(&x, AT_PARENT, "missing: a scene needs \"fields\": [ { \"start\": ..., \"keys\": [...] } ]");
-        goto fail;
-    }
-    size_t n = json_array_size(fields);
-    if (!json_is_array(fields) || n < 1 || n > SCENE_FIELDS_MAX) {
-        fail(&x, AT_VALUE, "expected an array of 1..%d fields", SCENE_FIELDS_MAX);
-        goto fail;
-    }
-    for (size_t i = 0; i < n; i++) {
-        push_index(&x, (int)i);
-        s->nfields = (int)i + 1;
-        int r = parse_field(&x, json_array_get(fields, i), &s->field[i]);
-        pop(&x);
-        if (r < 0) goto fail;
-    }
-    pop(&x);
+    if (parse_top(&x, root, &fields, &c) < 0 || parse_fields(&x, fields) < 0) goto fail;
     for (int i = 0; i < s->nfields; i++)
         if (resolve_steps(&x, &s->field[i], i, dt > 0.0f ? dt : c.params.dt) < 0) goto fail;
     if (check_fields(&x) < 0) goto fail;
