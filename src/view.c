@@ -115,9 +115,10 @@ static struct {
     Compare *own_cmp;
     /* issue 24: the recording (--record, 'R'): the video, its name, its size */
     Exporter *rec;
-    char rec_path[4096];
+    char rec_path[4300];
     int rec_w, rec_h;
     double rec_next;          /* when the next frame may show (export_now's clock) */
+    int rec_count;            /* recordings finished in this window */
     unsigned char *rec_buf;
 } V;
 
@@ -484,11 +485,11 @@ static void draw_hud(const ViewLayout *l)
 {
     draw_panel(l->hud, 0.72f);
     if (V.font) {
-        int ch = text_cell_h(V.font);
+        int ch = text_cell_h(V.font), cols = l->hud_text.w / text_cell_w(V.font);
         for (int k = 0; k < V.shown.nhud; k++) {
             bool sel = k == viewmodel_hud_param_line(V.sel);
             put_text(V.font, l->hud_text.x, l->hud_text.y + l->hud_text.h - k * ch, V.shown.hud[k],
-                     sel ? YELLOW : WHITE, VIEWMODEL_HUD_COLS);
+                     sel ? YELLOW : WHITE, cols < VIEWMODEL_HUD_COLS ? cols : VIEWMODEL_HUD_COLS);
         }
     }
     if (V.pass_shown) draw_residual_plot(l); /* pass by pass: the solve's series instead */
@@ -1049,7 +1050,15 @@ done:
  * here). 0, or -1 after one line on stderr (nothing left behind). */
 static int record_start(const char *path)
 {
-    char err[1024], name[64];
+    char err[1024], name[64], again[4200];
+    if (path && V.rec_count > 0) { /* --record's name again: FILE-2.mp4, ... (the first stays) */
+        size_t n = strlen(path);
+        for (int k = V.rec_count + 1; k < 10000; k++) {
+            snprintf(again, sizeof again, "%.*s-%d.mp4", (int)(n > 4 ? n - 4 : n), path, k);
+            if (access(again, F_OK) != 0) break;
+        }
+        path = again;
+    }
     if (!path) {
         for (int k = 1; k < 10000; k++) {
             snprintf(name, sizeof name, "smokemorph-recording-%d.mp4", k);
@@ -1099,6 +1108,7 @@ static int record_stop(void)
         return -1;
     }
     log_info("view", "recorded %ld frames to %s", n, V.rec_path);
+    V.rec_count++;
     return 0;
 }
 

@@ -106,6 +106,10 @@ int viewmodel_text_px(int win_w, int win_h, int zoom)
     if (zoom > VIEWMODEL_ZOOM_MAX) zoom = VIEWMODEL_ZOOM_MAX;
     double a = (double)win_h / 36.0, b = (double)win_w / 48.0;
     double px = (a < b ? a : b) * pow(1.15, zoom);
+    /* zoomed in, at most what leaves the HUD half the width and the field
+     * room beside it (HUD_COLS + 2 characters of 0.6 em in W/2) */
+    double most = fmin((double)win_w / (2.0 * (VIEWMODEL_HUD_COLS + 2) * 0.6), (double)win_h / 16.0);
+    if (zoom > 0 && px > most) px = fmax(most, (a < b ? a : b));
     int p = (int)lround(px);
     return p < VIEWMODEL_TEXT_PX_MIN ? VIEWMODEL_TEXT_PX_MIN : p > VIEWMODEL_TEXT_PX_MAX ? VIEWMODEL_TEXT_PX_MAX : p;
 }
@@ -452,6 +456,9 @@ static const char *const help[] = {
     "i         HUD on / off",
     "h         this help on / off",
     "c         save a screenshot",
+    "R         record a video on / off",
+    "Ctrl + -  text and plot larger / smaller",
+    "a lesson: space next step, Backspace back",
     "f  F11    fullscreen on / off",
     "q  Esc    quit",
     "mouse: left drag stirs, right drag adds",

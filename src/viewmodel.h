@@ -60,7 +60,8 @@ void viewmodel_fig2_labelled(int win_w, int win_h, int gw, int gh, int npanels, 
  * room) ------------------------------------------------------------------------
  * The HUD's and the labels' text is min(H/36, W/48) pixels a line (13 at
  * 640x480, 21 at 1024x768, 30 at 1920x1080: over 1/40 of the height), times
- * 1.15 per zoom step (Ctrl + and Ctrl -, VIEWMODEL_ZOOM_MIN..MAX), and the
+ * 1.15 per zoom step (Ctrl + and Ctrl -, VIEWMODEL_ZOOM_MIN..MAX; zoomed in
+ * at most W/36 and H/16, so the HUD keeps to half the width), and the
  * title's 1.35 times that; everything else (the HUD's width, the colour
  * bar, the plot, the margins) is measured in their characters. */
 #define VIEWMODEL_ZOOM_MIN (-4)

@@ -100,7 +100,7 @@ static void test_links(void)
                                        "docs/SCENES.md",      "docs/METHOD.md",
                                        "docs/FIDELITY.md",    "docs/PERFORMANCE.md",
                                        "docs/ROBUSTNESS.md",  "docs/FARM.md",
-                                       "docs/ARCHITECTURE.md"};
+                                       "docs/ARCHITECTURE.md", "docs/CLASSROOM.md"};
     int n = 0;
     for (size_t k = 0; k < sizeof docs / sizeof docs[0]; k++) n += check_links(docs[k]);
     /* README alone links every document of docs/ and two pictures */

@@ -116,6 +116,7 @@ static void test_no_overlap_640(void)
         {VIEW_DENSITY, NULL, "density, HUD"},
         {VIEW_DIVERGENCE, NULL, "divergence: two panels"},
         {VIEW_FORCE, "^+^+", "force, text zoomed twice"},
+        {VIEW_DENSITY, "^+^+^+^+^+^+^+^+^+", "density, zoomed to the end"},
         {VIEW_FIG2, NULL, "Fig. 2"},
         {VIEW_DENSITY, "s.........", "pass by pass"},
         {VIEW_PRESSURE, "i", "pressure, HUD off"},
