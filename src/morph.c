@@ -92,12 +92,11 @@ struct Morph {
     MethodCursor cursor;
     MethodPass last_pass;   /* METHOD_PASS_COUNT: none since the last whole step */
     /* a step of several fields run a pass at a time (morph_pass_next_fields):
-     * every field points at the group's first, which holds the group, the
-     * field whose part runs and the part (METHOD_PART_*) */
+     * every field points at the group's first, which holds the group and the
+     * segment of the step (fields_segment) whose passes run, -1 before the first */
     Morph *group_lead;
     Morph *group[MORPH_MAX_FIELDS];
-    int group_n, group_field;
-    unsigned group_part;
+    int group_n, group_seg;
     const MorphOps *ops;
     void *b;
     /* morph_observe_start on a backend without asynchronous read-backs:
@@ -700,10 +699,63 @@ const char *morph_fields_check(Morph *const *ms, int n)
     return NULL;
 }
 
-/* The velocity is shared: field 0 holds it between steps. Each field adds
- * its force in turn (the velocity passed along the fields; the last one
- * damps and clamps), the last field advects and projects it, every field
- * gets a copy, then each moves its own smoke. */
+/* The step of n fields sharing one velocity, its order written once (for
+ * morph_step_fields, a segment at a time, and morph_pass_next_fields, a
+ * pass at a time). The velocity is shared: field 0 holds it between steps.
+ * Segment s is
+ *   s < n:      field s's force part (the velocity handed on from field
+ *               s - 1; every field but the last adds its force undamped,
+ *               the last damps and clamps),
+ *   s == n:     the last field's flow part (it advects and projects the
+ *               velocity that has every force),
+ *   s > n:      field s - n - 1's density part (every field given the
+ *               last's velocity first: each moves its own smoke by it). */
+typedef struct {
+    int field;
+    unsigned part; /* METHOD_PART_* */
+} FieldsSegment;
+
+static bool fields_segment(int n, int s, FieldsSegment *out)
+{
+    if (s < 0 || s > 2 * n) return false;
+    if (s < n) *out = (FieldsSegment){s, METHOD_PART_FORCE};
+    else if (s == n) *out = (FieldsSegment){n - 1, METHOD_PART_FLOW};
+    else *out = (FieldsSegment){s - n - 1, METHOD_PART_DENSITY};
+    return true;
+}
+
+static void plan_step(Morph *m);
+static unsigned pass_peek_part(const Morph *m);
+
+/* What comes before segment s: the velocity handed on (to field s from the
+ * one before; to every field from the last before the density parts). A
+ * step run a pass at a time (passwise) also makes a field's plan when its
+ * force part begins, and passes the other fields' cursors over the flow's
+ * passes, which the last field alone runs. 0 or -1. */
+static int fields_enter(Morph *const *ms, int n, int s, bool passwise)
+{
+    if (s < n) {
+        Morph *m = ms[s];
+        if (s > 0 && m->ops->copy_velocity(m->b, ms[s - 1]->b) < 0) return -1;
+        if (passwise) {
+            plan_step(m);
+            m->plan.force_partial = s < n - 1;
+        }
+        return 0;
+    }
+    if (s != n + 1) return 0;
+    Morph *last = ms[n - 1];
+    for (int i = 0; i < n - 1; i++) {
+        if (ms[i]->ops->copy_velocity(ms[i]->b, last->b) < 0) return -1;
+        while (passwise && pass_peek_part(ms[i]) == METHOD_PART_FLOW) {
+            MethodPass p;
+            int k;
+            method_next(&ms[i]->plan, &ms[i]->cursor, &p, &k, NULL);
+        }
+    }
+    return 0;
+}
+
 int morph_step_fields(Morph *const *ms, int n)
 {
     if (n == 1) return morph_step(ms[0]);
@@ -711,16 +763,15 @@ int morph_step_fields(Morph *const *ms, int n)
     if (morph_fields_check(ms, n)) return -1;
     for (int i = 0; i < n; i++)
         if (before_step(ms[i], ms[i]->steps + 1) < 0) return -1;
-    for (int i = 0; i < n; i++) {
-        if (i > 0 && ms[i]->ops->copy_velocity(ms[i]->b, ms[i - 1]->b) < 0) return -1;
-        if (ms[i]->ops->step_parts(ms[i]->b, METHOD_PART_FORCE, i < n - 1) < 0) return -1;
-    }
-    Morph *last = ms[n - 1];
-    if (last->ops->step_parts(last->b, METHOD_PART_FLOW, false) < 0) return -1;
-    for (int i = 0; i < n - 1; i++)
-        if (ms[i]->ops->copy_velocity(ms[i]->b, last->b) < 0) return -1;
     int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) rc = ms[i]->ops->step_parts(ms[i]->b, METHOD_PART_DENSITY, false);
+    FieldsSegment seg;
+    for (int s = 0; fields_segment(n, s, &seg); s++) {
+        Morph *m = ms[seg.field];
+        if (fields_enter(ms, n, s, false) < 0) return -1;
+        rc = m->ops->step_parts(m->b, seg.part, seg.part == METHOD_PART_FORCE && seg.field < n - 1);
+        if (rc < 0 && seg.part != METHOD_PART_DENSITY) return -1;
+        if (rc < 0) break; /* a density part failed: the step is counted, as the others moved */
+    }
     for (int i = 0; i < n; i++) ms[i]->steps++;
     return rc;
 }
@@ -841,19 +892,7 @@ static int fields_begin(Morph *const *ms, int n)
         ms[i]->group_lead = lead;
     }
     lead->group_n = n;
-    lead->group_field = -1;
-    lead->group_part = METHOD_PART_FORCE;
-    return 0;
-}
-
-/* Start field f's force part: the shared velocity from the field before,
- * then its plan; all but the last add their force undamped. */
-static int fields_force_begin(Morph *const *ms, int n, int f)
-{
-    Morph *m = ms[f];
-    if (f > 0 && m->ops->copy_velocity(m->b, ms[f - 1]->b) < 0) return -1;
-    plan_step(m);
-    m->plan.force_partial = f < n - 1;
+    lead->group_seg = -1;
     return 0;
 }
 
@@ -870,35 +909,20 @@ int morph_pass_next_fields(Morph *const *ms, int n, MorphPassInfo *out, int *fie
     if (lead->group_n != n) return -1;
     for (int i = 0; i < n; i++)
         if (lead->group[i] != ms[i]) return -1; /* another group's step is begun */
-    Morph *last = ms[n - 1];
-    int f = lead->group_field;
-    unsigned part = lead->group_part;
-    /* the field and part of the next pass */
-    if (f < 0 || pass_peek_part(ms[f]) != part) {
-        if (part == METHOD_PART_FORCE && f < n - 1) {
-            f++;
-            if (fields_force_begin(ms, n, f) < 0) { group_dropped(lead); return -1; }
-        } else if (part == METHOD_PART_FORCE) {
-            part = METHOD_PART_FLOW; /* on the last field, whose velocity has every force */
-        } else if (part == METHOD_PART_FLOW) {
-            for (int i = 0; i < n - 1; i++) {
-                if (ms[i]->ops->copy_velocity(ms[i]->b, last->b) < 0) { group_dropped(lead); return -1; }
-                /* the other fields' cursors pass over the flow's passes unrun */
-                while (pass_peek_part(ms[i]) == METHOD_PART_FLOW) {
-                    MethodPass p;
-                    int k;
-                    method_next(&ms[i]->plan, &ms[i]->cursor, &p, &k, NULL);
-                }
-            }
-            part = METHOD_PART_DENSITY;
-            f = 0;
-        } else {
-            f++; /* the next field's density part */
+    /* the segment of the next pass: this one's, or the next one's, entered */
+    FieldsSegment seg;
+    int s = lead->group_seg;
+    if (s < 0 || !fields_segment(n, s, &seg) || pass_peek_part(ms[seg.field]) != seg.part) {
+        s++;
+        if (!fields_segment(n, s, &seg) || fields_enter(ms, n, s, true) < 0 ||
+            pass_peek_part(ms[seg.field]) != seg.part) { /* not reached */
+            group_dropped(lead);
+            return -1;
         }
-        if (f >= n || pass_peek_part(ms[f]) != part) { group_dropped(lead); return -1; } /* not reached */
-        lead->group_field = f;
-        lead->group_part = part;
+        lead->group_seg = s;
     }
+    int f = seg.field;
+    unsigned part = seg.part;
     MorphPassInfo info;
     if (pass_run_one(ms[f], &info) < 0) { group_dropped(lead); return -1; }
     if (part == METHOD_PART_DENSITY && !pass_peek_part(ms[f])) { /* this field's step is done */
