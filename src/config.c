@@ -734,6 +734,13 @@ static int special_option(Config *c, int opt, const char *arg, char *err, size_t
     case OPT_SIZE: return size_option("size", arg, 1, IMAGE_MAX_SIDE, &c->out_w, &c->out_h, err, errlen);
     case OPT_WINDOW: return size_option("window", arg, 16, 8192, &c->win_w, &c->win_h, err, errlen);
     case OPT_RAW: return raw_option(c, arg, err, errlen);
+    case OPT_INVERT: c->load.invert = true; return 0;
+    case OPT_MAX_IMAGE_MB: {
+        long v;
+        if (int_opt("max-image-mb", arg, 1, CONFIG_IMAGE_MB_MAX, &v, err, errlen) < 0) return -1;
+        c->load.max_mb = (int)v;
+        return 0;
+    }
     case OPT_CHANNEL:
         if (!arg || image_parse_channel(arg, &c->load.channel) < 0) {
             set_err(err, errlen, "--channel: expected r, g, b, a or luma, got '%s'", arg ? arg : "");

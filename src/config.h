@@ -42,12 +42,38 @@ typedef enum { BACKEND_AUTO = 0, BACKEND_COMPUTE, BACKEND_FRAGMENT, BACKEND_CPU 
 /* "auto", "compute", "fragment", "cpu" */
 const char *config_backend_name(Backend b);
 
+/* Config's members that a row of settings.def declares: every C row of a
+ * plain kind (a flag, a number, a path, a string, a choice, a colour; a
+ * member within a struct of Config's, ImageLoadOpts, is SK_SPECIAL). Their
+ * meaning, default and range are the row's; --help says them. */
+#define CONFIG_MEMBER_SK_INT(M) int M;
+#define CONFIG_MEMBER_SK_LONG(M) long M;
+#define CONFIG_MEMBER_SK_BOOL(M) bool M;
+#define CONFIG_MEMBER_SK_NOT(M) bool M;
+#define CONFIG_MEMBER_SK_ENUM(M) unsigned M; /* the choice's index: an enum's value */
+#define CONFIG_MEMBER_SK_PATH(M) const char *M;
+#define CONFIG_MEMBER_SK_STR(M) const char *M;
+#define CONFIG_MEMBER_SK_COLOR(M) float M[3];
+#define CONFIG_MEMBER_SK_FLOAT(M) float M;
+#define CONFIG_MEMBER_SK_SPECIAL(M)
+#define CONFIG_MEMBER_SK_ACTION(M)
+#define CONFIG_MEMBER_C(KIND, MEMBER) CONFIG_MEMBER_##KIND(MEMBER)
+#define CONFIG_MEMBER_P(KIND, MEMBER)
+#define CONFIG_MEMBER_S(KIND, MEMBER)
+
 typedef struct {
+    /* every setting with a member of its own: settings.def */
+#define SETTING_GROUP(ID, TITLE)
+#define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, ...) CONFIG_MEMBER_##WHERE(KIND, MEMBER)
+#include "settings.def"
+#undef SETTING
+#undef SETTING_GROUP
+
     /* inputs */
     const char *current_path;  /* NULL: bundled default */
     const char *target_path;   /* NULL: bundled default */
-    ImageLoadOpts load;        /* --raw, --channel, --invert, --max-image-mb (both images) */
-    bool mass_match;           /* default true; --no-mass-match */
+    ImageLoadOpts load;        /* --raw, --channel, --invert, --max-image-mb (each image's
+                                  defaults: an image's own suffix overrides them) */
     bool set_extras;           /* --drift, --drift-max or an --ease-* was given */
     /* keyframe sequences (issue 9): smokemorph CURRENT TARGET1 TARGET2 ...
      * Key k (from 1) is the goal for steps (k-1)*key_every+1 .. k*key_every,
@@ -56,48 +82,28 @@ typedef struct {
      * no --steps, a sequence of several keys runs nkeys * key_every steps. */
     const char *key_paths[CONFIG_KEYS_MAX];
     int nkeys;
-    long key_every;            /* --key-every N, default CONFIG_KEY_EVERY_DEFAULT */
     bool key_every_set;        /* --key-every was given */
 
     /* simulation */
     int grid_w, grid_h;        /* --grid N|WxH, default 256x256 */
     bool grid_set;             /* --grid was given (else main takes the start image's aspect) */
-    SolverParams params;       /* --dt --vf --vd --vg --sigma --jacobi --gather-iters --umax */
-    long steps;                /* --steps N, 0..1e8; default 0 = the mode's default, which
-                                  main picks: headless, until the error is within 3% or
-                                  stops falling (fidelity_settle_update), at most
-                                  CONFIG_HEADLESS_MAX_STEPS; until quit in a window */
+    SolverParams params;       /* the method's parameters: settings.def's rows P */
 
     /* output */
     const char *frames_dir;    /* --frames DIR */
-    int every;                 /* --every K, default 10 */
-    const char *metrics_path;  /* --metrics FILE */
-    float color[3];            /* --color RRGGBB, default ffffff */
     int out_w, out_h;          /* --size WxH, 0 = grid size */
-    /* output formats, timing, naming and video (issue 10) */
-    ImageFormat format;        /* --format png8|png16|exr; default png8, or exr for a
-                                  --frames PATTERN ending in .exr */
-    ImageAlpha alpha;          /* --alpha straight|premultiplied (PNG, .mov), default straight */
     float density_scale;       /* --density-scale S|auto: alpha = density × S; 0 = auto
                                   (default; export_auto_scale) */
-    ImageExrPixel exr_pixel;   /* --exr-type half|float, default half */
     ImageExrCompression exr_compression; /* --exr-compression, default zip */
-    bool exr_velocity;         /* --exr-velocity */
-    bool exr_tiled;            /* --exr-tiled: 64x64 tiles */
-    int png_compression;       /* --png-compression 0..9, default IMAGE_PNG_LEVEL_DEFAULT */
     bool png_set;              /* --png-compression given */
-    bool no_frames;            /* --frames none, --no-frames: metrics only, no ./out */
-    int threads;               /* --threads N, 1..POOL_MAX_THREADS; 0: the cores available */
     bool format_set, exr_set;  /* --format given; an --exr-* option given */
     double fps;                /* --fps, default 24 */
     bool every_set;            /* --every given; else every = max(1, round(1 / (fps × dt))):
                                   simulated time runs in seconds */
-    long frame_start;          /* --frame-start N: step 0's frame number, default 1 */
     long range_first, range_last; /* --frame-range A-B; range_last < 0: none. With a
                                   range the run stops at B's step, (B - frame_start) ×
                                   every, which must not pass --steps */
     const char *video_path;    /* --video FILE.mp4|FILE.mov */
-    float background[3];       /* --background RRGGBB, default 000000 */
     /* --frames PATTERN ("out/smoke.####.exr", "out/s.%04d.png"): frames_dir points
      * at frames_dirbuf (the pattern's directory), and the file names are
      * frames_prefix, the number at least frames_digits wide, frames_suffix.
@@ -107,54 +113,16 @@ typedef struct {
     char frames_dirbuf[4096];
 
     /* run mode */
-    Backend backend;           /* --backend, --cpu; default auto */
-    bool headless;             /* --headless */
-    bool gl_info;              /* --gl-info */
-    const char *shader_dir;    /* --shader-dir DIR */
-    int steps_per_frame;       /* --steps-per-frame N (window), default 2 */
     int win_w, win_h;          /* --window WxH, default 768x768 */
-    const char *screenshot;    /* --screenshot FILE (window: save after --steps, quit) */
-    const char *keys;          /* --keys STR (window: keys pressed at start) */
-    int view;                  /* --view NAME (window: viewfield.h's ViewKind; 0 density) */
-    bool no_hud;               /* --no-hud (window: the HUD starts hidden) */
     const char *record;        /* --record FILE.mp4 (window: what it shows, as a video) */
-    const char *lesson;        /* --lesson FILE (window: a prepared lesson, lesson.h) */
-    const char *font;          /* --font FILE (window: the text's font; NULL: DejaVu Sans Mono) */
     const char *window_only;   /* the first window-only option given, without "--"
                                   ("keys", "window", ...): an error in a headless run */
     int verbosity;             /* 0 quiet, 1 normal, 2 verbose */
     bool progress;             /* progress line on stderr (default on; off with --quiet) */
-
-    /* render farms (docs/MANUAL.md, "Render farms") */
-    long checkpoint_every;     /* --checkpoint-every N, headless; 0 = none */
-    const char *checkpoint_dir;/* --checkpoint-dir DIR (default: the frames directory) */
-    const char *resume_path;   /* --resume FILE */
-    const char *sidecar_path;  /* --sidecar FILE (default: FRAMES/run.json) */
-    /* safety (issue 21) */
-    long max_memory_mb;        /* --max-memory MB: the whole run's budget (budget.h);
-                                  0: the default, budget_default_mb() */
-    bool overwrite;            /* --overwrite: replace files in the way that are not
-                                  an earlier run's frames or metrics (never an input) */
-    bool allow_scene_outputs;  /* --allow-scene-outputs: a scene may write outside
-                                  its own folder */
-    int progress_format;       /* --progress-format: CONFIG_PROGRESS_AUTO or _JSON */
-    /* GPU tuning (settings.def's group TUNING) */
-    SolverOptions solver;      /* --compute-tiles, --transport-group, --mg-bottom, --no-mg-fuse */
-    int readback_lag;          /* --readback-lag N; -1: the run's own choice */
-    long fault_nan_step;       /* --fault-nan-step K (tests); -1: none */
-    int strip_rows;            /* --strip-rows N (tests): ExportOptions.strip_rows */
+    SolverOptions solver;      /* GPU tuning: settings.def's rows S */
     unsigned char given[16];   /* one bit per row of settings.def given (config_given) */
-
-    /* scene files (issue 9): --scene FILE, --dump-scene; the scene's field name
-     * (EXR's density.NAME; NULL: "smoke"), set by scene_apply */
-    const char *scene_path;
-    bool dump_scene;
-    const char *field_name;
-
-    /* the classroom's compare (issue 11): --compare SETTINGS or
-     * --compare-preset NAME (compare.h), checked against params */
-    const char *compare;
-    const char *compare_preset;
+    const char *field_name;    /* a scene's field's name (EXR's density.NAME; NULL:
+                                  "smoke"), set by scene_apply */
 } Config;
 
 enum { CONFIG_PROGRESS_AUTO = 0, CONFIG_PROGRESS_JSON = 1 };
