@@ -412,21 +412,29 @@ static int parse_schedule(const unsigned char *q, uint32_t version, MorphState *
     return 0;
 }
 
-int checkpoint_parse(const void *data, size_t len, Checkpoint *c, char *err, size_t errlen)
+/* A checkpoint's header, as checkpoint_parse reads it. */
+typedef struct {
+    uint32_t version, nfields, hsize, flags;
+    int32_t w, h, every;
+    char backend[16];
+    int64_t steps, nstep, run_steps, best_step;
+    float pot_c, dscale;
+    double best;
+} Header;
+
+/* The envelope: magic, version, size and checksum. 0, or -1 with err. */
+static int parse_envelope(const unsigned char *b, size_t len, Header *H, char *err, size_t errlen)
 {
-    const unsigned char *b = data;
-    memset(c, 0, sizeof *c);
-    c->nfields = 1;
     if (len == 0) return fail(err, errlen, "empty file, not a smokemorph checkpoint");
     size_t m = len < 8 ? len : 8;
     if (memcmp(b, CHECKPOINT_MAGIC, m) != 0)
         return fail(err, errlen, "not a smokemorph checkpoint (bad magic)");
     if (len < 12) return fail(err, errlen, "truncated: %zu bytes, not even a header", len);
-    uint32_t version = get_u32(b + 8);
-    if (version < 1 || version > CHECKPOINT_VERSION)
-        return fail(err, errlen, "checkpoint version %u; this smokemorph reads versions 1 to %d", version,
+    H->version = get_u32(b + 8);
+    if (H->version < 1 || H->version > CHECKPOINT_VERSION)
+        return fail(err, errlen, "checkpoint version %u; this smokemorph reads versions 1 to %d", H->version,
                     CHECKPOINT_VERSION);
-    uint32_t hsize = header_size((int)version, 1); /* version 3: at least one field's */
+    uint32_t hsize = header_size((int)H->version, 1); /* version 3: at least one field's */
     if (len < hsize) return fail(err, errlen, "truncated: %zu bytes, not even a header", len);
     uint64_t size = get_u64(b + 16);
     if (size > len)
@@ -437,92 +445,137 @@ int checkpoint_parse(const void *data, size_t len, Checkpoint *c, char *err, siz
     uLong crc = crc_add(crc32(0L, Z_NULL, 0), b, len - 4);
     if ((uint32_t)crc != get_u32(b + len - 4))
         return fail(err, errlen, "checksum mismatch: the file is damaged");
+    return 0;
+}
 
-    /* intact; now every number must make sense (a crafted file gets here) */
-    uint32_t nfields = version >= 3 ? get_u32(b + 116) : 1;
-    if (version >= 3 && (nfields < 1 || nfields > CHECKPOINT_MAX_FIELDS))
-        return fail(err, errlen, "corrupt header: %u smoke fields (1 to %d)", nfields,
+/* The header's numbers, each checked (the file is intact, but a crafted
+ * one gets here). 0, or -1 with err. */
+static int parse_header(const unsigned char *b, size_t len, Header *H, char *err, size_t errlen)
+{
+    uint32_t version = H->version;
+    H->nfields = version >= 3 ? get_u32(b + 116) : 1;
+    if (version >= 3 && (H->nfields < 1 || H->nfields > CHECKPOINT_MAX_FIELDS))
+        return fail(err, errlen, "corrupt header: %u smoke fields (1 to %d)", H->nfields,
                     CHECKPOINT_MAX_FIELDS);
-    hsize = header_size((int)version, (int)nfields);
-    int32_t w = get_i32(b + 24), h = get_i32(b + 28), d = get_i32(b + 32);
-    if (get_u32(b + 12) != hsize || get_u32(b + 36) != CHECKPOINT_NFIELDS ||
+    H->hsize = header_size((int)version, (int)H->nfields);
+    H->w = get_i32(b + 24);
+    H->h = get_i32(b + 28);
+    int32_t d = get_i32(b + 32);
+    if (get_u32(b + 12) != H->hsize || get_u32(b + 36) != CHECKPOINT_NFIELDS ||
         get_u32(b + 112) != METHOD_PARAM_COUNT || (version < 3 && get_u32(b + 116) != 0))
         return fail(err, errlen, "corrupt header: unexpected layout for version %u", version);
-    if (len < hsize) /* the size said so, and the checksum agreed: the header is whole */
-        return fail(err, errlen, "corrupt header: %zu bytes for %u smoke fields", len, nfields);
-    if (w < 1 || h < 1 || w > CHECKPOINT_MAX_SIDE || h > CHECKPOINT_MAX_SIDE || d != 1 ||
-        (long)w * h > CHECKPOINT_MAX_CELLS)
-        return fail(err, errlen, "corrupt header: grid %dx%dx%d", w, h, d);
-    if (size != file_size(hsize, w, h, (int)nfields))
+    if (len < H->hsize) /* the size said so, and the checksum agreed: the header is whole */
+        return fail(err, errlen, "corrupt header: %zu bytes for %u smoke fields", len, H->nfields);
+    if (H->w < 1 || H->h < 1 || H->w > CHECKPOINT_MAX_SIDE || H->h > CHECKPOINT_MAX_SIDE || d != 1 ||
+        (long)H->w * H->h > CHECKPOINT_MAX_CELLS)
+        return fail(err, errlen, "corrupt header: grid %dx%dx%d", H->w, H->h, d);
+    if (get_u64(b + 16) != file_size(H->hsize, H->w, H->h, (int)H->nfields))
         return fail(err, errlen, "corrupt header: %llu bytes for a %dx%d grid",
-                    (unsigned long long)size, w, h);
-    char backend[16];
-    memcpy(backend, b + 40, 16);
-    if (backend[15] != '\0' ||
-        (strcmp(backend, "cpu") && strcmp(backend, "fragment") && strcmp(backend, "compute")))
+                    (unsigned long long)get_u64(b + 16), H->w, H->h);
+    memcpy(H->backend, b + 40, 16);
+    if (H->backend[15] != '\0' ||
+        (strcmp(H->backend, "cpu") && strcmp(H->backend, "fragment") && strcmp(H->backend, "compute")))
         return fail(err, errlen, "corrupt header: unknown backend");
-    int64_t steps = get_i64(b + 56), nstep = get_i64(b + 64), run_steps = get_i64(b + 88),
-            best_step = get_i64(b + 104);
-    int32_t every = get_i32(b + 84);
-    uint32_t flags = get_u32(b + 80);
+    H->steps = get_i64(b + 56);
+    H->nstep = get_i64(b + 64);
+    H->run_steps = get_i64(b + 88);
+    H->best_step = get_i64(b + 104);
+    H->every = get_i32(b + 84);
+    H->flags = get_u32(b + 80);
     uint32_t known = FLAG_MASS_MATCH | FLAG_SETTLE_STARTED | (version >= 3 ? FLAG_SCENE : 0u);
-    float pot_c = get_f32(b + 72), dscale = get_f32(b + 76);
-    double best = get_f64(b + 96);
-    if (!fits_long(steps) || !fits_long(nstep) || !fits_long(run_steps) || every < 1 ||
-        !fits_long(best_step) || (flags & ~known) || !isfinite(pot_c) || !isfinite(dscale) ||
-        isnan(best))
+    H->pot_c = get_f32(b + 72);
+    H->dscale = get_f32(b + 76);
+    H->best = get_f64(b + 96);
+    if (!fits_long(H->steps) || !fits_long(H->nstep) || !fits_long(H->run_steps) || H->every < 1 ||
+        !fits_long(H->best_step) || (H->flags & ~known) || !isfinite(H->pot_c) || !isfinite(H->dscale) ||
+        isnan(H->best))
         return fail(err, errlen, "corrupt header: a step count, flag or scale out of range");
-    /* every field's numbers, before anything is allocated */
+    return 0;
+}
+
+/* Field i's numbers (its steps, flags, parameters and schedule) into s,
+ * before anything is allocated. 0, or -1 with err. */
+static int parse_field_header(const unsigned char *b, const Header *H, uint32_t i, MorphState *s, char *err,
+                              size_t errlen)
+{
+    const unsigned char *p, *q;
+    uint32_t fl;
+    if (i == 0) {
+        s->steps = (long)H->steps;
+        s->solver.nstep = (long)H->nstep;
+        s->solver.pot_c = H->pot_c;
+        s->solver.dscale = H->dscale;
+        fl = H->flags;
+        p = b + HEADER_FIXED;
+        q = b + HEADER_SIZE_V1;
+    } else {
+        const unsigned char *f = b + HEADER_SIZE + (size_t)(i - 1) * FIELD_BLOCK;
+        int64_t fsteps = get_i64(f), fnstep = get_i64(f + 8);
+        float fpot = get_f32(f + 16), fds = get_f32(f + 20);
+        fl = get_u32(f + 24);
+        if (fsteps != H->steps || !fits_long(fnstep) || (fl & ~FLAG_MASS_MATCH) || get_u32(f + 28) != 0 ||
+            !isfinite(fpot) || !isfinite(fds))
+            return fail(err, errlen, "corrupt header: smoke field %u: a step count, flag or scale "
+                        "out of range", i + 1);
+        s->steps = (long)fsteps;
+        s->solver.nstep = (long)fnstep;
+        s->solver.pot_c = fpot;
+        s->solver.dscale = fds;
+        p = f + 32;
+        q = f + 32 + 8 * METHOD_PARAM_COUNT;
+    }
+    s->mass_match = fl & FLAG_MASS_MATCH;
+    if (parse_params(p, &s->params, err, errlen) < 0) return -1;
+    if (H->version >= 2 && parse_schedule(q, H->version, s, err, errlen) < 0) return -1;
+    return 0;
+}
+
+/* Every number of the arrays finite (a checksum only says the file is as
+ * written: a NaN or an infinity would crash or poison the solver). 0, or
+ * -1 with err. */
+static int check_arrays(const Checkpoint *c, const Header *H, char *err, size_t errlen)
+{
+    size_t n = (size_t)H->w * H->h;
+    for (uint32_t i = 0; i < H->nfields; i++)
+        for (int k = 0; k < CHECKPOINT_NFIELDS; k++) {
+            const float *f = *field_slot(checkpoint_field((Checkpoint *)c, (int)i), k);
+            for (size_t j = 0; j < n; j++)
+                if (!isfinite(f[j]) || fabsf(f[j]) > CHECKPOINT_VALUE_MAX) {
+                    const char *what = isnan(f[j]) ? "NaN" : isinf(f[j]) ? "an infinity" : "a value beyond 1e30";
+                    return fail(err, errlen, "array %d of smoke field %u holds %s at cell (%zu, %zu)",
+                                k + 1, i + 1, what, j % (size_t)H->w, j / (size_t)H->w);
+                }
+        }
+    return 0;
+}
+
+int checkpoint_parse(const void *data, size_t len, Checkpoint *c, char *err, size_t errlen)
+{
+    const unsigned char *b = data;
+    memset(c, 0, sizeof *c);
+    c->nfields = 1;
+    Header H;
+    memset(&H, 0, sizeof H);
+    if (parse_envelope(b, len, &H, err, errlen) < 0 || parse_header(b, len, &H, err, errlen) < 0) return -1;
     MorphState st[CHECKPOINT_MAX_FIELDS];
     memset(st, 0, sizeof st);
-    for (uint32_t i = 0; i < nfields; i++) {
-        MorphState *s = &st[i];
-        const unsigned char *p, *q;
-        uint32_t fl;
-        if (i == 0) {
-            s->steps = (long)steps;
-            s->solver.nstep = (long)nstep;
-            s->solver.pot_c = pot_c;
-            s->solver.dscale = dscale;
-            fl = flags;
-            p = b + HEADER_FIXED;
-            q = b + HEADER_SIZE_V1;
-        } else {
-            const unsigned char *f = b + HEADER_SIZE + (size_t)(i - 1) * FIELD_BLOCK;
-            int64_t fsteps = get_i64(f), fnstep = get_i64(f + 8);
-            float fpot = get_f32(f + 16), fds = get_f32(f + 20);
-            fl = get_u32(f + 24);
-            if (fsteps != steps || !fits_long(fnstep) || (fl & ~FLAG_MASS_MATCH) || get_u32(f + 28) != 0 ||
-                !isfinite(fpot) || !isfinite(fds))
-                return fail(err, errlen, "corrupt header: smoke field %u: a step count, flag or scale "
-                            "out of range", i + 1);
-            s->steps = (long)fsteps;
-            s->solver.nstep = (long)fnstep;
-            s->solver.pot_c = fpot;
-            s->solver.dscale = fds;
-            p = f + 32;
-            q = f + 32 + 8 * METHOD_PARAM_COUNT;
-        }
-        s->mass_match = fl & FLAG_MASS_MATCH;
-        if (parse_params(p, &s->params, err, errlen) < 0) return -1;
-        if (version >= 2 && parse_schedule(q, version, s, err, errlen) < 0) return -1;
-    }
-
-    if (checkpoint_alloc_fields(c, w, h, (int)nfields) < 0) {
+    for (uint32_t i = 0; i < H.nfields; i++)
+        if (parse_field_header(b, &H, i, &st[i], err, errlen) < 0) return -1;
+    if (checkpoint_alloc_fields(c, H.w, H.h, (int)H.nfields) < 0) {
         memset(c, 0, sizeof *c);
-        return fail(err, errlen, "out of memory for a %dx%d state of %u smoke fields", w, h, nfields);
+        return fail(err, errlen, "out of memory for a %dx%d state of %u smoke fields", H.w, H.h, H.nfields);
     }
-    memcpy(c->backend, backend, sizeof backend);
-    c->run_steps = (long)run_steps;
-    c->run_every = every;
-    c->settle_started = flags & FLAG_SETTLE_STARTED;
-    c->scene = flags & FLAG_SCENE;
-    c->settle_best = best;
-    c->settle_best_step = (long)best_step;
-    c->version = (int)version;
-    size_t n = (size_t)w * h;
-    const unsigned char *q = b + hsize;
-    for (uint32_t i = 0; i < nfields; i++) {
+    memcpy(c->backend, H.backend, sizeof H.backend);
+    c->run_steps = (long)H.run_steps;
+    c->run_every = H.every;
+    c->settle_started = H.flags & FLAG_SETTLE_STARTED;
+    c->scene = H.flags & FLAG_SCENE;
+    c->settle_best = H.best;
+    c->settle_best_step = (long)H.best_step;
+    c->version = (int)H.version;
+    size_t n = (size_t)H.w * H.h;
+    const unsigned char *q = b + H.hsize;
+    for (uint32_t i = 0; i < H.nfields; i++) {
         MorphState *s = checkpoint_field(c, (int)i);
         for (int k = 0; k < CHECKPOINT_NFIELDS; k++) { /* the arrays, then the numbers */
             float **f = field_slot(s, k);
@@ -531,19 +584,10 @@ int checkpoint_parse(const void *data, size_t len, Checkpoint *c, char *err, siz
         }
         *s = st[i];
     }
-    /* every number of the arrays finite (a checksum only says the file is
-     * as written: a NaN or an infinity would crash or poison the solver) */
-    for (uint32_t i = 0; i < nfields; i++)
-        for (int k = 0; k < CHECKPOINT_NFIELDS; k++) {
-            const float *f = *field_slot(checkpoint_field(c, (int)i), k);
-            for (size_t j = 0; j < n; j++)
-                if (!isfinite(f[j]) || fabsf(f[j]) > CHECKPOINT_VALUE_MAX) {
-                    const char *what = isnan(f[j]) ? "NaN" : isinf(f[j]) ? "an infinity" : "a value beyond 1e30";
-                    checkpoint_free(c);
-                    return fail(err, errlen, "array %d of smoke field %u holds %s at cell (%zu, %zu)",
-                                k + 1, i + 1, what, j % (size_t)w, j / (size_t)w);
-                }
-        }
+    if (check_arrays(c, &H, err, errlen) < 0) {
+        checkpoint_free(c);
+        return -1;
+    }
     return 0;
 }
 

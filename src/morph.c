@@ -1224,63 +1224,51 @@ static const char *source_check(const MorphSource *S, char *why, size_t n)
     return why;
 }
 
-int morph_set_schedule(Morph *m, const MorphKey *keys, int n, const MorphSource *sources,
-                       int nsources, char *err, size_t errlen)
+/* A schedule's keys and sources checked before anything is made: steps in
+ * order, moves finite, parameters in range, targets with smoke. 0, or -1
+ * with one line in err; *any_moving: a key's target moves or scales. */
+static int schedule_check(const Morph *m, const MorphKey *keys, int n, const MorphSource *sources,
+                          int nsources, bool *any_moving, char *err, size_t errlen)
 {
     size_t cells = (size_t)m->w * m->h;
-    char dummy[8], why[160];
-    if (!err) err = dummy, errlen = sizeof dummy;
-    if (n < 1) {
-        snprintf(err, errlen, "a schedule needs at least one key");
-        return -1;
-    }
-    if (nsources < 0 || (nsources > 0 && !sources)) {
-        snprintf(err, errlen, "%d sources given without a list", nsources);
-        return -1;
-    }
-    bool any_moving = false;
+    char why[160];
+    if (n < 1) return snprintf(err, errlen, "a schedule needs at least one key"), -1;
+    if (nsources < 0 || (nsources > 0 && !sources))
+        return snprintf(err, errlen, "%d sources given without a list", nsources), -1;
+    *any_moving = false;
     for (int k = 0; k < n; k++) {
         const MorphKey *K = &keys[k];
-        if (K->step < 1 || (k > 0 && K->step <= keys[k - 1].step)) {
-            snprintf(err, errlen, "key %d: its step (%ld) must be at least 1 and after key %d's (%ld)",
-                     k + 1, K->step, k, k > 0 ? keys[k - 1].step : 0L);
-            return -1;
-        }
+        if (K->step < 1 || (k > 0 && K->step <= keys[k - 1].step))
+            return snprintf(err, errlen, "key %d: its step (%ld) must be at least 1 and after key %d's (%ld)",
+                            k + 1, K->step, k, k > 0 ? keys[k - 1].step : 0L), -1;
         if (!finite2(K->move_from) || !finite2(K->move_to) || !isfinite(K->scale_from) ||
-            !isfinite(K->scale_to) || K->scale_from < 0.0f || K->scale_to < 0.0f) {
-            snprintf(err, errlen, "key %d: its move must be finite and its scales finite and at least 0 "
-                     "(0 means 1)", k + 1);
-            return -1;
-        }
-        any_moving |= K->move_from[0] || K->move_from[1] || K->move_to[0] || K->move_to[1] ||
-                      (K->scale_from && K->scale_from != 1.0f) || (K->scale_to && K->scale_to != 1.0f);
+            !isfinite(K->scale_to) || K->scale_from < 0.0f || K->scale_to < 0.0f)
+            return snprintf(err, errlen, "key %d: its move must be finite and its scales finite and at "
+                            "least 0 (0 means 1)", k + 1), -1;
+        *any_moving |= K->move_from[0] || K->move_from[1] || K->move_to[0] || K->move_to[1] ||
+                       (K->scale_from && K->scale_from != 1.0f) || (K->scale_to && K->scale_to != 1.0f);
         const char *bad = K->params ? method_params_check(K->params) : NULL;
-        if (bad) {
-            snprintf(err, errlen, "key %d: %s", k + 1, bad);
-            return -1;
-        }
+        if (bad) return snprintf(err, errlen, "key %d: %s", k + 1, bad), -1;
         double mass = 0.0;
         for (size_t i = 0; i < cells; i++) mass += K->target[i];
-        if (!(mass > 0.0)) {
-            snprintf(err, errlen, "key %d: the target is empty (all zero): nothing to morph to", k + 1);
-            return -1;
-        }
+        if (!(mass > 0.0))
+            return snprintf(err, errlen, "key %d: the target is empty (all zero): nothing to morph to", k + 1), -1;
     }
     for (int k = 0; k < nsources; k++)
-        if (source_check(&sources[k], why, sizeof why)) {
-            snprintf(err, errlen, "source %d: %s", k + 1, why);
-            return -1;
-        }
-    float *more = NULL, *moved = NULL;
-    struct MorphSrc *src = NULL;
-    struct MorphKeyRun *sched = malloc((size_t)n * sizeof *sched);
-    if (!sched || (n > 1 && !(more = malloc((size_t)(n - 1) * cells * sizeof(float)))) ||
-        (any_moving && !(moved = malloc(cells * sizeof(float)))) ||
-        (nsources > 0 && !(src = calloc((size_t)nsources, sizeof *src))))
-        goto fail_memory;
+        if (source_check(&sources[k], why, sizeof why))
+            return snprintf(err, errlen, "source %d: %s", k + 1, why), -1;
+    return 0;
+}
+
+/* Each source's weights on the grid into src[k]. 0, or -1 with one line
+ * in err (-2: out of memory). */
+static int sources_make(const Morph *m, const MorphSource *sources, int nsources, struct MorphSrc *src,
+                        char *err, size_t errlen)
+{
+    size_t cells = (size_t)m->w * m->h;
     for (int k = 0; k < nsources; k++) {
         const MorphSource *S = &sources[k];
-        if (!(src[k].w = malloc(cells * sizeof(float)))) goto fail_memory;
+        if (!(src[k].w = malloc(cells * sizeof(float)))) return -2;
         src[k].sum = source_weights(S, m->w, m->h, src[k].w);
         src[k].rate = S->rate;
         src[k].from = S->from;
@@ -1288,9 +1276,18 @@ int morph_set_schedule(Morph *m, const MorphKey *keys, int n, const MorphSource 
         if (!(src[k].sum > 0.0) || !isfinite(src[k].sum)) {
             snprintf(err, errlen, "source %d: %s", k + 1,
                      S->image ? "the image is empty (all zero) or not finite" : "the disc covers no cell of the grid");
-            goto fail;
+            return -1;
         }
     }
+    return 0;
+}
+
+/* Each key as the morph runs it (sched[k]); a moving target must keep some
+ * of itself on the grid at both ends of its range (moved: scratch). 0, or
+ * -1 with one line in err. */
+static int keys_make(const Morph *m, const MorphKey *keys, int n, struct MorphKeyRun *sched, float *moved,
+                     char *err, size_t errlen)
+{
     for (int k = 0; k < n; k++) {
         struct MorphKeyRun *R = &sched[k];
         const MorphKey *K = &keys[k];
@@ -1307,7 +1304,6 @@ int morph_set_schedule(Morph *m, const MorphKey *keys, int n, const MorphSource 
         R->moving = R->move_from[0] || R->move_from[1] || R->move_to[0] || R->move_to[1] ||
                     R->scale_from != 1.0f || R->scale_to != 1.0f;
         if (!R->moving) continue;
-        /* a moving target must keep some of itself on the grid at both ends */
         long first, last;
         key_range(sched, k + 1, &first, &last);
         for (int e = 0; e < 2; e++) {
@@ -1316,18 +1312,44 @@ int morph_set_schedule(Morph *m, const MorphKey *keys, int n, const MorphSource 
             if (!(resample(m->w, m->h, K->target, d, sc, moved) > 0.0)) {
                 snprintf(err, errlen, "key %d: the moving target leaves the grid at its %s step (%ld)", k + 1,
                          e ? "last" : "first", e ? last : first);
-                goto fail;
+                return -1;
             }
         }
     }
-    for (int k = 1; k < n; k++) memcpy(more + (size_t)(k - 1) * cells, keys[k].target, cells * sizeof(float));
-    /* the sources' weights on the backend, once */
+    return 0;
+}
+
+/* The sources' weights on the backend, once. 0 or -1. */
+static int sources_upload(Morph *m, const struct MorphSrc *src, int nsources)
+{
     const float **w = nsources > 0 ? malloc((size_t)nsources * sizeof *w) : NULL;
-    if (nsources > 0 && !w) goto fail_memory;
+    if (nsources > 0 && !w) return -1;
     for (int k = 0; k < nsources; k++) w[k] = src[k].w;
     int rc = m->ops->set_sources(m->b, w, nsources);
     free(w);
-    if (rc < 0) {
+    return rc;
+}
+
+int morph_set_schedule(Morph *m, const MorphKey *keys, int n, const MorphSource *sources,
+                       int nsources, char *err, size_t errlen)
+{
+    size_t cells = (size_t)m->w * m->h;
+    char dummy[8];
+    if (!err) err = dummy, errlen = sizeof dummy;
+    bool any_moving;
+    if (schedule_check(m, keys, n, sources, nsources, &any_moving, err, errlen) < 0) return -1;
+    float *more = NULL, *moved = NULL;
+    struct MorphSrc *src = NULL;
+    struct MorphKeyRun *sched = malloc((size_t)n * sizeof *sched);
+    if (!sched || (n > 1 && !(more = malloc((size_t)(n - 1) * cells * sizeof(float)))) ||
+        (any_moving && !(moved = malloc(cells * sizeof(float)))) ||
+        (nsources > 0 && !(src = calloc((size_t)nsources, sizeof *src))))
+        goto fail_memory;
+    int made = sources_make(m, sources, nsources, src, err, errlen);
+    if (made == -2) goto fail_memory;
+    if (made < 0 || keys_make(m, keys, n, sched, moved, err, errlen) < 0) goto fail;
+    for (int k = 1; k < n; k++) memcpy(more + (size_t)(k - 1) * cells, keys[k].target, cells * sizeof(float));
+    if (sources_upload(m, src, nsources) < 0) {
         snprintf(err, errlen, "out of memory (or a GL error) uploading %d sources", nsources);
         goto fail;
     }

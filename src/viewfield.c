@@ -115,6 +115,76 @@ static double max_abs(const float *f, size_t n)
     return m;
 }
 
+/* The divergence before the projection (scalar) and after it (scalar2),
+ * a, b scratch. 0, or -1 out of memory. */
+static int view_divergence(ViewField *f, const MethodState *st, int w, int h, float *a, float *b)
+{
+    size_t n = (size_t)w * h;
+    const float *u = st->field[METHOD_FIELD_VEL_U], *v = st->field[METHOD_FIELD_VEL_V];
+    float *np = malloc(n * sizeof(float));
+    if (!np || !(f->scalar2 = malloc(n * sizeof(float)))) {
+        free(np);
+        return -1;
+    }
+    /* before = after with ∇p added back: subtract_grad with -p */
+    for (size_t k = 0; k < n; k++) np[k] = -st->field[METHOD_FIELD_PRESSURE][k];
+    ref_pass_subtract_grad(w, h, np, u, v, a, b);
+    free(np);
+    ref_pass_divergence(w, h, a, b, f->scalar);
+    ref_pass_divergence(w, h, u, v, f->scalar2);
+    f->max1 = max_abs(f->scalar, n);
+    f->max2 = max_abs(f->scalar2, n);
+    float m = (float)fmax(f->max1, f->max2);
+    f->range = viewfield_range(&m, 1, true);
+    return 0;
+}
+
+/* The force the next step adds (refsolver's), centred, as arrows and its
+ * magnitude; a, b scratch. 0, or -1 out of memory. */
+static int view_force(ViewField *f, const MethodState *st, const SolverParams *p, int w, int h, float *a,
+                      float *b)
+{
+    size_t n = (size_t)w * h;
+    if (ref_force_field(st, p, w, h, a, b) < 0) return -1;
+    float *cx = malloc(n * sizeof(float)), *cy = malloc(n * sizeof(float));
+    int rc = -1;
+    if (cx && cy && (f->vec = malloc(n * 2 * sizeof(float)))) {
+        centred(w, h, a, b, cx, cy);
+        f->vmax = interleave(n, cx, cy, f->vec, f->scalar);
+        rc = 0;
+    }
+    free(cx);
+    free(cy);
+    return rc;
+}
+
+/* The gathering term vg·∇·[ρρ̃* ∇(ρ − ρ*)], the coefficients the mean of
+ * the two cells' ρρ̃*, walls no flux; a, b scratch. */
+static void view_gathering(ViewField *f, const MethodState *st, const SolverParams *p, int w, int h, float *a,
+                           float *b)
+{
+    size_t n = (size_t)w * h;
+    float hh = method_grid(w, h).cell;
+    const float *rho = st->field[METHOD_FIELD_DENSITY], *tgt = st->field[METHOD_FIELD_TARGET];
+    const float *tb = st->field[METHOD_FIELD_TARGET_BLUR];
+    SolverParams q = *p;
+    method_params_resolve(&q);
+    float k = q.gather ? q.vg / (hh * hh) : 0.0f;
+    for (size_t c = 0; c < n; c++) a[c] = rho[c] * tb[c], b[c] = rho[c] - tgt[c];
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            double s = 0.0;
+            static const int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
+            for (int q4 = 0; q4 < 4; q4++) {
+                int x = i + di[q4], y = j + dj[q4];
+                if (x < 0 || x >= w || y < 0 || y >= h) continue;
+                double d = 0.5 * ((double)a[IDX(i, j)] + a[IDX(x, y)]);
+                s += d * ((double)b[IDX(x, y)] - b[IDX(i, j)]);
+            }
+            f->scalar[IDX(i, j)] = (float)(k * s);
+        }
+}
+
 int viewfield_compute(int view, const MethodState *st, const SolverParams *p, int w, int h, ViewField *f,
                       char *err, size_t errlen)
 {
@@ -127,8 +197,7 @@ int viewfield_compute(int view, const MethodState *st, const SolverParams *p, in
     }
     size_t n = (size_t)w * h;
     float hh = method_grid(w, h).cell;
-    const float *rho = st->field[METHOD_FIELD_DENSITY], *tgt = st->field[METHOD_FIELD_TARGET];
-    const float *tb = st->field[METHOD_FIELD_TARGET_BLUR];
+    const float *rho = st->field[METHOD_FIELD_DENSITY];
     const float *u = st->field[METHOD_FIELD_VEL_U], *v = st->field[METHOD_FIELD_VEL_V];
     float *a = malloc(n * sizeof(float)), *b = malloc(n * sizeof(float));
     f->scalar = malloc(n * sizeof(float));
@@ -157,58 +226,16 @@ int viewfield_compute(int view, const MethodState *st, const SolverParams *p, in
         memcpy(f->scalar, st->field[METHOD_FIELD_PRESSURE], n * sizeof(float));
         sign = true;
         break;
-    case VIEW_DIVERGENCE: {
-        float *np = malloc(n * sizeof(float));
-        if (!np || !(f->scalar2 = malloc(n * sizeof(float)))) {
-            free(np);
-            goto oom;
-        }
-        /* before = after with ∇p added back: subtract_grad with -p */
-        for (size_t k = 0; k < n; k++) np[k] = -st->field[METHOD_FIELD_PRESSURE][k];
-        ref_pass_subtract_grad(w, h, np, u, v, a, b);
-        free(np);
-        ref_pass_divergence(w, h, a, b, f->scalar);
-        ref_pass_divergence(w, h, u, v, f->scalar2);
-        f->max1 = max_abs(f->scalar, n);
-        f->max2 = max_abs(f->scalar2, n);
-        float m = (float)fmax(f->max1, f->max2);
-        f->range = viewfield_range(&m, 1, true);
+    case VIEW_DIVERGENCE:
+        if (view_divergence(f, st, w, h, a, b) < 0) goto oom;
         goto done;
-    }
-    case VIEW_FORCE: {
-        if (ref_force_field(st, p, w, h, a, b) < 0) goto oom;
-        float *cx = malloc(n * sizeof(float)), *cy = malloc(n * sizeof(float));
-        if (!cx || !cy || !(f->vec = malloc(n * 2 * sizeof(float)))) {
-            free(cx);
-            free(cy);
-            goto oom;
-        }
-        centred(w, h, a, b, cx, cy);
-        f->vmax = interleave(n, cx, cy, f->vec, f->scalar);
-        free(cx);
-        free(cy);
+    case VIEW_FORCE:
+        if (view_force(f, st, p, w, h, a, b) < 0) goto oom;
         break;
-    }
-    case VIEW_GATHERING: {
-        SolverParams q = *p;
-        method_params_resolve(&q);
-        float k = q.gather ? q.vg / (hh * hh) : 0.0f;
-        for (size_t c = 0; c < n; c++) a[c] = rho[c] * tb[c], b[c] = rho[c] - tgt[c];
-        for (int j = 0; j < h; j++)
-            for (int i = 0; i < w; i++) {
-                double s = 0.0;
-                static const int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
-                for (int q4 = 0; q4 < 4; q4++) {
-                    int x = i + di[q4], y = j + dj[q4];
-                    if (x < 0 || x >= w || y < 0 || y >= h) continue;
-                    double d = 0.5 * ((double)a[IDX(i, j)] + a[IDX(x, y)]);
-                    s += d * ((double)b[IDX(x, y)] - b[IDX(i, j)]);
-                }
-                f->scalar[IDX(i, j)] = (float)(k * s);
-            }
+    case VIEW_GATHERING:
+        view_gathering(f, st, p, w, h, a, b);
         sign = true;
         break;
-    }
     }
     f->max1 = max_abs(f->scalar, n);
     if (view != VIEW_VELOCITY && view != VIEW_SPEED) f->range = viewfield_range(f->scalar, n, sign);
