@@ -2,10 +2,11 @@
 // src/refsolver.c): w = κ·m·∂log(max(ρ̃*, ε)/max(ρ̃, ε)) on the faces
 // (i-1 | i) and (j-1 | j), m = min(1, ρ̃*_face / mob), with the speed
 // vector's length capped (the other component from the four faces around). ρ̃ is the coarse
-// blurred density sampled at the cell centres, ρ̃* is density.b. Out: .r the
-// x face speed, .g the y face speed, laid out like the velocity, so the
-// density transport passes move ρ by it. Last the flow's limit: each face's
-// drift keeps |clamp(flow, ±umax) + drift| <= umax (issue 20).
+// blurred density sampled at the cell centres, ρ̃* is density.b. Last the
+// flow's limit: each face's drift keeps |clamp(flow, ±umax) + drift| <= umax
+// (issue 20). Out: the transport's face speeds, clamped flow + drift (.r on
+// the x faces, .g on the y faces), laid out like the velocity: the density's
+// one transport stage moves ρ by them this step.
 // With u_balance, the balance drift is added: m_φ·u_kw·∂φ of the deficit
 // potential φ (packed, from the force's multigrid solve this step), with
 // m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (METHOD_DRIFT_HAZE in refsolver.h).
@@ -76,6 +77,6 @@ vec4 stage()
     float ut = 0.25 * (raw_u(i, j) + raw_u(i + 1, j) + raw_u(i, j - 1) + raw_u(i + 1, j - 1));
     // the flow's limit (refsolver.c's drift_flow_limit)
     vec2 f = clamp(texelFetch(u_vel, c, 0).rg, -u_umax, u_umax);
-    return vec4(clamp(capped(a, vt), -u_umax - f.x, u_umax - f.x),
-                clamp(capped(b, ut), -u_umax - f.y, u_umax - f.y), 0.0, 0.0);
+    return vec4(f.x + clamp(capped(a, vt), -u_umax - f.x, u_umax - f.x),
+                f.y + clamp(capped(b, ut), -u_umax - f.y, u_umax - f.y), 0.0, 0.0);
 }

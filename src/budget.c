@@ -108,15 +108,13 @@ int budget_frames_in_flight(const Budget *b, unsigned long long bytes, int want)
     return k < (unsigned long long)want ? (int)k : want;
 }
 
-double budget_cpu_step_units(int w, int h, const SolverParams *params, int *advect, int *drift)
+double budget_cpu_step_units(int w, int h, const SolverParams *params, int *advect)
 {
     SolverParams p = *params;
     method_params_resolve(&p);
     int na = method_advect_substeps(w, h, &p);
-    int nd = p.vk > 0.0f || p.vw > 0.0f ? method_drift_substeps(w, h, &p) : 0;
     int ng = p.gather ? method_gather_iters(w, h, &p) : 0;
     if (advect) *advect = na;
-    if (drift) *drift = nd;
     return 150.0 + (double)p.jacobi + 9.0 * (double)(p.vcycles + p.bcycles) + 3.4 * (double)ng +
-           31.0 * ((double)na + (double)nd);
+           31.0 * (double)na;
 }

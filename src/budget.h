@@ -69,13 +69,13 @@ int budget_frames_in_flight(const Budget *b, unsigned long long bytes, int want)
 /* Time: the work of one CPU step, in units of one pressure Jacobi
  * iteration per cell, from the bounds the parameters and the grid allow
  * (not the speeds a flow happens to have): the transport's substep bounds
- * (method_advect_substeps, method_drift_substeps: dt, umax, wmax and the
- * grid), the Jacobi, V-cycle and gathering iterations. The unit costs were
+ * (method_advect_substeps: dt, umax and the grid; the drift moves the smoke
+ * in the same substeps), the Jacobi, V-cycle and gathering iterations. The unit costs were
  * measured at 256² on the reference machine (2 cores): a Jacobi iteration
  * 0.165 ms, a gathering iteration 3.4 of them, a V-cycle 9, a transport
- * substep 31, the rest of a step 150. The substep bounds go into *advect and
- * *drift (0: no drift) when not NULL. */
-double budget_cpu_step_units(int w, int h, const SolverParams *params, int *advect, int *drift);
+ * substep 31, the rest of a step 150. The substep bound goes into *advect when
+ * not NULL. */
+double budget_cpu_step_units(int w, int h, const SolverParams *params, int *advect);
 /* The most a CPU step may cost: about 2 s at 256² on the reference machine
  * (12000 units of 2.5 ns a cell); a run whose bound is over is refused. */
 #define BUDGET_CPU_STEP_UNITS 12000.0

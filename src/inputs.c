@@ -481,16 +481,15 @@ int inputs_check_run(const Config *c, const FieldImages *fim, int nf, MorphBacke
         return -1;
     }
     if (backend != MORPH_CPU) return 0;
-    int na, nd;
-    double u = budget_cpu_step_units(c->grid_w, c->grid_h, &c->params, &na, &nd);
+    int na;
+    double u = budget_cpu_step_units(c->grid_w, c->grid_h, &c->params, &na);
     if (u > BUDGET_CPU_STEP_UNITS) {
         double secs = u * BUDGET_UNIT_SECONDS_PER_CELL * (double)cells;
         log_error("config", "on the CPU backend a step of these settings may take %s (up to about "
-                  "%.0f s at %dx%d): up to %d transport substeps (--dt %g, --umax %g and the grid) and %d of the "
-                  "drift (--drift-max %g), %d Jacobi (--jacobi), %d gathering iterations "
+                  "%.0f s at %dx%d): up to %d transport substeps (--dt %g, --umax %g and the grid), %d Jacobi (--jacobi), %d gathering iterations "
                   "(--gather-iters); lower them or run on a GPU backend",
                   secs > 60 ? "minutes" : "seconds", secs, c->grid_w, c->grid_h, na, (double)c->params.dt,
-                  (double)c->params.umax, nd, (double)c->params.wmax, c->params.jacobi,
+                  (double)c->params.umax, c->params.jacobi,
                   method_gather_iters(c->grid_w, c->grid_h, &c->params));
         return -1;
     }

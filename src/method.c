@@ -129,20 +129,13 @@ int method_mg_levels(int w, int h, int *lw, int *lh)
 int method_gather_iters(int w, int h, const SolverParams *p)
 {
     int n = p->gather_iters > 0 ? p->gather_iters : (w < h ? w : h) / 64;
-    if (n < 4 && p->gather_iters <= 0) n = 4;
+    if (p->gather_iters <= 0) n = n < 4 ? 4 : (n > METHOD_GATHER_ITERS_MAX ? METHOD_GATHER_ITERS_MAX : n);
     return n + (n & 1); /* even: the warm start is stable only then */
 }
 
 int method_advect_substeps(int w, int h, const SolverParams *p)
 {
     float cfl = 2.0f * p->umax * p->dt / method_grid(w, h).cell; /* |c_x| + |c_y| at the clamp */
-    int n = (int)ceilf(cfl / METHOD_ADVECT_CFL - 1e-4f);
-    return n < 1 ? 1 : n;
-}
-
-int method_drift_substeps(int w, int h, const SolverParams *p)
-{
-    float cfl = 2.0f * p->wmax * p->dt / method_grid(w, h).cell;
     int n = (int)ceilf(cfl / METHOD_ADVECT_CFL - 1e-4f);
     return n < 1 ? 1 : n;
 }
@@ -179,8 +172,8 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
 
 static const char *const pass_names[METHOD_PASS_COUNT] = {
     "blur rho", "potential rhs", "potential V-cycle", "force + damping", "advect velocity",
-    "divergence", "pressure V-cycle", "pressure Jacobi", "subtract gradient", "advect density",
-    "drift speeds", "drift", "gather begin", "gather Jacobi", "gather apply",
+    "divergence", "pressure V-cycle", "pressure Jacobi", "subtract gradient",
+    "transport speeds (flow + drift)", "advect density", "gather begin", "gather Jacobi", "gather apply",
 };
 
 const char *method_pass_name(MethodPass pass)
@@ -204,7 +197,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     method_ease(p, nstep, kstep, &st->p.vf, &st->rg);
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
-    int ns = method_advect_substeps(g.w, g.h, p), nd = method_drift_substeps(g.w, g.h, p);
+    int ns = method_advect_substeps(g.w, g.h, p);
     st->gather_a = st->rg * p->dt * p->vg / (g.cell * g.cell);
     bool drift = p->gather && (p->vk > 0.0f || (st->balance && p->vw > 0.0f)) && p->wmax > 0.0f &&
                  st->rg > 0.0f;
@@ -219,10 +212,9 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     add(st, METHOD_PASS_PRESSURE_VCYCLE, p->vcycles);
     add(st, METHOD_PASS_PRESSURE_JACOBI, p->jacobi);
     add(st, METHOD_PASS_SUBTRACT_GRAD, 1);
-    add(st, METHOD_PASS_ADVECT_DENSITY, ns);                        /* 5. density transport: at most ns (method_substeps_for) */
-    add(st, METHOD_PASS_DRIFT_VEL, drift);                          /* 6. gathering: the drift */
-    add(st, METHOD_PASS_DRIFT, drift ? nd : 0);
-    add(st, METHOD_PASS_GATHER_BEGIN, gather);                      /*    and the term */
+    add(st, METHOD_PASS_DRIFT_VEL, drift);                          /* 5. density transport: by the flow */
+    add(st, METHOD_PASS_ADVECT_DENSITY, ns);                        /*    (+ drift): at most ns substeps */
+    add(st, METHOD_PASS_GATHER_BEGIN, gather);                      /* 6. the gathering term */
     add(st, METHOD_PASS_GATHER_JACOBI, gather ? method_gather_iters(g.w, g.h, p) : 0);
     add(st, METHOD_PASS_GATHER_APPLY, gather);
 }
@@ -292,7 +284,6 @@ MethodOut method_pass_output(MethodPass pass)
     case METHOD_PASS_GATHER_BEGIN: /* the warm start e (and, on the GPU, D and ρ − ρ*) */
     case METHOD_PASS_GATHER_JACOBI: return METHOD_OUT_GATHER_E;
     case METHOD_PASS_ADVECT_DENSITY:
-    case METHOD_PASS_DRIFT:
     case METHOD_PASS_GATHER_APPLY:
     case METHOD_PASS_COUNT: break;
     }

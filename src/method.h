@@ -150,24 +150,29 @@ typedef struct {
 } BlurSpec;
 
 void method_blur_spec(int w, int h, float sigma, BlurSpec *out);
-/* Gathering iterations: gather_iters, or with 0 (auto) max(4, min(W,H)/64),
- * since the implicit diffusion's reach in cells grows with the grid; an odd
- * count is rounded up to even (the solve starts from the last step's e, which
- * is stable only with an even count: see ref_step). */
+/* Gathering iterations: gather_iters, or with 0 (auto) min(W,H)/64 within
+ * [4, METHOD_GATHER_ITERS_MAX], since the implicit diffusion's reach in cells
+ * grows with the grid; an odd count is rounded up to even (the solve starts
+ * from the last step's e, which is stable only with an even count: see
+ * ref_step). The cap (issue 20, point 7): the flow and the drift carry the
+ * smoke the long way, the gathering only sharpens where it has arrived, and
+ * the solve is warm-started from the last step's e, so 16 iterations a step
+ * suffice at 2048² and 4096² too (docs/PERFORMANCE.md), where 32 and 64
+ * took most of a step. */
+#define METHOD_GATHER_ITERS_MAX 16
 int method_gather_iters(int w, int h, const SolverParams *p);
 /* Number of density-advection substeps n so that 2·umax·(dt/n)/h ≤ METHOD_ADVECT_CFL
- * (the unsplit update's |c_x| + |c_y| bound; see ref_pass_advect_density). */
+ * (the unsplit update's |c_x| + |c_y| bound; see ref_pass_advect_density).
+ * The drift moves the smoke in the same stage: its face speeds keep
+ * |clamp(u) + w| ≤ umax (METHOD_PASS_DRIFT_VEL), so the flow's bound holds. */
 int method_advect_substeps(int w, int h, const SolverParams *p);
 
-/* Substeps of the drift so that 2·wmax·(dt/n)/h ≤ METHOD_ADVECT_CFL. */
-int method_drift_substeps(int w, int h, const SolverParams *p);
-
-/* Those two are bounds, for the speed limit on both axes of some cell. A
+/* That is a bound, for the speed limit on both axes of some cell. A
  * transport stage takes only the substeps its actual speed needs (issue
  * 10: no setting can stall a step for speeds the flow does not have):
  *   S = max over the cells of min(max|u| of its two x faces, cap)
  *                            + min(max|v| of its two y faces, cap),
- * walls 0, cap the stage's clamp (umax, or wmax for the drift), and
+ * walls 0, cap the stage's clamp (umax), and
  *   n = ceil(S · method_speed_scale(...) − 1e-4), 1 ≤ n ≤ bound,
  * so each substep keeps |c_x| + |c_y| ≤ METHOD_ADVECT_CFL, the bound's
  * condition, wherever the flow actually is. Every backend measures S on the
@@ -225,9 +230,8 @@ typedef enum {
     METHOD_PASS_PRESSURE_VCYCLE, /* one multigrid V-cycle on the pressure */
     METHOD_PASS_PRESSURE_JACOBI, /* one damped Jacobi iteration on the pressure */
     METHOD_PASS_SUBTRACT_GRAD,   /* u −= ∇p */
-    METHOD_PASS_ADVECT_DENSITY,  /* one conservative transport substep of ρ by u */
-    METHOD_PASS_DRIFT_VEL,       /* the gathering drift's face speeds */
-    METHOD_PASS_DRIFT,           /* one transport substep of ρ by the drift */
+    METHOD_PASS_DRIFT_VEL,       /* the transport's face speeds: the clamped flow plus the drift */
+    METHOD_PASS_ADVECT_DENSITY,  /* one conservative transport substep of ρ (by u, or u + w) */
     METHOD_PASS_GATHER_BEGIN,    /* the implicit gathering's start (D, the warm e) */
     METHOD_PASS_GATHER_JACOBI,   /* one Jacobi iteration of the gathering solve */
     METHOD_PASS_GATHER_APPLY,    /* the conservative, positive gathering fluxes */

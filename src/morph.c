@@ -798,10 +798,10 @@ int morph_pass_begin(Morph *m)
     return 0;
 }
 
-/* The transport stages' index for ops->substeps, or -1. */
+/* The transport stage's index for ops->substeps (0), or -1. */
 static int transport_stage(MethodPass pass)
 {
-    return pass == METHOD_PASS_ADVECT_DENSITY ? 0 : pass == METHOD_PASS_DRIFT ? 1 : -1;
+    return pass == METHOD_PASS_ADVECT_DENSITY ? 0 : -1;
 }
 
 /* Run the pass at m's cursor (a transport stage: with the repetitions past

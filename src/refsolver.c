@@ -541,8 +541,8 @@ static void drift_flow_limit(int w, int h, float umax, const float *u, const flo
 {
     for (size_t k = 0; k < (size_t)w * h; k++) {
         float uc = u ? clampf(u[k], -umax, umax) : 0.0f, vc = v ? clampf(v[k], -umax, umax) : 0.0f;
-        wu[k] = clampf(wu[k], -umax - uc, umax - uc);
-        wv[k] = clampf(wv[k], -umax - vc, umax - vc);
+        wu[k] = uc + clampf(wu[k], -umax - uc, umax - uc);
+        wv[k] = vc + clampf(wv[k], -umax - vc, umax - vc);
     }
 }
 
@@ -706,14 +706,14 @@ struct RefSolver {
     float *rho, *tgt, *tgt_blur, *u, *v, *pr;
     float *phi;                  /* the deficit potential: ∇²φ = ρ − c·ρ* */
     float *eg;                   /* the last gathering solve's e: the next one's start */
-    float *wu, *wv;              /* the drift's face speeds, kept for the motion vectors */
-    bool drift_ran;              /* the last step ran the drift (wu, wv are its speeds) */
+    float *wu, *wv;              /* the transport's face speeds, flow + drift (METHOD_PASS_DRIFT_VEL) */
+    bool drift_ran;              /* this (the last) step ran the drift: the transport moved by wu, wv */
     float pot_c;                 /* c: the target scaled to the density's mass */
     float dscale;                /* the target's density scale Σρ*²/Σρ* */
     long nstep;                  /* steps since ref_set_density: the fade-ins' clock */
     long kstep;                  /* steps since the target was set: the arrival's clock */
     MethodPass last;             /* the last pass run (METHOD_PASS_COUNT: none this step) */
-    int nsub[2];                 /* each transport stage's substeps (ref_pass_speed) */
+    int nsub[1];                 /* the transport stage's substeps (ref_pass_speed) */
     MethodStep plan;             /* this step's, for ref_step_parts's later parts */
     float *t0, *t1, *t2, *t3;    /* full-grid scratch */
     float *c0, *c1;              /* coarse scratch */
@@ -944,23 +944,19 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         SWAP(s->u, s->t0);
         SWAP(s->v, s->t1);
         break;
-    case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h) */
-        if (k == 0)
-            s->nsub[0] = method_substeps_for(ref_pass_speed(w, h, p->umax, s->u, s->v),
-                                             method_speed_scale(p->dt, hh), method_advect_substeps(w, h, p));
-        if (k < s->nsub[0]) transport(s, s->u, s->v, p->umax, p->dt / (float)s->nsub[0]);
-        break;
-    case METHOD_PASS_DRIFT_VEL: /* ρ̃ from the first pass: lagged by this step's transport */
+    case METHOD_PASS_DRIFT_VEL: /* from ρ̃ of the step's first pass: the density before its transport */
         ref_pass_drift_vel(w, h, p, &s->blur, st->balance ? s->phi : NULL, s->c0, s->tgt_blur,
                            s->dscale, st->rg, s->u, s->v, s->wu, s->wv);
         s->drift_ran = true;
         break;
-    case METHOD_PASS_DRIFT:
+    case METHOD_PASS_ADVECT_DENSITY: { /* the substeps the speed needs (method.h), by u or u + w */
+        const float *tu = s->drift_ran ? s->wu : s->u, *tv = s->drift_ran ? s->wv : s->v;
         if (k == 0)
-            s->nsub[1] = method_substeps_for(ref_pass_speed(w, h, p->wmax, s->wu, s->wv),
-                                             method_speed_scale(p->dt, hh), method_drift_substeps(w, h, p));
-        if (k < s->nsub[1]) transport(s, s->wu, s->wv, p->wmax, p->dt / (float)s->nsub[1]);
+            s->nsub[0] = method_substeps_for(ref_pass_speed(w, h, p->umax, tu, tv),
+                                             method_speed_scale(p->dt, hh), method_advect_substeps(w, h, p));
+        if (k < s->nsub[0]) transport(s, tu, tv, p->umax, p->dt / (float)s->nsub[0]);
         break;
+    }
     case METHOD_PASS_GATHER_BEGIN:
         memcpy(s->t0, s->eg, n * sizeof(float));
         break;
@@ -1016,7 +1012,7 @@ void ref_copy_velocity(RefSolver *dst, const RefSolver *src)
 void ref_step_begin(RefSolver *s, MethodStep *st)
 {
     method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->kstep++, s->dscale, st);
-    s->nsub[0] = s->nsub[1] = 0;
+    s->nsub[0] = 0;
     s->drift_ran = false;
     s->last = METHOD_PASS_COUNT;
 }
@@ -1055,7 +1051,7 @@ int ref_read_output(const RefSolver *s, MethodOut f, float *a, float *b)
     return -1;
 }
 
-int ref_substeps(const RefSolver *s, int stage) { return stage == 0 || stage == 1 ? s->nsub[stage] : -1; }
+int ref_substeps(const RefSolver *s, int stage) { return stage == 0 ? s->nsub[0] : -1; }
 
 
 /* The persistent fields in MethodField's order. */
@@ -1100,8 +1096,8 @@ int ref_read_motion(const RefSolver *s, float *u, float *v)
     size_t n = (size_t)s->w * s->h;
     float um = s->p.umax;
     for (size_t k = 0; k < n; k++) {
-        u[k] = clampf(s->u[k], -um, um) + (s->drift_ran ? s->wu[k] : 0.0f);
-        v[k] = clampf(s->v[k], -um, um) + (s->drift_ran ? s->wv[k] : 0.0f);
+        u[k] = s->drift_ran ? s->wu[k] : clampf(s->u[k], -um, um);
+        v[k] = s->drift_ran ? s->wv[k] : clampf(s->v[k], -um, um);
     }
     return 0;
 }

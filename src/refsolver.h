@@ -76,8 +76,9 @@ int ref_step_pass(RefSolver *s, MethodPass pass, int k, const MethodStep *st);
  * divergence and the potential's right-hand side share a buffer with the
  * drift speeds. 0, or -1 for an unknown output. */
 int ref_read_output(const RefSolver *s, MethodOut f, float *a, float *b);
-/* The substeps the last step's transport stages took (0: the density's, 1:
- * the drift's; 0 when the stage did not run): they follow the actual speed,
+/* The substeps the last step's transport stage took (stage 0, the only one:
+ * the density's, by the flow and the drift; 0 when it did not run; -1 for
+ * another stage): they follow the actual speed,
  * method_substeps_for(ref_pass_speed(...)). */
 int ref_substeps(const RefSolver *s, int stage);
 
@@ -230,7 +231,10 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
 /* Last, the flow's limit (issue 20): the drift adds to the flow (u, v, the
  * projected velocity; NULL: none), so each face's drift is clamped to keep
  * |clamp(u, ±umax) + w| ≤ umax: smoke never moves faster than the flow's own
- * speed limit, so nothing arrives ahead of what the flow could carry. */
+ * speed limit, so nothing arrives ahead of what the flow could carry. Out
+ * (wu, wv): the transport's face speeds, clamp(u, ±umax) + w, by which the
+ * density's one transport stage moves the smoke this step (so the drift
+ * takes no substeps of its own: the flow's bound holds for the sum). */
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                         const float *u, const float *v, float *wu, float *wv);

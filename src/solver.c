@@ -88,8 +88,8 @@ static const char *const shader_files[SH_COUNT] = {
 #define SOLVER_INDIRECT_MAX 256
 
 /* timestamp marks within one step, for solver_times() */
-enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_ADVECT_DENS,
-       T_DRIFT, T_GATHER, T_COUNT };
+enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_DRIFT,
+       T_ADVECT_DENS, T_GATHER, T_COUNT };
 
 struct Solver {
     SolverKind kind;
@@ -121,12 +121,12 @@ struct Solver {
     FieldPair rho;              /* compute: ρ alone (R32F) between transport substeps */
     Field *speed[SOLVER_SPEED_LEVELS]; /* the speed reduction, down to one texel */
     int nspeed;
-    GLuint plan[2];             /* tiled: substep_plan's buffers (n, k, the dispatch
-                                 * arguments) of the two stages: the density's, the drift's */
-    int nsub[2];                /* each stage's substeps (read back), or */
-    bool dynamic[2];            /* ... the GPU's own count (indirect) */
-    unsigned total0[2];         /* substep_plan's running totals when timing began */
-    long dyn_stages[2];         /* timed steps whose stage counted on the GPU */
+    GLuint plan;                /* tiled: substep_plan's buffer (n, k, the dispatch
+                                 * arguments) of the transport stage */
+    int nsub;                   /* the stage's substeps (read back), or */
+    bool dynamic;               /* ... the GPU's own count (indirect) */
+    unsigned total0;            /* substep_plan's running total when timing began */
+    long dyn_stages;            /* timed steps whose stage counted on the GPU */
     MethodStep step_plan;       /* this step's, for solver_step_parts's later parts */
     bool partial_now;           /* the plan's force_partial: no damping, no clamp */
     int nlev, lw[METHOD_MG_MAX_LEVELS], lh[METHOD_MG_MAX_LEVELS]; /* level sizes in cells */
@@ -413,7 +413,7 @@ static void pass_transport_tile(Solver *s, const Field *vel, const Field *dens, 
     shader_set_int(sh, "u_index", index);
     shader_set_float(sh, "u_k", dt_sub / s->cell);
     shader_set_float(sh, "u_umax", umax);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, plan ? plan : s->plan[0]);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, plan ? plan : s->plan);
     field_bind_image(dens_out ? dens_out : out, 1); /* u_out_dens: the dynamic count's last */
     if (plan) pass_dispatch_indirect(out, plan, (GLintptr)(16 + 12 * index));
     else pass_dispatch_tiles(out, s->tgx, s->tgy);
@@ -439,11 +439,11 @@ static void pass_transport(Solver *s, const Field *vel, const Field *dens, const
     run(s, out);
 }
 
-/* The start of a transport stage (its substep 0) whose bound is `bound`
+/* The start of the transport stage (its substep 0) whose bound is `bound`
  * substeps: S of the face speeds vel (method.h) reduced to one texel, then
  * the count: on the GPU (tiled compute, bound <= SOLVER_INDIRECT_MAX) or
  * read back into s->nsub. */
-static int transport_begin(Solver *s, int stage, const Field *vel, float cap, int bound)
+static int transport_begin(Solver *s, const Field *vel, float cap, int bound)
 {
     for (int l = 0; l < s->nspeed; l++) {
         Shader *sh = use(s, SH_SPEED_MAX);
@@ -456,42 +456,42 @@ static int transport_begin(Solver *s, int stage, const Field *vel, float cap, in
         run(s, s->speed[l]);
     }
     float scale = method_speed_scale(s->p.dt, s->cell);
-    s->dynamic[stage] = s->tiled && bound <= SOLVER_INDIRECT_MAX;
-    if (s->dynamic[stage]) {
+    s->dynamic = s->tiled && bound <= SOLVER_INDIRECT_MAX;
+    if (s->dynamic) {
         Shader *sh = use(s, SH_SUBSTEP_PLAN);
         shader_set_texture(sh, "u_speed", 0, field_texture(s->speed[s->nspeed - 1]));
         shader_set_float(sh, "u_scale", scale);
         shader_set_float(sh, "u_dt", s->p.dt);
         shader_set_int(sh, "u_bound", bound);
         shader_set_ivec2(sh, "u_groups", (s->w + s->tgx - 1) / s->tgx, (s->h + s->tgy - 1) / s->tgy);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->plan[stage]);
+        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->plan);
         glDispatchCompute(1, 1, 1);
         glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
         return 0;
     }
     float S = 0.0f;
     if (field_read(s->speed[s->nspeed - 1], &S) < 0) return -1; /* a read-back: waits for the GPU */
-    s->nsub[stage] = method_substeps_for(S, scale, bound);
+    s->nsub = method_substeps_for(S, scale, bound);
     return 0;
 }
 
-/* Substep k of a transport stage of at most `bound` substeps. Fragment:
- * dens -> dens. Compute: the first substep reads the density field, the
- * others the R32F ρ field; all but the last write the R32F field, the last
- * the density. */
-static int transport_substep(Solver *s, int stage, const Field *vel, float cap, int k, int bound)
+/* Substep k of the transport stage of at most `bound` substeps, by the face
+ * speeds vel. Fragment: dens -> dens. Compute: the first substep reads the
+ * density field, the others the R32F ρ field; all but the last write the
+ * R32F field, the last the density. */
+static int transport_substep(Solver *s, const Field *vel, float cap, int k, int bound)
 {
-    if (k == 0 && transport_begin(s, stage, vel, cap, bound) < 0) return -1;
-    if (s->dynamic[stage]) { /* every substep to `bound`, those past the GPU's count empty */
+    if (k == 0 && transport_begin(s, vel, cap, bound) < 0) return -1;
+    if (s->dynamic) { /* every substep to `bound`, those past the GPU's count empty */
         const Field *in = k == 0 ? s->dens.read : s->rho.read;
         pass_transport_tile(s, vel, s->dens.read, in, s->rho.write, s->dens.write, cap, 0.0f, false,
-                            s->plan[stage], k);
+                            s->plan, k);
         field_pair_swap(&s->rho);
         if (k == bound - 1) field_pair_swap(&s->dens);
         s->mid_transport = k != bound - 1;
         return 0;
     }
-    int n = s->nsub[stage];
+    int n = s->nsub;
     if (k >= n) return 0;
     float dt_sub = s->p.dt / (float)n;
     bool last = k == n - 1;
@@ -657,19 +657,17 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         field_pair_swap(&s->vel);
         mark(s, T_SUBTRACT);
         break;
-    case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h) */
-        if (transport_substep(s, 0, s->vel.read, s->p.umax, k, count) < 0) return -1;
-        if (last) mark(s, T_ADVECT_DENS);
-        break;
-    case METHOD_PASS_DRIFT_VEL:
+    case METHOD_PASS_DRIFT_VEL: /* the transport's face speeds: clamped flow + drift */
         pass_drift_vel(s, s->dens.read, s->coarse.read, s->pot.read, s->drift);
         s->drift_ran = true;
+        mark(s, T_DRIFT);
         break;
-    case METHOD_PASS_DRIFT:
-        if (transport_substep(s, 1, s->drift, s->p.wmax, k, count) < 0) return -1;
+    case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
+        if (!s->drift_ran && k == 0) mark(s, T_DRIFT); /* no drift: an empty drift group */
+        if (transport_substep(s, s->drift_ran ? s->drift : s->vel.read, s->p.umax, k, count) < 0) return -1;
+        if (last) mark(s, T_ADVECT_DENS);
         break;
     case METHOD_PASS_GATHER_BEGIN:
-        mark(s, T_DRIFT); /* the drift's speeds and substeps before it */
         pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
     case METHOD_PASS_GATHER_JACOBI: /* from the last step's e; tiled: SOLVER_JACOBI_TILE a dispatch */
         if (!jacobi_tiled(s, 0) || s->one_by_one || s->no_fuse) {
@@ -696,9 +694,9 @@ void solver_step_begin(Solver *s, MethodStep *st)
     method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->kstep++, s->dscale, st);
     s->marked = 0;
     mark(s, T_START);
-    s->nsub[0] = s->nsub[1] = 0;
+    s->nsub = 0;
     s->drift_ran = false;
-    s->dynamic[0] = s->dynamic[1] = false;
+    s->dynamic = false;
     s->mid_transport = false;
     s->whole_step = true;
 }
@@ -736,22 +734,24 @@ int solver_step_parts(Solver *s, unsigned parts, bool force_partial)
 int solver_step_end(Solver *s)
 {
     bool whole = s->whole_step;
-    if (!(s->marked & 1u << T_DRIFT)) mark(s, T_DRIFT); /* no gathering: an empty drift group */
+    if (!(s->marked & 1u << T_DRIFT)) mark(s, T_DRIFT); /* a part without transport */
+    if (!(s->marked & 1u << T_ADVECT_DENS)) mark(s, T_ADVECT_DENS);
     mark(s, T_GATHER);
     if (s->timing && whole) {
         GLuint64 t[T_COUNT];
         for (int k = 0; k < T_COUNT; k++) glGetQueryObjectui64v(s->queries[k], GL_QUERY_RESULT, &t[k]);
         double *dst[T_COUNT - 1] = {&s->times.blur, &s->times.force, &s->times.advect_vel,
                                     &s->times.divergence, &s->times.jacobi, &s->times.subtract,
-                                    &s->times.advect_density, &s->times.drift, &s->times.gather};
+                                    &s->times.drift, &s->times.advect_density, &s->times.gather};
+        static const int bytes_at[T_COUNT - 1] = {0, 1, 2, 3, 4, 5, 7, 6, 8}; /* SolverTimes.bytes' order */
         for (int k = 1; k < T_COUNT; k++) {
             *dst[k - 1] += (double)(t[k] - t[k - 1]) * 1e-6;
-            s->times.bytes[k - 1] += (double)(s->mbytes[k] - s->mbytes[k - 1]);
+            s->times.bytes[bytes_at[k - 1]] += (double)(s->mbytes[k] - s->mbytes[k - 1]);
         }
         /* the indirect dispatches count no bytes themselves (the CPU does
          * not know how many ran): solver_times adds them from the GPU's
          * running total; here only the stages that ran on it */
-        for (int g = 0; g < 2; g++) s->dyn_stages[g] += s->dynamic[g];
+        s->dyn_stages += s->dynamic;
         s->times.steps++;
     }
     /* bound the queue: wait for the step SOLVER_STEPS_IN_FLIGHT back */
@@ -779,10 +779,10 @@ int solver_step_end(Solver *s)
 
 int solver_substeps(Solver *s, int stage)
 {
-    if (stage < 0 || stage > 1) return -1;
-    if (!s->dynamic[stage]) return s->nsub[stage];
+    if (stage != 0) return -1;
+    if (!s->dynamic) return s->nsub;
     GLuint n = 0;
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan[stage]);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT); /* substep_plan wrote it */
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 0, sizeof n, &n);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
@@ -840,12 +840,10 @@ static int create_fields(Solver *s, char *err, size_t errlen)
         if (!(s->speed[s->nspeed] = field_create(w, h, 1, err, errlen))) return -1;
     }
     if (s->tiled) {
-        glGenBuffers(2, s->plan);
-        for (int k = 0; k < 2; k++) {
-            glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan[k]);
-            static const unsigned char zero[16 + 12 * SOLVER_INDIRECT_MAX];
-            glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zero, zero, GL_DYNAMIC_COPY);
-        }
+        glGenBuffers(1, &s->plan);
+        glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan);
+        static const unsigned char zero[16 + 12 * SOLVER_INDIRECT_MAX];
+        glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zero, zero, GL_DYNAMIC_COPY);
         glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
     }
     s->nlev = method_mg_levels(s->w, s->h, s->lw, s->lh);
@@ -925,7 +923,7 @@ void solver_free(Solver *s)
     FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse, &s->rho};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     for (int l = 0; l < s->nspeed; l++) field_free(s->speed[l]);
-    if (s->plan[0]) glDeleteBuffers(2, s->plan);
+    if (s->plan) glDeleteBuffers(1, &s->plan);
     for (int k = 0; k < SOLVER_OBSERVE_SLOTS; k++) field_readback_free(s->obs[k]);
     field_free(s->div);
     field_free(s->ratio);
@@ -1129,15 +1127,7 @@ int solver_read_motion(Solver *s, float *u, float *v)
         v[k] = v[k] < -um ? -um : (v[k] > um ? um : v[k]);
     }
     if (!s->drift_ran) return 0;
-    float *w = alloc_cells(s, 2);
-    if (!w) return -1;
-    int rc = read_channels(s, s->drift, w, w + n, NULL);
-    for (size_t k = 0; rc == 0 && k < n; k++) {
-        u[k] += w[k];
-        v[k] += w[n + k];
-    }
-    free(w);
-    return rc;
+    return read_channels(s, s->drift, u, v, NULL); /* the transport's speeds: flow + drift */
 }
 
 int solver_observe(Solver *s, float *rho, double *mass, double *error, double *max_div)
@@ -1494,12 +1484,12 @@ int solver_set_state(Solver *s, const MethodState *st)
 
 /* ---- timing ------------------------------------------------------------------ */
 
-/* substep_plan's running total of a stage's substeps (a read-back) */
-static unsigned plan_total(Solver *s, int g)
+/* substep_plan's running total of the transport's substeps (a read-back) */
+static unsigned plan_total(Solver *s)
 {
     GLuint t = 0;
-    if (!s->plan[g]) return 0;
-    glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan[g]);
+    if (!s->plan) return 0;
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan);
     glMemoryBarrier(GL_BUFFER_UPDATE_BARRIER_BIT); /* substep_plan wrote it */
     glGetBufferSubData(GL_SHADER_STORAGE_BUFFER, 8, sizeof t, &t);
     glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
@@ -1511,10 +1501,8 @@ void solver_enable_timing(Solver *s, bool on)
     s->timing = on;
     pass_count_bytes(on);
     memset(&s->times, 0, sizeof s->times);
-    for (int g = 0; g < 2; g++) {
-        s->total0[g] = on ? plan_total(s, g) : 0;
-        s->dyn_stages[g] = 0;
-    }
+    s->total0 = on ? plan_total(s) : 0;
+    s->dyn_stages = 0;
 }
 
 double solver_wait_seconds(const Solver *s) { return s->wait_s; }
@@ -1526,9 +1514,9 @@ int solver_times(Solver *s, SolverTimes *out)
      * a stage's first reads the RGBA density, its last writes it and reads
      * ρ*, ρ̃* */
     double cells = (double)s->w * s->h;
-    for (int g = 0; g < 2 && s->timing; g++) {
-        double n = (double)(plan_total(s, g) - s->total0[g]);
-        out->bytes[g == 0 ? 6 : 7] += cells * (16.0 * n + 40.0 * (double)s->dyn_stages[g]);
+    if (s->timing) {
+        double n = (double)(plan_total(s) - s->total0);
+        out->bytes[6] += cells * (16.0 * n + 40.0 * (double)s->dyn_stages);
     }
     return s->timing ? 0 : -1;
 }

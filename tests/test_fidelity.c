@@ -696,12 +696,14 @@ static void test_settle(void)
 /* Issue 7's bounds on the whole suite, at a size CI affords (64², the CPU
  * reference, 1000 steps, the defaults): no stamp-in (error after 10 steps at
  * least 95% of the start), no cross-fade (blend distance at half-way at least
- * 0.15), error at most 10% by step 1000, mass drift at most 1e-4, and, for
- * the pairs marked, the stripe measure at most 3x the start's. A shape that
- * gathers into sharper parts reads above 1 without any stripes: thin text
- * (ring-word 3.3x) and a square compressed into a small disc (square-blob
- * 5.0x) do, so they are not held to it. The full sweep at 128², 256² and
- * 512² is a benchmark: docs/FIDELITY.md. */
+ * 0.15), error at most 10% by step 1000, mass drift at most 1e-4, and the
+ * stripe measure at most 2x the greater of the start's and the target's. A
+ * shape that gathers into sharper parts reads above its start without any
+ * stripes: thin text (ring-word's target 3.3x its start), a square
+ * compressed into a small disc (square-blob 4.6x), a ring (disc-ring 2.5x);
+ * hatching reads above both (the largest at 64², 1000 steps: 1.7x, the
+ * filaments of blob-square). The full sweep at 128², 256² and 512² is a
+ * benchmark: docs/FIDELITY.md. */
 static void test_suite_bounds(void)
 {
     CHECK_LONG_RUN("test_suite_bounds");
@@ -709,8 +711,6 @@ static void test_suite_bounds(void)
                                   "ring-word", "word-ring", "corners", "blob-square",
                                   "square-blob", "disc-ring", "heart-cross", "blob-star",
                                   "ring-hi", "grey", "wide"};
-    static const bool stripes_bound[] = {true, true, true, true, false, true, true, true,
-                                         false, true, true, true, true, true, true};
     static const bool far[] = {false, false, false, false, false, false, true, false,
                                false, false, false, false, false, false, true};
     char cmd[1024];
@@ -727,17 +727,17 @@ static void test_suite_bounds(void)
         /* pair,grid_w,grid_h,steps,err0,err10,err300,err1000,err3000,err_end,steps_to_10,
          * steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,... */
         /* ..., compare_step, d128_512, u, uc, p5, p10, p20, front, swirl, seconds */
-        double v[30] = {0};
+        double v[31] = {0};
         const char *p = strchr(row + 1, ',');
-        for (int c = 1; c < 30 && p; c++) {
+        for (int c = 1; c < 31 && p; c++) {
             v[c] = atof(p + 1);
             p = strchr(p + 1, ',');
         }
         double e0 = v[4], e10 = v[5], e1000 = v[7], drift = v[12], blend = v[14];
-        double s0 = v[16], smax = v[17];
+        double s0 = v[16], smax = v[17], st = v[29], sref = s0 > st ? s0 : st;
         printf("  info: %-12s 64^2: err %.3f -> %.3f at 10 (%.1f%%), %.3f at 1000, blend %.2f, "
-               "drift %.1e, stripes %.2fx\n", pairs[k], e0, e10, 100.0 * e10 / e0, e1000, blend,
-               drift, s0 > 0 ? smax / s0 : 0.0);
+               "drift %.1e, stripes %.2fx (of start or target)\n", pairs[k], e0, e10, 100.0 * e10 / e0, e1000,
+               blend, drift, sref > 0 ? smax / sref : 0.0);
         CHECK(e10 >= 0.95 * e0, "%s: stamp-in: error %.3f after 10 steps, %.3f at the start", pairs[k], e10, e0);
         /* the flow carries smoke at most umax (0.18) a time unit: the trips
          * of a domain's length (wide: 1.05 between the centres) take 6 s and
@@ -754,8 +754,8 @@ static void test_suite_bounds(void)
         CHECK(v[27] <= 1.0 / 64, "%s: smoke %.3f beyond the flow's reach", pairs[k], v[27]);
         CHECK(blend >= 0.15, "%s: blend distance %.3f at half-way (a cross-fade reads 0)", pairs[k], blend);
         CHECK(drift <= 1e-4, "%s: mass drift %.2e", pairs[k], drift);
-        CHECK(s0 > 0 && (!stripes_bound[k] || smax <= 3.0 * s0), "%s: stripes %.2fx the start's",
-              pairs[k], smax / s0);
+        CHECK(s0 > 0 && st > 0 && smax <= 2.0 * sref, "%s: stripes %.2fx the greater of the start's and the "
+              "target's", pairs[k], smax / sref);
     }
 }
 

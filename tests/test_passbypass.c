@@ -98,7 +98,7 @@ static void check_order(Morph *m, const SolverParams *p, const char *what)
               method_pass_name(st.pass), at < n ? log[at].name : "none");
         if (at >= n || log[at].pass != st.pass) return;
         int count = log[at].count;
-        bool transport = st.pass == METHOD_PASS_ADVECT_DENSITY || st.pass == METHOD_PASS_DRIFT;
+        bool transport = st.pass == METHOD_PASS_ADVECT_DENSITY;
         CHECK(transport ? count >= 1 && count <= st.count : count == st.count,
               "%s: %s count %d, the plan's %d", what, method_pass_name(st.pass), count, st.count);
         for (int k = 0; k < count; k++, at++) {

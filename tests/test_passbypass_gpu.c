@@ -120,7 +120,7 @@ done:
     morph_free(c);
 }
 
-static bool transport(MethodPass p) { return p == METHOD_PASS_ADVECT_DENSITY || p == METHOD_PASS_DRIFT; }
+static bool transport(MethodPass p) { return p == METHOD_PASS_ADVECT_DENSITY; }
 
 /* Adding smoke between two substeps of a transport stage (a
  * right-drag while stepping pass by pass): the smoke is added, as after a

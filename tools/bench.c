@@ -264,8 +264,7 @@ int main(int argc, char **argv)
             solver_times(s, &t);
             double d = (double)t.steps;
             char sub[64];
-            snprintf(sub, sizeof sub, "%d+%d of %d+%d", solver_substeps(s, 0), solver_substeps(s, 1),
-                     method_advect_substeps(n, n, &p), method_drift_substeps(n, n, &p));
+            snprintf(sub, sizeof sub, "%d of %d", solver_substeps(s, 0), method_advect_substeps(n, n, &p));
             printf("| %d² | %s | %d | %s | %.1f | %.2f | %.2f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f |\n", n,
                    bk, passes, sub, sps, 1000.0 / sps, submit, t.blur / d, t.force / d, t.advect_vel / d,
                    t.divergence / d, t.jacobi / d, t.subtract / d, t.advect_density / d, t.drift / d,
