@@ -175,11 +175,14 @@ void passbypass_explain(const MorphPassInfo *pi, char *buf, size_t n)
     case METHOD_PASS_PRESSURE_VCYCLE: snprintf(buf, n, "pressure solve \xe2\x88\x87\xc2\xb2p = \xe2\x88\x87\xc2\xb7u: one multigrid V-cycle"); break;
     case METHOD_PASS_PRESSURE_JACOBI: snprintf(buf, n, "pressure solve \xe2\x88\x87\xc2\xb2p = \xe2\x88\x87\xc2\xb7u: one damped Jacobi iteration"); break;
     case METHOD_PASS_SUBTRACT_GRAD: snprintf(buf, n, "u \xe2\x88\x92= \xe2\x88\x87p: the velocity is now divergence-free"); break;
-    case METHOD_PASS_ADVECT_DENSITY: snprintf(buf, n, "the smoke carried by the flow (conservative, within --umax)"); break;
     case METHOD_PASS_DRIFT_VEL:
-        snprintf(buf, n, "drift speeds: arrived smoke slides toward the target, flow + drift within --umax%s", arr);
+        snprintf(buf, n, "transport speeds: the flow plus a drift that slides arrived smoke toward the target, "
+                 "within --umax%s", arr);
         break;
-    case METHOD_PASS_DRIFT: snprintf(buf, n, "the smoke carried by the drift%s", arr); break;
+    case METHOD_PASS_ADVECT_DENSITY:
+        snprintf(buf, n, "the smoke carried by the flow%s (conservative, within --umax)",
+                 pi->rg > 0.0f ? " and the drift" : "");
+        break;
     case METHOD_PASS_GATHER_BEGIN:
         snprintf(buf, n, "gathering%s: its implicit solve starts from e = \xcf\x81 \xe2\x88\x92 \xcf\x81*", arr);
         break;
