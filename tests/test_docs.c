@@ -98,6 +98,7 @@ static void test_links(void)
 {
     static const char *const docs[] = {"README.md",           "docs/MANUAL.md",
                                        "docs/SCENES.md",      "docs/METHOD.md",
+                                       "docs/CLASSROOM.md",
                                        "docs/FIDELITY.md",    "docs/PERFORMANCE.md",
                                        "docs/ROBUSTNESS.md",  "docs/FARM.md",
                                        "docs/ARCHITECTURE.md", "docs/CLASSROOM.md"};
@@ -122,6 +123,7 @@ static void test_readme_front_page(void)
     CHECK(strstr(s, "(docs/MANUAL.md)") && strstr(s, "(docs/SCENES.md)") &&
               strstr(s, "(docs/METHOD.md)"),
           "README.md links the manual, the scene reference and the method");
+    CHECK(strstr(s, "(docs/CLASSROOM.md)") != NULL, "README.md links the classroom guide");
     free(s);
 }
 
