@@ -888,8 +888,13 @@ static void key_ctrl(unsigned char k, bool ctrl)
         rc = params_to_fields(&p, 'g') < 0 ? -1 : morph_set_params(V.m, &p);
         log_info("view", "gathering %s", p.gather ? "on" : "off");
         break;
-    case 'v': set_slot(slot_of_view() + 1); break;
-    case 'V': set_slot(slot_of_view() - 1); break;
+    case 'v':
+    case 'V': { /* compare has no room for Fig. 2 twice: past it */
+        int d = k == 'v' ? +1 : -1;
+        set_slot(slot_of_view() + d);
+        if (V.o.compare && V.view == VIEW_FIG2) set_slot(slot_of_view() + d);
+        break;
+    }
     case '\t': select_param(+1); break;
     case '+': case '=': rc = adjust(+1); break;
     case '-': case '_': rc = adjust(-1); break;
@@ -1246,6 +1251,7 @@ static int lesson_go(int k)
     if (st->restart && !st->compare[0] && restart() < 0) return -1;
     if (st->restart || (st->compare[0] && !same)) viewmodel_plot_reset(&V.plot);
     if (st->view >= 0) V.view = st->view, V.field = -1;
+    if (V.o.compare && V.view == VIEW_FIG2) V.view = VIEW_DENSITY; /* Fig. 2 is one run's */
     if (st->hud >= 0) V.hud_on = st->hud;
     snprintf(V.caption, sizeof V.caption, "%s%s%d/%d  %s%s", k == 0 && V.lesson->title[0] ? V.lesson->title : "",
              k == 0 && V.lesson->title[0] ? "\n" : "", k + 1, V.lesson->n, st->caption,
@@ -1409,6 +1415,10 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     if (V.o.steps_per_frame < 1) V.o.steps_per_frame = 1;
     V.keys = o->keys;
     V.view = o->view >= 0 && o->view < VIEW_COUNT ? o->view : VIEW_DENSITY;
+    if (o->compare && V.view == VIEW_FIG2) {
+        log_info("view", "Fig. 2 shows one run: comparing, the density view instead");
+        V.view = VIEW_DENSITY;
+    }
     V.hud_on = !o->no_hud;
     V.mt.step = -1;
     V.vf_dirty = true;
@@ -1615,8 +1625,7 @@ static void draw_compare(const ViewLayout *l)
         V.m = compare_morph(V.o.compare, s);
         if (s == 1) swap_side();
         ViewRect f = s ? l->field_b : l->field, f2 = s ? l->field2_b : l->field2, lab = s ? l->label_b : l->label;
-        if (V.view == VIEW_FIG2) draw_field(MODE_DENSITY, NULL, f, false, NULL); /* no room for Fig. 2 twice */
-        else draw_view_fields(f, f2);
+        draw_view_fields(f, f2);
         if (s == 1) swap_side();
         const ViewMetrics *mt = s ? &V.mtb : &V.mt;
         char (*h)[VIEWMODEL_LINE * 2] = V.shown.half[s];

@@ -264,6 +264,9 @@ static void test_compare_views(void)
     vo.keys = "vv";
     vo.max_steps = 10;
     if (run_view(&vo) == 0) CHECK(view_shown()->view == VIEW_BLURRED, "'v' twice: the blurred target on both halves");
+    vo.keys = "V"; /* back from density: past Fig. 2 (one run's) to the gathering */
+    vo.max_steps = 12;
+    if (run_view(&vo) == 0) CHECK(view_shown()->view == VIEW_GATHERING, "'V' from density skips Fig. 2: %d", view_shown()->view);
     compare_free(c);
 }
 
