@@ -640,6 +640,22 @@ static int size_option(const char *name, const char *arg, int lo, int hi, int *w
     return 0;
 }
 
+/* --grid N|WxH: sides CONFIG_GRID_MIN..MAX, at most CONFIG_MAX_CELLS cells. */
+static int grid_option(Config *c, const char *arg, char *err, size_t errlen)
+{
+    int w, h;
+    if (size_option("grid", arg, CONFIG_GRID_MIN, CONFIG_GRID_MAX, &w, &h, err, errlen) < 0) return -1;
+    if ((long)w * (long)h > CONFIG_MAX_CELLS) {
+        set_err(err, errlen, "--grid: %dx%d is %ld cells, at most %ld allowed", w, h,
+                (long)w * (long)h, CONFIG_MAX_CELLS);
+        return -1;
+    }
+    c->grid_w = w;
+    c->grid_h = h;
+    c->grid_set = true;
+    return 0;
+}
+
 static int raw_option(Config *c, const char *arg, char *err, size_t errlen)
 {
     char why[256] = "";
@@ -718,19 +734,7 @@ static int special_option(Config *c, int opt, const char *arg, char *err, size_t
     double d;
     switch (opt) {
     case OPT_CPU: c->backend = BACKEND_CPU; return 0;
-    case OPT_GRID: {
-        int w, h;
-        if (size_option("grid", arg, CONFIG_GRID_MIN, CONFIG_GRID_MAX, &w, &h, err, errlen) < 0) return -1;
-        if ((long)w * (long)h > CONFIG_MAX_CELLS) {
-            set_err(err, errlen, "--grid: %dx%d is %ld cells, at most %ld allowed", w, h,
-                    (long)w * (long)h, CONFIG_MAX_CELLS);
-            return -1;
-        }
-        c->grid_w = w;
-        c->grid_h = h;
-        c->grid_set = true;
-        return 0;
-    }
+    case OPT_GRID: return grid_option(c, arg, err, errlen);
     case OPT_SIZE: return size_option("size", arg, 1, IMAGE_MAX_SIDE, &c->out_w, &c->out_h, err, errlen);
     case OPT_WINDOW: return size_option("window", arg, 16, 8192, &c->win_w, &c->win_h, err, errlen);
     case OPT_RAW: return raw_option(c, arg, err, errlen);
