@@ -248,18 +248,17 @@ static long find_idat(const unsigned char *b, size_t n, size_t *len)
 
 static int make_fixtures(void)
 {
-    path_in(disc, sizeof disc, tmp, "disc.png");
-    path_in(square, sizeof square, tmp, "square.png");
-    path_in(zero, sizeof zero, tmp, "zero.png");
-    path_in(notpng, sizeof notpng, tmp, "notes.txt");
-    path_in(trunc_png, sizeof trunc_png, tmp, "trunc.png");
-    path_in(corrupt, sizeof corrupt, tmp, "corrupt.png");
-    path_in(raw10, sizeof raw10, tmp, "ten.raw");
-    path_in(rawa, sizeof rawa, tmp, "a16.raw");
-    path_in(rawb, sizeof rawb, tmp, "b16.raw");
-    path_in(adir, sizeof adir, tmp, "somedir");
-    path_in(regfile, sizeof regfile, tmp, "regular-file");
-    path_in(missing, sizeof missing, tmp, "missing.png");
+    static const struct {
+        char *path; /* one of the fixtures' paths above, all of sizeof disc */
+        const char *name;
+    } in_tmp[] = {
+        {disc, "disc.png"},         {square, "square.png"},   {zero, "zero.png"},
+        {notpng, "notes.txt"},      {trunc_png, "trunc.png"}, {corrupt, "corrupt.png"},
+        {raw10, "ten.raw"},         {rawa, "a16.raw"},        {rawb, "b16.raw"},
+        {adir, "somedir"},          {regfile, "regular-file"}, {missing, "missing.png"},
+    };
+    for (size_t k = 0; k < sizeof in_tmp / sizeof in_tmp[0]; k++)
+        path_in(in_tmp[k].path, sizeof disc, tmp, in_tmp[k].name);
 
     if (save_gray(disc, 32, 32, 0) < 0 || save_gray(square, 32, 32, 1) < 0 ||
         save_gray(zero, 32, 32, 2) < 0)

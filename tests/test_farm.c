@@ -23,8 +23,6 @@
 #include "image.h"
 #include "testlib.h"
 
-#define MAXARGS 48
-
 static char bin[PATH_MAX];
 static char tmp[128];  /* fixtures */
 static char work[256]; /* every child's cwd */
@@ -37,13 +35,11 @@ static void reset_work(void) { testlib_fresh_dir(work); }
 
 static void run(const char *first, ...)
 {
-    const char *argv[MAXARGS + 2], *head[] = {bin, NULL};
+    TestlibRunOpts o = {.kill_after_ms = g_kill_ms, .kill_signal = g_kill_sig};
     va_list ap;
     va_start(ap, first);
-    testlib_argv(argv, MAXARGS, head, first, ap);
+    testlib_run_headless_va((const char *[]){bin, NULL}, first, ap, work, &o, &R);
     va_end(ap);
-    TestlibRunOpts o = {.kill_after_ms = g_kill_ms, .kill_signal = g_kill_sig};
-    testlib_run_headless(argv, work, &o, &R);
     g_kill_ms = 0;
 }
 
@@ -90,6 +86,18 @@ static bool exists_in_work(const char *rel)
     return testlib_exists(p);
 }
 
+/* Frames FROM..TO of the run in work/DIR removed: lost after its
+ * checkpoint, as by a run killed there. */
+static void remove_frames(const char *dir, int from, int to)
+{
+    for (int k = from; k <= to; k++) {
+        char rel[64], p[600];
+        snprintf(rel, sizeof rel, "%s/frame_%05d.png", dir, k);
+        in_work(p, sizeof p, rel);
+        unlink(p);
+    }
+}
+
 static json_t *load_json(const char *rel)
 {
     char p[600];
@@ -101,6 +109,13 @@ static json_t *load_json(const char *rel)
 }
 
 #define RUN48 "--grid", "48", "--steps", "40", "--every", "5"
+
+/* TEST(backend) for each GPU backend, given as its option */
+static void on_gpu_backends(void (*test)(const char *backend))
+{
+    static const char *const be[] = {"--backend=fragment", "--backend=compute"};
+    for (int k = 0; k < 2; k++) test(be[k]);
+}
 
 /* ---- CPU: checkpoints and resume ------------------------------------------------ */
 
@@ -146,12 +161,7 @@ static void test_resume_cpu(void)
           "resume with a longer --steps");
 
     /* a run killed after its checkpoint: the later frames gone, resumed in place */
-    for (int k = 7; k <= 9; k++) {
-        char rel[64], p[600];
-        snprintf(rel, sizeof rel, "B/frame_%05d.png", k);
-        in_work(p, sizeof p, rel);
-        unlink(p);
-    }
+    remove_frames("B", 7, 9);
     run("--cpu", RUN48, "--frames", "B", "--resume", "B/checkpoint_000030.smc", disc, square, NULL);
     expect_ok(__LINE__);
     CHECK(diff_frames("A", "B", 1, 9) == 0, "resumed in place: frames differ");
@@ -265,12 +275,7 @@ static void test_resume_sequence(const char *backend)
     CHECK(diff_frames("A", "B", 1, 16) == 0 && diff_frames("A", "C", 1, 16) == 0,
           "checkpointing a sequence changed its frames");
     /* inside key 2, in place after the later frames were lost */
-    for (int k = 9; k <= 16; k++) {
-        char rel[64], p[600];
-        snprintf(rel, sizeof rel, "B/frame_%05d.png", k);
-        in_work(p, sizeof p, rel);
-        unlink(p);
-    }
+    remove_frames("B", 9, 16);
     run(be, hl, "--grid", "32", "--key-every", "10", "--every", "2", "--frames", "B", "--resume",
         "B/checkpoint_000014.smc", disc, square, disc, square, NULL);
     expect_ok(__LINE__);
@@ -311,12 +316,7 @@ static void test_resume_sequence(const char *backend)
 }
 
 static void test_resume_sequence_cpu(void) { test_resume_sequence(NULL); }
-
-static void test_resume_sequence_gpu(void)
-{
-    static const char *const be[] = {"--backend=fragment", "--backend=compute"};
-    for (int k = 0; k < 2; k++) test_resume_sequence(be[k]);
-}
+static void test_resume_sequence_gpu(void) { on_gpu_backends(test_resume_sequence); }
 
 /* ---- the GPU backends on llvmpipe ---------------------------------------------------- */
 
@@ -471,12 +471,7 @@ static void test_resume_scene(const char *backend)
 }
 
 static void test_resume_scene_cpu(void) { test_resume_scene(NULL); }
-
-static void test_resume_scene_gpu(void)
-{
-    static const char *const be[] = {"--backend=fragment", "--backend=compute"};
-    for (int k = 0; k < 2; k++) test_resume_scene(be[k]);
-}
+static void test_resume_scene_gpu(void) { on_gpu_backends(test_resume_scene); }
 
 /* ---- refusals ----------------------------------------------------------------------- */
 
@@ -695,7 +690,7 @@ static void test_progress_json(void)
 
 int main(void)
 {
-    testlib_cli_start("test_farm", bin, tmp, sizeof tmp, work, sizeof work);
+    testlib_cli_start("test_farm", bin, tmp, sizeof tmp, work, sizeof work, NULL);
     snprintf(disc, sizeof disc, "%s/disc.png", tmp);
     snprintf(square, sizeof square, "%s/square.png", tmp);
     Image *a = image_create(48, 48, 1), *b = image_create(48, 48, 1);

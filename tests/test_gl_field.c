@@ -284,15 +284,7 @@ static void test_include_errors(void)
     s = shader_load(dir, "nomain.glsl", err, sizeof err);
     CHECK(s == NULL && strstr(err, "shader: ") == err && strstr(err, "nomain.glsl"), "link error: '%s'", err);
 
-    /* clean up the temp dir */
-    const char *names[] = {"common.glsl", "broken.glsl", "uses_broken.glsl", "ok_inc.glsl", "main_bad.glsl",
-                           "main_ok.glsl", "missing_inc.glsl", "malformed.glsl", "self.glsl", "nomain.glsl"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-        unlink(path);
-    }
-    rmdir(dir);
+    testlib_rm_rf(dir);
 }
 
 static void test_uniforms(void)
@@ -349,12 +341,7 @@ static void test_uniforms(void)
     field_free(f);
     field_free(t);
     shader_free(s);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/common.glsl", dir);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/uni.glsl", dir);
-    unlink(path);
-    rmdir(dir);
+    testlib_rm_rf(dir);
 }
 
 
@@ -423,10 +410,7 @@ static void test_debug_checks(void)
     field_set_debug(was);
     field_free(src);
     field_free(dst);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/oob.glsl", dir);
-    unlink(path);
-    rmdir(dir);
+    testlib_rm_rf(dir);
 }
 
 /* One stage function, both entry points: a pass file defining stage() runs

@@ -27,8 +27,6 @@
 #include "image.h"
 #include "testlib.h"
 
-#define MAXARGS 40
-
 static char bin[PATH_MAX];
 static char tmp[256];  /* fixtures */
 static char work[512]; /* cwd of every child */
@@ -46,12 +44,10 @@ static void path_in(char *buf, size_t n, const char *dir, const char *name)
 /* Run the binary in `work` with DISPLAY unset; fills R. */
 static void run(const char *first, ...)
 {
-    const char *argv[MAXARGS + 2], *head[] = {bin, NULL};
     va_list ap;
     va_start(ap, first);
-    testlib_argv(argv, MAXARGS, head, first, ap);
+    testlib_run_headless_va((const char *[]){bin, NULL}, first, ap, work, &next, &R);
     va_end(ap);
-    testlib_run_headless(argv, work, &next, &R);
     memset(&next, 0, sizeof next);
 }
 
@@ -736,8 +732,7 @@ static void test_window_options_headless(void)
 
 int main(void)
 {
-    testlib_cli_start("test_robust", bin, tmp, sizeof tmp, work, sizeof work);
-    if (make_fixtures() < 0) testlib_setup_failed("cannot make the fixtures in %s", tmp);
+    testlib_cli_start("test_robust", bin, tmp, sizeof tmp, work, sizeof work, make_fixtures);
     RUN(test_huge_chunk_claims);
     RUN(test_memory_budget);
     RUN(test_format_and_channel);

@@ -33,8 +33,6 @@
 #include "refsolver.h"
 #include "testlib.h"
 
-#define MAXARGS 48
-
 static char bin[PATH_MAX];
 static char tmp[256];  /* fixtures */
 static char work[512]; /* cwd of every child */
@@ -45,10 +43,6 @@ static const char *guard_secs; /* run under timeout(1) this long, NULL: not */
 static void reset_work(void) { testlib_fresh_dir(work); }
 static bool has(const char *hay, const char *needle) { return testlib_has(hay, needle); }
 static int count_lines(const char *s) { return testlib_count_lines(s); }
-static void path_in(char *buf, size_t n, const char *dir, const char *name)
-{
-    testlib_path(buf, n, dir, name);
-}
 
 /* Lines besides the one that says where the outputs go. */
 static int error_lines(const char *s)
@@ -60,17 +54,16 @@ static int error_lines(const char *s)
 static void run(const char *first, ...)
 {
     /* with guard_secs, a hang is killed (and the run's own exit is not waited out) */
-    const char *argv[MAXARGS + 5], *guarded[] = {"timeout", "-s", "KILL", guard_secs, bin, NULL};
+    const char *guarded[] = {"timeout", "-s", "KILL", guard_secs, bin, NULL};
     va_list ap;
     va_start(ap, first);
-    testlib_argv(argv, MAXARGS + 4, guard_secs ? guarded : guarded + 4, first, ap);
+    testlib_run_headless_va(guard_secs ? guarded : guarded + 4, first, ap, work, &next, &R);
     va_end(ap);
-    testlib_run_headless(argv, work, &next, &R);
     memset(&next, 0, sizeof next);
 }
 
 /* A file in `work` (path relative to it) */
-static void wpath(char *buf, size_t n, const char *rel) { path_in(buf, n, work, rel); }
+static void wpath(char *buf, size_t n, const char *rel) { testlib_path(buf, n, work, rel); }
 
 static bool wexists(const char *rel)
 {
@@ -99,7 +92,7 @@ static char disc[600];
 
 static int make_fixtures(void)
 {
-    path_in(disc, sizeof disc, tmp, "disc.png");
+    testlib_path(disc, sizeof disc, tmp, "disc.png");
     Image *im = image_create(32, 32, 1);
     if (!im) return -1;
     static const TestlibShape domain = {.domain = true};
@@ -689,6 +682,7 @@ static void test_memory_and_time(void)
 /* Run the binary in `work` (as run(), stdout and stderr into R.err's
  * place: the file big.err there); its exit status, and its peak resident
  * memory in KiB in *kib (wait4's). */
+#define MAXARGS 48
 static int run_rss(long *kib, const char *const *args)
 {
     char errf[1024];
@@ -882,8 +876,7 @@ static void test_options(void)
 
 int main(void)
 {
-    testlib_cli_start("test_safety", bin, tmp, sizeof tmp, work, sizeof work);
-    if (make_fixtures() < 0) testlib_setup_failed("cannot make the fixtures in %s", tmp);
+    testlib_cli_start("test_safety", bin, tmp, sizeof tmp, work, sizeof work, make_fixtures);
     RUN(test_budget);
     RUN(test_options);
     RUN(test_mark);

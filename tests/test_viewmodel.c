@@ -501,15 +501,12 @@ static void test_fields_on_morph(void)
     CHECK(memcmp(div, f.scalar, sizeof div) == 0, "before: ∇·(u + ∇p)");
     viewfield_free(&f);
     /* adding and erasing smoke */
-    double m1, m2, added, erased, gauss = testlib_gauss_mass(W, H, 16.0, 16.0, 0.5, 3.0);
-    CHECK(testlib_splat(m, 16.0f, 16.0f, 0.5f, 3.0f, &m1, &added) == 0, "add smoke");
-    CHECK(fabs(added - gauss) < 1e-3 * gauss, "adding smoke adds its Gaussian: %g of %g", added, gauss);
-    CHECK(testlib_splat(m, 16.0f, 16.0f, -100.0f, 8.0f, &m2, &erased) == 0, "erase smoke");
-    float rho[N];
-    morph_read_density(m, rho);
-    bool nonneg = true;
-    for (int k = 0; k < N; k++) nonneg = nonneg && rho[k] >= 0.0f;
-    CHECK(m2 < m1 && nonneg && rho[16 * W + 16] == 0.0f, "erasing removes smoke, never below 0 (%g -> %g)", m1, m2);
+    TestlibAddErase s = testlib_add_erase(m, W, H);
+    CHECK(s.add_rc == 0, "add smoke");
+    CHECK(fabs(s.added - s.gauss) < 1e-3 * s.gauss, "adding smoke adds its Gaussian: %g of %g", s.added, s.gauss);
+    CHECK(s.erase_rc == 0, "erase smoke");
+    CHECK(s.m2 < s.m1 && s.nonneg && s.centre == 0.0f, "erasing removes smoke, never below 0 (%g -> %g)", s.m1,
+          s.m2);
     CHECK(morph_splat_density(m, 1.0f, 1.0f, 1.0f, 0.0f) == -1, "a zero radius is refused");
     morph_free(m);
 }

@@ -171,7 +171,7 @@ int main(void)
     if (!d || !*d) {
         testlib_setup_failed("DISPLAY is not set: run under xvfb-run (tests/run.sh does)");
     }
-    testlib_cli_start("test_window_cli", bin, tmp, sizeof tmp, work, sizeof work);
+    testlib_cli_start("test_window_cli", bin, tmp, sizeof tmp, work, sizeof work, NULL);
     RUN(test_gl_info_path);
     RUN(test_old_gl_window);
     RUN(test_cpu_with_display);

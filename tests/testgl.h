@@ -43,11 +43,13 @@ static inline GlCtx *testgl_start(const char *argv0, char *dir, size_t n)
     "}\n"
 
 /* The window tests' xdotool script DIR/x.sh (its path into PATH), opened
- * for writing; NULL when it cannot be. */
+ * for writing; NULL (with a failed CHECK) when it cannot be. */
 static inline FILE *testgl_script(const char *dir, char *path, size_t n)
 {
     snprintf(path, n, "%s/x.sh", dir);
-    return fopen(path, "w");
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL, "cannot write %s", path);
+    return f;
 }
 
 /* The window tests' start: a window of w x h titled TITLE (*ctx), the

@@ -161,6 +161,14 @@ int testlib_run_headless(const char *const *argv, const char *cwd, const Testlib
     return testlib_run(argv, &h, r);
 }
 
+int testlib_run_headless_va(const char *const *head, const char *first, va_list ap,
+                            const char *cwd, const TestlibRunOpts *o, TestlibResult *r)
+{
+    const char *argv[TESTLIB_MAXARGS + 1];
+    testlib_argv(argv, TESTLIB_MAXARGS, head, first, ap);
+    return testlib_run_headless(argv, cwd, o, r);
+}
+
 char *testlib_fmt(const char *fmt, ...)
 {
     static char buf[8][16384];
@@ -277,13 +285,14 @@ void testlib_setup_failed(const char *fmt, ...)
 }
 
 void testlib_cli_start(const char *name, char *bin, char *tmp, size_t ntmp, char *work,
-                       size_t nwork)
+                       size_t nwork, int (*fixtures)(void))
 {
     if (!realpath(testlib_bin(), bin))
         testlib_setup_failed("cannot find the binary %s: %s", testlib_bin(), strerror(errno));
     testlib_tmpdir(tmp, ntmp, name);
     testlib_path(work, nwork, tmp, "work");
     if (mkdir(work, 0777) < 0) testlib_setup_failed("cannot make %s: %s", work, strerror(errno));
+    if (fixtures && fixtures() < 0) testlib_setup_failed("cannot make the fixtures in %s", tmp);
 }
 
 bool testlib_same_file(const char *a, const char *b)
@@ -583,7 +592,9 @@ Morph *testlib_morph(int w, int h, const SolverParams *p, const float *start, co
     return m;
 }
 
-int testlib_splat(Morph *m, float x, float y, float amount, float r, double *mass, double *dmass)
+/* morph_splat_density(m, x, y, amount, r), the mass after in *mass and
+ * the change in *dmass; its return value. */
+static int splat(Morph *m, float x, float y, float amount, float r, double *mass, double *dmass)
 {
     double before = 0.0, after = 0.0;
     morph_metrics(m, &before, NULL, NULL);
@@ -592,6 +603,22 @@ int testlib_splat(Morph *m, float x, float y, float amount, float r, double *mas
     *mass = after;
     *dmass = after - before;
     return rc;
+}
+
+TestlibAddErase testlib_add_erase(Morph *m, int w, int h)
+{
+    TestlibAddErase s = {.gauss = testlib_gauss_mass(w, h, 16.0, 16.0, 0.5, 3.0)};
+    double erased;
+    s.add_rc = splat(m, 16.0f, 16.0f, 0.5f, 3.0f, &s.m1, &s.added);
+    s.erase_rc = splat(m, 16.0f, 16.0f, -100.0f, 8.0f, &s.m2, &erased);
+    size_t n = (size_t)w * (size_t)h;
+    float *rho = testlib_floats(n);
+    morph_read_density(m, rho);
+    s.nonneg = true;
+    for (size_t k = 0; k < n; k++) s.nonneg = s.nonneg && rho[k] >= 0.0f;
+    s.centre = rho[16 * (size_t)w + 16];
+    free(rho);
+    return s;
 }
 
 bool testlib_state_read(Morph *m, size_t cells, TestlibState *s)

@@ -6,7 +6,8 @@
  *                       testlib_sh (a shell command's exit status);
  *                       testlib_bin, testlib_build_dir (what to run);
  *                       testlib_argv (an argv from varargs), testlib_run_headless
- *                       (in a folder, no display); testlib_has,
+ *                       (in a folder, no display), testlib_run_headless_va
+ *                       (both: a test's run(first, ...)); testlib_has,
  *                       testlib_count_lines (reading what it wrote)
  *   files               testlib_read_file, testlib_read_text,
  *                       testlib_write_file, testlib_exists,
@@ -86,6 +87,13 @@ int testlib_argv(const char **argv, int max, const char *const *head, const char
 int testlib_run_headless(const char *const *argv, const char *cwd, const TestlibRunOpts *o,
                          TestlibResult *r);
 
+/* testlib_run_headless of the argv testlib_argv makes of HEAD, FIRST and AP
+ * (at most TESTLIB_MAXARGS entries in all): the body of a test's
+ * run(first, ...) between its va_start and va_end. */
+#define TESTLIB_MAXARGS 64
+int testlib_run_headless_va(const char *const *head, const char *first, va_list ap,
+                            const char *cwd, const TestlibRunOpts *o, TestlibResult *r);
+
 /* printf into one of 8 rotating buffers of 16 KiB: a path or a command
  * for the next few calls ("" past its end). */
 char *testlib_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -157,9 +165,10 @@ void testlib_setup_failed(const char *fmt, ...) __attribute__((format(printf, 1,
 
 /* The start of a program that tests the binary: BIN (PATH_MAX bytes) its
  * real path (testlib_bin), TMP a new /tmp/NAME.XXXXXX and WORK the folder
- * TMP/work, made; testlib_setup_failed when any of them fails. */
+ * TMP/work, made, then the test's FIXTURES (NULL: none) made by it, which
+ * returns -1 when it cannot; testlib_setup_failed when any of them fails. */
 void testlib_cli_start(const char *name, char *bin, char *tmp, size_t ntmp, char *work,
-                       size_t nwork);
+                       size_t nwork, int (*fixtures)(void));
 
 /* Whether files A and B hold the same bytes (false when either is missing). */
 bool testlib_same_file(const char *a, const char *b);
@@ -286,10 +295,17 @@ typedef struct {
 Morph *testlib_morph(int w, int h, const SolverParams *p, const float *start, const float *target,
                      bool mass_match, MorphBackend b, const char *shader_dir);
 
-/* morph_splat_density(m, x, y, amount, r) (adding smoke, or erasing it with
- * a negative amount) and the mass it changed: its return value, the mass
- * after in *mass and the change in *dmass. */
-int testlib_splat(Morph *m, float x, float y, float amount, float r, double *mass, double *dmass);
+/* The splat tests' adding and erasing of smoke on a w x h morph (w and h
+ * at least 17), on any backend: morph_splat_density of 0.5, width 3, at
+ * (16, 16), then of -100, width 8, there. */
+typedef struct {
+    int add_rc, erase_rc; /* morph_splat_density's return values */
+    double added, gauss;  /* the mass the add changed, and its Gaussian's (testlib_gauss_mass) */
+    double m1, m2;        /* the mass after the add, and after the erase */
+    bool nonneg;          /* no cell below 0 after the erase */
+    float centre;         /* the density at (16, 16) after the erase */
+} TestlibAddErase;
+TestlibAddErase testlib_add_erase(Morph *m, int w, int h);
 
 /* Reads m's state (cells: W*H) into s. false on a read-back or memory error. */
 bool testlib_state_read(Morph *m, size_t cells, TestlibState *s);
