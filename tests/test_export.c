@@ -44,6 +44,21 @@ static void make_tmpdir(void)
     testlib_tmpdir(tmpdir, sizeof tmpdir, "test_export");
 }
 
+/* metrics_open(PATH), CHECKed to open (ERR: its message). */
+static Metrics *open_metrics(const char *path, char *err, size_t n)
+{
+    Metrics *m = metrics_open(path, err, n);
+    CHECK(m != NULL, "metrics_open %s: %s", path, err);
+    return m;
+}
+
+/* The folder NAME made in tmpdir, its path in DIR. */
+static void make_dir(char *dir, size_t n, const char *name)
+{
+    snprintf(dir, n, "%s/%s", tmpdir, name);
+    mkdir(dir, 0777);
+}
+
 
 static bool is_dir(const char *path)
 {
@@ -241,11 +256,9 @@ static void test_metrics_keep(void)
     char path[512];
     snprintf(path, sizeof path, "%s/m/metrics.csv", tmpdir);
     char dir[512];
-    snprintf(dir, sizeof dir, "%s/m", tmpdir);
-    mkdir(dir, 0777);
+    make_dir(dir, sizeof dir, "m");
     char err[512] = "";
-    Metrics *m = metrics_open(path, err, sizeof err);
-    CHECK(m != NULL, "metrics_open: %s", err);
+    Metrics *m = open_metrics(path, err, sizeof err);
     if (!m) return;
     CHECK(!testlib_exists(path), "%s exists before metrics_close", path);
     CHECK(metrics_row(m, 0, 0.0, 0.9, 12.5, 0.0, 1) == 0, "metrics_row 0");
@@ -284,12 +297,10 @@ static void test_metrics_keep(void)
 static void test_metrics_discard(void)
 {
     char dir[512], path[600];
-    snprintf(dir, sizeof dir, "%s/md", tmpdir);
-    mkdir(dir, 0777);
+    make_dir(dir, sizeof dir, "md");
     snprintf(path, sizeof path, "%s/metrics.csv", dir);
     char err[512] = "";
-    Metrics *m = metrics_open(path, err, sizeof err);
-    CHECK(m != NULL, "metrics_open: %s", err);
+    Metrics *m = open_metrics(path, err, sizeof err);
     if (!m) return;
     metrics_row(m, 0, 0.0, 1.0, 1.0, 0.0, 1);
     CHECK(metrics_close(m, 0, err, sizeof err) == 0, "metrics_close(keep=0): %s", err);
@@ -312,8 +323,7 @@ static void test_metrics_missing_dir(void)
 
     /* a directory: refused at open (not at the final rename, after a whole run) */
     char dir[512];
-    snprintf(dir, sizeof dir, "%s/adir", tmpdir);
-    mkdir(dir, 0777);
+    make_dir(dir, sizeof dir, "adir");
     err[0] = '\0';
     m = metrics_open(dir, err, sizeof err);
     CHECK(m == NULL, "metrics_open on a directory succeeded");
@@ -329,16 +339,14 @@ static void test_metrics_missing_dir(void)
 static void test_metrics_symlink(void)
 {
     char dir[512], target[600], link[600];
-    snprintf(dir, sizeof dir, "%s/ms", tmpdir);
-    mkdir(dir, 0777);
+    make_dir(dir, sizeof dir, "ms");
     snprintf(target, sizeof target, "%s/real.csv", dir);
     snprintf(link, sizeof link, "%s/link.csv", dir);
     FILE *f = fopen(target, "w");
     if (f) fclose(f);
     CHECK(symlink("real.csv", link) == 0, "symlink");
     char err[512] = "";
-    Metrics *m = metrics_open(link, err, sizeof err);
-    CHECK(m != NULL, "metrics_open on a symlink: %s", err);
+    Metrics *m = open_metrics(link, err, sizeof err);
     if (!m) return;
     metrics_row(m, 0, 0.0, 0.5, 2.0, 0.0, 1);
     CHECK(metrics_close(m, 1, err, sizeof err) == 0, "metrics_close: %s", err);
@@ -367,8 +375,7 @@ static void test_metrics_fifo(void)
         _exit(system(cmd) == 0 ? 0 : 1);
     }
     char err[512] = "";
-    Metrics *m = metrics_open(fifo, err, sizeof err);
-    CHECK(m != NULL, "metrics_open on a fifo: %s", err);
+    Metrics *m = open_metrics(fifo, err, sizeof err);
     if (m) {
         metrics_row(m, 0, 0.0, 0.5, 2.0, 0.0, 1);
         metrics_row(m, 10, 0.1, 0.4, 2.0, 0.001, 1);
@@ -394,8 +401,7 @@ static void test_metrics_fifo(void)
 static void test_remove_stale(void)
 {
     char dir[512];
-    snprintf(dir, sizeof dir, "%s/stale", tmpdir);
-    mkdir(dir, 0777);
+    make_dir(dir, sizeof dir, "stale");
     const char *keep[] = {"frame_00001.png", "frame_00002.png", "frame_7.png", "frame_00009.png.bak",
                           "notes.txt", "frame_000010.png"};
     const char *old[] = {"frame_00003.png", "frame_00004.png", "frame_00012.png", "frame_123456.png"};
@@ -793,8 +799,7 @@ static void test_exr_roundtrip(void)
 static void test_pattern_numbers(void)
 {
     char dir[512], path[700], err[512] = "";
-    snprintf(dir, sizeof dir, "%s/pattern", tmpdir);
-    mkdir(dir, 0777);
+    make_dir(dir, sizeof dir, "pattern");
     const char *keep[] = {"s.0099.png", "s.0100.png", "s.0101.png", "s.102.png", "t.0200.png",
                           "s.0200.png.tmp", "s.0200.exr"};
     const char *old[] = {"s.0103.png", "s.0200.png", "s.12345.png"};

@@ -535,22 +535,22 @@ static void test_two_fields(void)
     image_free(b);
 }
 
+static void run_tests(void)
+{
+    RUN(test_views_against_read_back);
+    RUN(test_density_and_velocity);
+    RUN(test_hud_numbers);
+    RUN(test_keys);
+    RUN(test_splat_gpu);
+    RUN(test_pass_by_pass_plot);
+    RUN(test_two_fields);
+}
+
 int main(int argc, char **argv)
 {
     testlib_tmpdir(g_tmp, sizeof g_tmp, "smokemorph_classroom");
     GlCtx *ctx;
     g_m = testgl_window_morph(&argc, argv, WIN_W, WIN_H, "classroom", G, g_dir, sizeof g_dir, &ctx);
-    if (g_m) {
-        RUN(test_views_against_read_back);
-        RUN(test_density_and_velocity);
-        RUN(test_hud_numbers);
-        RUN(test_keys);
-        RUN(test_splat_gpu);
-        RUN(test_pass_by_pass_plot);
-        RUN(test_two_fields);
-        morph_free(g_m);
-    }
-    if (ctx) glctx_destroy(ctx);
-    testlib_rm_rf(g_tmp);
-    return check_done();
+    if (g_m) run_tests();
+    return testgl_window_done(g_m, ctx, g_tmp);
 }

@@ -390,22 +390,22 @@ static void test_fullscreen(void)
     }
 }
 
+static void run_tests(void)
+{
+    RUN(test_arrow_keys);
+    RUN(test_wheel);
+    RUN(test_hud_click);
+    RUN(test_right_drag_adds);
+    RUN(test_erase);
+    RUN(test_fullscreen);
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGALRM, on_alarm);
     testlib_tmpdir(g_tmp, sizeof g_tmp, "smokemorph_inputs");
     GlCtx *ctx;
     g_m = testgl_window_morph(&argc, argv, WIN_W, WIN_H, "inputs", G, g_dir, sizeof g_dir, &ctx);
-    if (g_m) {
-        RUN(test_arrow_keys);
-        RUN(test_wheel);
-        RUN(test_hud_click);
-        RUN(test_right_drag_adds);
-        RUN(test_erase);
-        RUN(test_fullscreen);
-        morph_free(g_m);
-    }
-    if (ctx) glctx_destroy(ctx);
-    if (!getenv("KEEP_TMP")) testlib_rm_rf(g_tmp);
-    return check_done();
+    if (g_m) run_tests();
+    return testgl_window_done(g_m, ctx, g_tmp);
 }

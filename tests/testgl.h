@@ -72,4 +72,14 @@ static inline Morph *testgl_window_morph(int *argc, char **argv, int w, int h, c
     return m;
 }
 
+/* The window tests' end: the morph M, the window CTX and the folder TMP
+ * (kept where KEEP_TMP is set, to look at) gone; check_done()'s status. */
+static inline int testgl_window_done(Morph *m, GlCtx *ctx, const char *tmp)
+{
+    morph_free(m);
+    glctx_destroy(ctx);
+    if (!getenv("KEEP_TMP")) testlib_rm_rf(tmp);
+    return check_done();
+}
+
 #endif
