@@ -158,12 +158,22 @@ static unsigned char *written(Checkpoint *c, int w, int h, const char *name, siz
     return b;
 }
 
+/* B, its CRC set anew, parsed into R: true, or false with a failed CHECK
+ * that names WHAT. */
+static bool accepted(unsigned char *b, size_t len, Checkpoint *r, const char *what)
+{
+    char err[512];
+    set_crc(b, len);
+    int rc = checkpoint_parse(b, len, r, err, sizeof err);
+    CHECK(rc == 0, "%s: %s", what, err);
+    return rc == 0;
+}
+
 /* Version 1 (before schedules) is version 2 without the schedule's block:
  * made from a written file, it reads with everything but the schedule. */
 static void test_version1(void)
 {
     Checkpoint c, r;
-    char err[512];
     size_t len;
     unsigned char *b = written(&c, 6, 5, "v1.smc", &len);
     if (!b) return;
@@ -173,10 +183,7 @@ static void test_version1(void)
     put32(b + 116, 0); /* version 3's field count */
     put32(b + 12, SCHED);
     put32(b + 16, (uint32_t)len);
-    set_crc(b, len);
-    int rc = checkpoint_parse(b, len, &r, err, sizeof err);
-    CHECK(rc == 0, "version 1: %s", err);
-    if (rc == 0) {
+    if (accepted(b, len, &r, "version 1")) {
         c.state.nkeys = c.state.key = 0;
         c.state.key_every = c.state.last_key_step = 0;
         c.state.schedule_sum = 0;
@@ -196,16 +203,12 @@ static void test_version1(void)
 static void test_version2(void)
 {
     Checkpoint c, r;
-    char err[512];
     size_t len;
     unsigned char *b = written(&c, 5, 4, "v2.smc", &len);
     if (!b) return;
     put32(b + 8, 2);
     put32(b + 116, 0);
-    set_crc(b, len);
-    int rc = checkpoint_parse(b, len, &r, err, sizeof err);
-    CHECK(rc == 0, "version 2: %s", err);
-    if (rc == 0) {
+    if (accepted(b, len, &r, "version 2")) {
         CHECK(r.version == 2 && r.nfields == 1 && !r.scene && same(&c, &r),
               "version 2 read differently (version %d, %d fields)", r.version, r.nfields);
         checkpoint_free(&r);

@@ -64,6 +64,26 @@ static Morph *make(int f, const SolverParams *p, MorphBackend b)
     return m;
 }
 
+/* Fields 0..n-1 of P twice: on backend A into MA and on B into MB; false
+ * when any of them could not be made. */
+static bool make_both(int n, const SolverParams *p, MorphBackend a, Morph **ma, MorphBackend b, Morph **mb)
+{
+    bool ok = true;
+    for (int f = 0; f < n; f++) {
+        ok = (ma[f] = make(f, p, a)) && ok;
+        ok = (mb[f] = make(f, p, b)) && ok;
+    }
+    return ok;
+}
+
+static void free_both(int n, Morph **ma, Morph **mb)
+{
+    for (int f = 0; f < n; f++) {
+        morph_free(ma[f]);
+        morph_free(mb[f]);
+    }
+}
+
 /* A field with no force of its own (vf 0, no balance, no gathering or
  * drift) adds nothing to the shared velocity: field A's run is the same
  * with it as alone, bit for bit, and the passive field is carried along,
@@ -178,11 +198,7 @@ static void test_pass_by_pass_cpu(void)
     p.arrive = 0.0f; /* untimed: from step 1 */
     for (int n = 1; n <= 4; n++) {
         Morph *a[4] = {0}, *b[4] = {0};
-        bool ok = true;
-        for (int f = 0; f < n; f++) {
-            ok = (a[f] = make(f, &p, MORPH_CPU)) && ok;
-            ok = (b[f] = make(f, &p, MORPH_CPU)) && ok;
-        }
+        bool ok = make_both(n, &p, MORPH_CPU, a, MORPH_CPU, b);
         static MorphPassInfo info[4096];
         static int fields[4096];
         for (int s = 0; ok && s < 4; s++) {
@@ -250,10 +266,7 @@ static void test_pass_by_pass_cpu(void)
             for (int k = 0; k < 3; k++) morph_pass_next_fields(b, n, &pi, &f);
             CHECK(morph_reset(b[0]) == 0 && !morph_pass_active(b[1]), "%d fields: a reset drops the step", n);
         }
-        for (int f = 0; f < n; f++) {
-            morph_free(a[f]);
-            morph_free(b[f]);
-        }
+        free_both(n, a, b);
     }
 }
 
@@ -267,11 +280,7 @@ static void gpu_passes_agree(MorphBackend backend, int n, const char *label)
     p.tramp = p.framp = 0.0f;
     p.arrive = 0.0f; /* untimed: from step 1 */
     Morph *g[4] = {0}, *c[4] = {0};
-    bool ok = true;
-    for (int f = 0; f < n; f++) {
-        ok = (g[f] = make(f, &p, backend)) && ok;
-        ok = (c[f] = make(f, &p, MORPH_CPU)) && ok;
-    }
+    bool ok = make_both(n, &p, backend, g, MORPH_CPU, c);
     static float ga[CELLS], gb[CELLS], ca[CELLS], cb[CELLS];
     double worst = 0.0;
     int passes = 0;
@@ -305,10 +314,7 @@ static void gpu_passes_agree(MorphBackend backend, int n, const char *label)
     }
     printf("  %s, %d fields: %d passes, each output against the CPU's: largest relative L2 %.3g\n", label, n,
            passes, worst);
-    for (int f = 0; f < n; f++) {
-        morph_free(g[f]);
-        morph_free(c[f]);
-    }
+    free_both(n, g, c);
 }
 
 /* The GPU backends against the CPU reference, every field. */
@@ -317,11 +323,7 @@ static void gpu_agrees(MorphBackend backend, int n, const char *label)
     SolverParams p;
     method_params_default(&p);
     Morph *g[4] = {0}, *c[4] = {0};
-    bool ok = true;
-    for (int f = 0; f < n; f++) {
-        ok = (g[f] = make(f, &p, backend)) && ok;
-        ok = (c[f] = make(f, &p, MORPH_CPU)) && ok;
-    }
+    bool ok = make_both(n, &p, backend, g, MORPH_CPU, c);
     if (ok) {
         for (int s = 0; s < 40; s++) {
             CHECK(morph_step_fields(g, n) == 0, "%s, %d fields: step %d", label, n, s + 1);
@@ -335,10 +337,7 @@ static void gpu_agrees(MorphBackend backend, int n, const char *label)
             CHECK(e < 1e-4, "%s, %d fields: field %d differs from the CPU's by rel L2 %.3g", label, n, f, e);
         }
     }
-    for (int f = 0; f < n; f++) {
-        morph_free(g[f]);
-        morph_free(c[f]);
-    }
+    free_both(n, g, c);
 }
 
 static void test_gpu(void)

@@ -473,33 +473,26 @@ static void check_installs(const char *what, const char *log, bool sudo)
     }
 }
 
-/* (b) missing packages, not root: sudo apt-get update, sudo apt-get install */
-static void test_deps_sudo(void)
+/* (b) missing packages, not root: sudo apt-get update, sudo apt-get install,
+ * non-interactive through sudo's reset environment too, nothing on stdout;
+ * (c) as ROOT: apt-get without sudo, non-interactive */
+static void deps_missing(bool root)
 {
     if (!deps_pick_missing())
         return;
-    DepsRun r = deps_run(true, 1000, g_missing, g_removed, false, "");
-    CHECK(r.rc == 0, "missing, with sudo: exit %d (stderr: %s)", r.rc, r.err);
-    check_installs("missing, with sudo", r.log, true);
-    /* through sudo's reset environment too */
+    const char *what = root ? "missing, as root" : "missing, with sudo";
+    DepsRun r = deps_run(true, root ? 0 : 1000, g_missing, g_removed, false, "");
+    CHECK(r.rc == 0, "%s: exit %d (stderr: %s)", what, r.rc, r.err);
+    check_installs(what, r.log, !root);
     CHECK(log_count(r.log, "  DEBIAN_FRONTEND=noninteractive") == 2,
-          "with sudo: apt-get does not run with DEBIAN_FRONTEND=noninteractive:\n%s", r.log);
-    CHECK(!*r.out, "missing, with sudo: apt-get output reaches stdout: '%s'", r.out);
+          "%s: apt-get does not run with DEBIAN_FRONTEND=noninteractive:\n%s", what, r.log);
+    if (!root)
+        CHECK(!*r.out, "%s: apt-get output reaches stdout: '%s'", what, r.out);
     deps_free(&r);
 }
 
-/* (c) missing packages, as root: apt-get without sudo, non-interactive */
-static void test_deps_root(void)
-{
-    if (!deps_pick_missing())
-        return;
-    DepsRun r = deps_run(true, 0, g_missing, g_removed, false, "");
-    CHECK(r.rc == 0, "missing, as root: exit %d (stderr: %s)", r.rc, r.err);
-    check_installs("missing, as root", r.log, false);
-    CHECK(log_count(r.log, "  DEBIAN_FRONTEND=noninteractive") == 2,
-          "as root: apt-get does not run with DEBIAN_FRONTEND=noninteractive:\n%s", r.log);
-    deps_free(&r);
-}
+static void test_deps_sudo(void) { deps_missing(false); }
+static void test_deps_root(void) { deps_missing(true); }
 
 /* (d) --check: lists what is missing, exit 1, installs nothing */
 static void test_deps_check(void)
