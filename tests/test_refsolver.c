@@ -122,6 +122,28 @@ static void random_velocity(int w, int h, float amp, float *u, float *v)
         }
 }
 
+static void swap(float **a, float **b)
+{
+    float *t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* The centroid (*cx, *cy) of a w x w field v on the y faces (x at i + 0.5,
+ * y at j). */
+static void v_centroid(int w, const float *v, double *cx, double *cy)
+{
+    double m = 0.0, x = 0.0, y = 0.0;
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            m += AT(v, w, i, j);
+            x += AT(v, w, i, j) * ((double)i + 0.5);
+            y += AT(v, w, i, j) * (double)j;
+        }
+    *cx = x / m;
+    *cy = y / m;
+}
+
 /* Projection: divergence, iters Jacobi iterations from p = 0, gradient subtraction. */
 static void project(int w, int h, int iters, const float *u, const float *v, float *u_out,
                     float *v_out)
@@ -131,9 +153,7 @@ static void project(int w, int h, int iters, const float *u, const float *v, flo
     ref_pass_divergence(w, h, u, v, div);
     for (int k = 0; k < iters; k++) {
         ref_pass_jacobi(w, h, p, div, q);
-        float *t = p;
-        p = q;
-        q = t;
+        swap(&p, &q);
     }
     ref_pass_subtract_grad(w, h, p, u, v, u_out, v_out);
     free(div);
@@ -769,27 +789,16 @@ static void test_advect_velocity(void)
             float x = (float)i + 0.5f - 24.0f, y = (float)j - 32.0f;
             AT(v, w, i, j) = j > 0 ? 0.01f * expf(-(x * x + y * y) / (2.0f * 16.0f)) : 0.0f;
         }
-    double x0 = 0.0, y0 = 0.0, m0 = 0.0;
-    for (int j = 0; j < w; j++)
-        for (int i = 0; i < w; i++) {
-            m0 += AT(v, w, i, j);
-            x0 += AT(v, w, i, j) * ((double)i + 0.5);
-            y0 += AT(v, w, i, j) * (double)j;
-        }
+    double x0, y0, x1, y1;
+    v_centroid(w, v, &x0, &y0);
     int steps = 40;
     for (int it = 0; it < steps; it++) {
         ref_pass_advect_vel(w, w, dt, u, v, uo, vo);
         memcpy(u, uo, n * sizeof(float));
         memcpy(v, vo, n * sizeof(float));
     }
-    double x1 = 0.0, y1 = 0.0, m1 = 0.0;
-    for (int j = 0; j < w; j++)
-        for (int i = 0; i < w; i++) {
-            m1 += AT(v, w, i, j);
-            x1 += AT(v, w, i, j) * ((double)i + 0.5);
-            y1 += AT(v, w, i, j) * (double)j;
-        }
-    double shift = x1 / m1 - x0 / m0, expect = 0.3 * steps, yshift = y1 / m1 - y0 / m0;
+    v_centroid(w, v, &x1, &y1);
+    double shift = x1 - x0, expect = 0.3 * steps, yshift = y1 - y0;
     CHECK(fabs(shift / expect - 1.0) <= 0.1 && fabs(yshift) <= 0.2,
           "velocity advection: v bump moved %g cells in x (expected %g), %g in y", shift, expect,
           yshift);
@@ -997,9 +1006,7 @@ static void gather_once(int w, float a, int iters, const float *rho, const float
     float *e = falloc(n), *e2 = falloc(n);
     for (int it = 0; it < iters; it++) {
         ref_pass_gather_jacobi(w, w, a, rho, tgt, tb, e, e2);
-        float *t = e;
-        e = e2;
-        e2 = t;
+        swap(&e, &e2);
     }
     ref_pass_gather_apply(w, w, a, rho, tb, e, rho_out);
     free(e);
