@@ -455,9 +455,7 @@ static int row_cells(const char *table, const char *pair, char cells[24][64])
 static void test_tool(void)
 {
     const char *args = "--cpu --grid 32 --steps 20 --pairs diagonal,crescent-bars";
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s --csv '%s/f.csv' --strips '%s/strips'", args, dir, dir);
-    int rc = run(cmd);
+    int rc = run(testlib_fmt("%s --csv '%s/f.csv' --strips '%s/strips'", args, dir, dir));
     CHECK(rc == 0, "a small run exits 0, got %d: %s", rc, R.err);
     const char *out = R.out;
     char single[65536]; /* the table, for --jobs 2 below */
@@ -513,8 +511,7 @@ static void test_tool(void)
     image_free(im);
 
     /* --jobs 2 (forked children) gives the same table as one process */
-    snprintf(cmd, sizeof cmd, "%s --jobs 2", args);
-    rc = run(cmd);
+    rc = run(testlib_fmt("%s --jobs 2", args));
     CHECK(rc == 0, "--jobs 2 exits 0, got %d: %s", rc, R.err);
     CHECK(!strcmp(R.out, single), "--jobs 2 table differs:\n%s\nvs\n%s", R.out, single);
 
@@ -587,9 +584,7 @@ static int csv_field(const char *csv, const char *key, int col, char out[64])
 static void test_tool_keys(void)
 {
     const char *args = "--keys --cpu --grid 32 --key-every 505 --sequences split-merge,logo-text";
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s --csv '%s/k.csv' --strips '%s/kstrips'", args, dir, dir);
-    int rc = run(cmd);
+    int rc = run(testlib_fmt("%s --csv '%s/k.csv' --strips '%s/kstrips'", args, dir, dir));
     CHECK(rc == 0, "a small key run exits 0, got %d: %s", rc, R.err);
     char table[8192];
     snprintf(table, sizeof table, "%s", R.out);
@@ -659,8 +654,7 @@ static void test_tool_keys(void)
     image_free(im);
 
     /* --jobs 2 gives the same table */
-    snprintf(cmd, sizeof cmd, "%s --jobs 2", args);
-    rc = run(cmd);
+    rc = run(testlib_fmt("%s --jobs 2", args));
     CHECK(rc == 0 && !strcmp(R.out, table), "--jobs 2: %d\n%s\nvs\n%s", rc, R.out, table);
 
     rc = run("--keys --list");
@@ -713,9 +707,7 @@ static void test_suite_bounds(void)
                                   "ring-hi", "grey", "wide"};
     static const bool far[] = {false, false, false, false, false, false, true, false,
                                false, false, false, false, false, false, true};
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "--cpu --grid 64 --steps 1000 --jobs 2 --csv '%s/b.csv'", dir);
-    int rc = run(cmd);
+    int rc = run(testlib_fmt("--cpu --grid 64 --steps 1000 --jobs 2 --csv '%s/b.csv'", dir));
     CHECK(rc == 0, "the suite at 64^2 exits 0, got %d: %s", rc, R.err);
     const char *csv = slurp("b.csv");
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) {
