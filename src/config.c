@@ -1,6 +1,8 @@
-/* config: defaults, getopt_long parsing, validation and --help.
- * Never touches GL. Every number is parsed strictly (whole string, finite,
- * in range); every error is one line "config: ..." naming the option. */
+/* config: defaults, getopt_long parsing, validation and --help, every one
+ * of them from the rows of settings.def (a generic reader per kind; the
+ * values of a shape of their own in special_option). Never touches GL.
+ * Every number is parsed strictly (whole string, finite, in range); every
+ * error is one line "config: ..." naming the option. */
 #include "config.h"
 #include "budget.h"
 #include "compare_spec.h"
