@@ -227,6 +227,14 @@ static void loads_free(Loads *L)
     free(L->same);
 }
 
+/* Whether two loads of a file give the same image: each option (not
+ * memcmp: the struct has padding). */
+static bool same_load(const ImageLoadOpts *a, const ImageLoadOpts *b)
+{
+    return a->channel == b->channel && a->invert == b->invert && a->raw == b->raw && a->raw_w == b->raw_w &&
+           a->raw_h == b->raw_h && a->raw_type == b->raw_type && a->max_mb == b->max_mb;
+}
+
 /* Image n (spec: "logo.png:invert", an image's own channel and invert)
  * decoded, or found the same as an earlier one; the run's memory budget
  * (--max-memory): the images as decoded count first, a file given for
@@ -241,7 +249,7 @@ static void load_one(Loads *L, int n, const char *spec, const ImageLoadOpts *fie
     struct stat sn, sj;
     for (int j = 0; j < n && L->same[n] == n; j++)
         if (L->same[j] == j && stat(L->paths[n], &sn) == 0 && stat(L->paths[j], &sj) == 0 &&
-            sn.st_dev == sj.st_dev && sn.st_ino == sj.st_ino && !memcmp(&L->lo[j], &L->lo[n], sizeof L->lo[n]))
+            sn.st_dev == sj.st_dev && sn.st_ino == sj.st_ino && same_load(&L->lo[j], &L->lo[n]))
             L->same[n] = j;
     if (L->same[n] != n) {
         L->loaded[n] = L->loaded[L->same[n]];
@@ -309,7 +317,8 @@ void inputs_load(FieldImages *fim, int nf, Config *c)
     for (int i = 0; i < nf; i++)
         for (int k = 0; k <= fim[i].nkeys; k++, n++)
             load_one(&L, n, k == 0 ? fim[i].start_path : fim[i].key_path[k - 1], &fim[i].load, &b);
-    for (n = 0; n < total; n++) hint_image(L.paths[n], L.loaded[n], &L.info[n], &L.lo[n]);
+    for (n = 0; n < total; n++) /* a file given twice with the same options: hinted once */
+        if (L.same[n] == n) hint_image(L.paths[n], L.loaded[n], &L.info[n], &L.lo[n]);
     n = 0;
     for (int i = 0; i < nf; i++)
         for (int k = 0; k <= fim[i].nkeys; k++, n++)

@@ -3,6 +3,7 @@
  * a warning, every relative link in README.md and docs/ leads to a file, and
  * README stays a front page. Run from the repository root (make test does),
  * with the binary that --help is read from (testlib_bin). */
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,9 +102,23 @@ static void test_links(void)
                                        "docs/CLASSROOM.md",
                                        "docs/FIDELITY.md",    "docs/PERFORMANCE.md",
                                        "docs/ROBUSTNESS.md",  "docs/FARM.md",
-                                       "docs/ARCHITECTURE.md", "docs/CLASSROOM.md"};
+                                       "docs/ARCHITECTURE.md"};
+    size_t nd = sizeof docs / sizeof docs[0];
+    /* each document once, and every .md of docs/ among them */
+    for (size_t k = 0; k < nd; k++)
+        for (size_t j = 0; j < k; j++) CHECK(strcmp(docs[j], docs[k]) != 0, "%s is listed twice", docs[k]);
+    DIR *d = opendir("docs");
+    CHECK(d != NULL, "the docs folder");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        size_t len = strlen(e->d_name);
+        if (len < 4 || strcmp(e->d_name + len - 3, ".md")) continue;
+        bool listed = false;
+        for (size_t k = 0; k < nd; k++) listed = listed || !strcmp(docs[k] + (strncmp(docs[k], "docs/", 5) ? 0 : 5), e->d_name);
+        CHECK(listed, "docs/%s: its links are not checked (add it to test_links)", e->d_name);
+    }
+    if (d) closedir(d);
     int n = 0;
-    for (size_t k = 0; k < sizeof docs / sizeof docs[0]; k++) n += check_links(docs[k]);
+    for (size_t k = 0; k < nd; k++) n += check_links(docs[k]);
     /* README alone links every document of docs/ and two pictures */
     CHECK(n >= 20, "only %d relative links found: is the link syntax still [text](path)?", n);
 }

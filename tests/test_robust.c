@@ -582,6 +582,12 @@ static void test_hints(void)
     CHECK(R.code == 0 && has(R.err, "black-on-white.png is mostly bright with a dark shape") &&
               has(R.err, "black-on-white.png:invert makes the dark shape the smoke"),
           "no invert hint: exit %d:\n%s", R.code, R.err);
+    /* a file given twice (the same options) is hinted once */
+    reset_work();
+    run(SMALL, "--frames", "F", black_on_white, black_on_white, NULL);
+    int hints = 0;
+    for (const char *p = R.err; p && (p = strstr(p, "is mostly bright")); p++) hints++;
+    CHECK(R.code == 0 && hints == 1, "a file given twice: %d hints, not 1: exit %d:\n%s", hints, R.code, R.err);
     reset_work();
     run(SMALL, "--frames", "F", "--invert", black_on_white, black_on_white, NULL);
     CHECK(R.code == 0 && !has(R.err, "mostly bright"), "--invert: a hint left:\n%s", R.err);
