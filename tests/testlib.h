@@ -17,7 +17,8 @@
  *   shapes              testlib_disc, testlib_box (soft or hard edges, in
  *                       cells or domain units); testlib_key_shapes (the key
  *                       tests' disc, square and ring)
- *   morphs              testlib_morph (one on any backend), testlib_sum */
+ *   morphs              testlib_morph (one on any backend), testlib_sum,
+ *                       testlib_add_erase (the splat tests' add and erase) */
 #ifndef SMOKEMORPH_TESTLIB_H
 #define SMOKEMORPH_TESTLIB_H
 
