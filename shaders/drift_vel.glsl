@@ -25,6 +25,7 @@ uniform sampler2D u_phi;
 uniform float u_kw;    // vw / (density scale) / h
 uniform float u_haze;  // METHOD_DRIFT_HAZE times the density scale
 uniform sampler2D u_vel; // the flow (projected): the drift keeps |flow + drift| <= u_umax
+uniform float u_flowmax; // the flow's own limit this step (the pace of a long key; else u_umax)
 uniform float u_umax;
 
 float tb_at(int i, int j) { return texelFetch(u_dens, ivec2(i, j), 0).b; }
@@ -76,7 +77,7 @@ vec4 stage()
     float vt = 0.25 * (raw_v(i, j) + raw_v(i - 1, j) + raw_v(i, j + 1) + raw_v(i - 1, j + 1));
     float ut = 0.25 * (raw_u(i, j) + raw_u(i + 1, j) + raw_u(i, j - 1) + raw_u(i + 1, j - 1));
     // the flow's limit (refsolver.c's drift_flow_limit)
-    vec2 f = clamp(texelFetch(u_vel, c, 0).rg, -u_umax, u_umax);
+    vec2 f = clamp(texelFetch(u_vel, c, 0).rg, -u_flowmax, u_flowmax);
     return vec4(f.x + clamp(capped(a, vt), -u_umax - f.x, u_umax - f.x),
                 f.y + clamp(capped(b, ut), -u_umax - f.y, u_umax - f.y), 0.0, 0.0);
 }

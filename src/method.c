@@ -151,6 +151,68 @@ int method_substeps_for(float speed, float scale, int bound)
     return n > bound ? bound : n;
 }
 
+float method_pace(const SolverParams *p, long kstep)
+{
+    float T = p->arrive;
+    if (!(T > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE) return 1.0f;
+    float n = roundf(T / p->dt);
+    float tau = (float)kstep / (n < 1.0f ? 1.0f : n);
+    float r = p->pace > 0.0f ? p->pace : powf(METHOD_PACE_TIME / T, METHOD_PACE_POWER);
+    float x = (tau - METHOD_PACE_UP) / (METHOD_PACE_FULL - METHOD_PACE_UP);
+    x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+    return r + (1.0f - r) * x * x * (3.0f - 2.0f * x);
+}
+
+#define PACE_BINS 512
+#define PACE_DIRS 8
+
+float method_travel_distance(int w, int h, const float *from, const float *to)
+{
+    double cell = method_grid(w, h).cell, len = hypot((double)w, (double)h) * cell, worst = 0.0;
+    double *ha = calloc(2 * PACE_BINS, sizeof *ha), *hb = ha ? ha + PACE_BINS : NULL;
+    if (!ha) return 0.0f;
+    for (int d = 0; d < PACE_DIRS; d++) {
+        double th = 3.14159265358979323846 * d / PACE_DIRS, cx = cos(th), cy = sin(th), ma = 0.0, mb = 0.0;
+        memset(ha, 0, 2 * PACE_BINS * sizeof *ha);
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                size_t k = (size_t)j * w + i;
+                double a = from[k] > 0.0f && isfinite(from[k]) ? from[k] : 0.0;
+                double b = to[k] > 0.0f && isfinite(to[k]) ? to[k] : 0.0;
+                if (a == 0.0 && b == 0.0) continue;
+                double x = ((i + 0.5) * cx + (j + 0.5) * cy) * cell; /* within [-len, len] */
+                int q = (int)((x + len) / (2.0 * len) * PACE_BINS);
+                q = q < 0 ? 0 : (q >= PACE_BINS ? PACE_BINS - 1 : q);
+                ha[q] += a, hb[q] += b, ma += a, mb += b;
+            }
+        if (!(ma > 0.0) || !(mb > 0.0)) { worst = 0.0; break; }
+        double ca = 0.0, cb = 0.0, w1 = 0.0;
+        for (int q = 0; q < PACE_BINS; q++) {
+            ca += ha[q] / ma, cb += hb[q] / mb;
+            w1 += fabs(ca - cb);
+        }
+        w1 *= 2.0 * len / PACE_BINS;
+        if (w1 > worst) worst = w1;
+    }
+    free(ha);
+    return (float)worst;
+}
+
+float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
+{
+    float T = p->arrive;
+    if (!(T > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE || !from || !to || !(p->umax > 0.0f))
+        return 0.0f;
+    float r = powf(METHOD_PACE_TIME / T, METHOD_PACE_POWER);
+    /* the way covered by METHOD_PACE_FULL of the key at the limit: r·umax
+     * until METHOD_PACE_UP, then the smoothstep's mean (r + 1)/2 */
+    float up = METHOD_PACE_UP, ramp = METHOD_PACE_FULL - METHOD_PACE_UP;
+    float need = METHOD_PACE_REACH * method_travel_distance(w, h, from, to) / (p->umax * T);
+    float rt = (need - 0.5f * ramp) / (up + 0.5f * ramp); /* r with r·up + (r + 1)/2·ramp = need */
+    r = rt > r ? rt : r;
+    return r < 1.0f ? r : 1.0f;
+}
+
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg)
 {
     float t = (float)nstep * p->dt;
@@ -195,6 +257,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     const SolverParams *p = &resolved;
     st->p = resolved;
     method_ease(p, nstep, kstep, &st->p.vf, &st->rg);
+    st->umax_flow = p->umax * method_pace(p, kstep);
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
     int ns = method_advect_substeps(g.w, g.h, p);
@@ -294,7 +357,7 @@ const char *method_out_name(MethodOut f)
 {
     static const char *const names[METHOD_OUT_COUNT] = {
         "blurred density", "potential rhs", "potential", "velocity", "divergence",
-        "pressure", "density", "drift speeds", "gathering error"};
+        "pressure", "density", "transport speeds", "gathering error"};
     return (unsigned)f < METHOD_OUT_COUNT ? names[f] : "?";
 }
 

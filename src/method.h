@@ -214,6 +214,31 @@ static inline float method_cell_speed(float ul, float ur, float vb, float vt, fl
 #define METHOD_ARRIVE_ON 0.3f
 #define METHOD_ARRIVE_FULL 0.7f
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg);
+/* The pace of a long timed key (issue 20, point 3): the share of --umax the
+ * flow and the drift may use at step kstep of the key. The driving force
+ * carries smoke at about the speed limit, which brings most shapes within a
+ * few percent in 2–4 s whatever the key's length, so a 10-s key stood still
+ * for its second half. With arrive = T > METHOD_PACE_TIME (and the balance
+ * force), the limit starts at r = --pace, or with 0 (automatic)
+ * (METHOD_PACE_TIME/T)^METHOD_PACE_POWER, of --umax and rises (smoothstep) to all of it from METHOD_PACE_UP to
+ * METHOD_PACE_FULL of the key: the smoke travels slowly through the key's
+ * first half and approaches at full speed. 1 otherwise (single pairs at the
+ * default 3 s, --arrive 0, Fattal's method). */
+#define METHOD_PACE_TIME 3.0f
+#define METHOD_PACE_POWER 1.5f
+#define METHOD_PACE_UP 0.5f
+#define METHOD_PACE_FULL 0.7f
+float method_pace(const SolverParams *p, long kstep);
+/* --pace 0 (automatic) for a key of arrival T from `from` to `to`: the
+ * time's share (METHOD_PACE_TIME/T)^METHOD_PACE_POWER, or more where the
+ * smoke must travel far: enough to cover METHOD_PACE_REACH·D by
+ * METHOD_PACE_FULL of the key, D the largest over 8 directions of the 1-D
+ * earth mover's distance between the two images' projections (each
+ * normalised to mass 1; domain units). 0 (automatic) when the key is not
+ * paced (T ≤ METHOD_PACE_TIME, Fattal's force, untimed). */
+#define METHOD_PACE_REACH 1.5f
+float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
+float method_travel_distance(int w, int h, const float *from, const float *to);
 
 /* ---- the step: one list of passes ------------------------------------------ */
 
@@ -253,6 +278,9 @@ typedef struct {
     int n;
     SolverParams p;      /* the parameters, vf eased (p.vf is this step's v_f) */
     float rg;            /* the gathering and drift fade-in factor, 0..1 */
+    float umax_flow;     /* the flow's speed limit this step: p.umax·method_pace (the
+                          * force's clamp, the transport's without drift); the
+                          * flow plus the drift stay within p.umax */
     float gather_a;      /* the implicit gathering's a = rg·dt·vg/h² */
     float kb;            /* the balance force's vb / density scale (0: off) */
     bool balance;        /* the balance force is on (φ is solved) */
@@ -316,7 +344,7 @@ typedef enum {
     METHOD_OUT_DIVERGENCE,    /* ∇·u before the projection */
     METHOD_OUT_PRESSURE,      /* p */
     METHOD_OUT_DENSITY,       /* ρ */
-    METHOD_OUT_DRIFT,         /* the gathering drift's face speeds wu, wv */
+    METHOD_OUT_DRIFT,         /* the transport's face speeds: the clamped flow plus the drift */
     METHOD_OUT_GATHER_E,      /* the gathering solve's e (ρ − ρ* diffused) */
     METHOD_OUT_COUNT
 } MethodOut;

@@ -825,6 +825,8 @@ static int pass_run_one(Morph *m, MorphPassInfo *info)
     in.swirl = m->plan.p.swirl;
     in.arrive = m->plan.p.arrive > 0.0f && m->plan.p.force == SOLVER_FORCE_BALANCE;
     in.fattal = m->plan.p.force == SOLVER_FORCE_FATTAL;
+    in.drift = false;
+    for (int q = 0; q < m->plan.n; q++) in.drift = in.drift || m->plan.stage[q].pass == METHOD_PASS_DRIFT_VEL;
     if (m->ops->step_pass(m->b, pass, k, &m->plan) < 0) return -1;
     m->last_pass = pass;
     /* a transport stage takes the substeps its speed needs (method.h), fewer
@@ -1295,8 +1297,13 @@ static int keys_make(const Morph *m, const MorphKey *keys, int n, struct MorphKe
         R->params = K->params ? *K->params : m->base;
         method_params_resolve(&R->params);
         /* a timed key arrives at its step: its arrival time is its range */
-        if (R->params.arrive > 0.0f) /* (within --arrive's range: a checkpoint keeps it) */
+        if (R->params.arrive > 0.0f) { /* (within --arrive's range: a checkpoint keeps it) */
             R->params.arrive = fminf(1e4f, (float)(K->step - (k ? keys[k - 1].step : 0)) * R->params.dt);
+            /* and a pace that follows its length and its trip (--pace 0) */
+            if (R->params.pace == 0.0f)
+                R->params.pace = method_pace_for_trip(&R->params, m->w, m->h, k ? keys[k - 1].target : m->start,
+                                                      K->target);
+        }
         memcpy(R->move_from, K->move_from, sizeof R->move_from);
         memcpy(R->move_to, K->move_to, sizeof R->move_to);
         R->scale_from = K->scale_from ? K->scale_from : 1.0f;

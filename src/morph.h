@@ -122,9 +122,10 @@ typedef struct {
     bool last;         /* the step's last pass: the step is complete */
     /* the step's plan (issue 24, for the classroom's words): the eased vf,
      * the gathering and drift's factor (method_ease), the swirl, whether
-     * the arrival is timed and the force Fattal's */
+     * the arrival is timed and the force Fattal's, whether the step's plan
+     * has the drift (its speeds before the transport) */
     float vf, rg, swirl;
-    bool arrive, fattal;
+    bool arrive, fattal, drift;
 } MorphPassInfo;
 
 /* Begin the next step (its key switch and sources, then its plan); nothing

@@ -181,7 +181,7 @@ void passbypass_explain(const MorphPassInfo *pi, char *buf, size_t n)
         break;
     case METHOD_PASS_ADVECT_DENSITY:
         snprintf(buf, n, "the smoke carried by the flow%s (conservative, within --umax)",
-                 pi->rg > 0.0f ? " and the drift" : "");
+                 pi->drift ? " and the drift" : "");
         break;
     case METHOD_PASS_GATHER_BEGIN:
         snprintf(buf, n, "gathering%s: its implicit solve starts from e = \xcf\x81 \xe2\x88\x92 \xcf\x81*", arr);

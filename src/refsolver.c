@@ -536,11 +536,11 @@ static float drift_capped(float a, float t, float cap)
  * each face's drift is clamped to keep |clamp(u, ±umax) + w| ≤ umax, the
  * speed limit the flow itself has: smoke never outruns what the flow could
  * carry. u, v NULL: no flow (the drift alone, capped at umax). */
-static void drift_flow_limit(int w, int h, float umax, const float *u, const float *v, float *wu,
-                             float *wv)
+static void drift_flow_limit(int w, int h, float flowmax, float umax, const float *u, const float *v,
+                             float *wu, float *wv)
 {
     for (size_t k = 0; k < (size_t)w * h; k++) {
-        float uc = u ? clampf(u[k], -umax, umax) : 0.0f, vc = v ? clampf(v[k], -umax, umax) : 0.0f;
+        float uc = u ? clampf(u[k], -flowmax, flowmax) : 0.0f, vc = v ? clampf(v[k], -flowmax, flowmax) : 0.0f;
         wu[k] = uc + clampf(wu[k], -umax - uc, umax - uc);
         wv[k] = vc + clampf(wv[k], -umax - vc, umax - vc);
     }
@@ -550,12 +550,19 @@ static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *sp
                          const float *rho_blur_coarse, const float *tgt_blur, float dscale,
                          float r, float *wu, float *wv);
 
+void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
+                              const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
+                              float flowmax, const float *u, const float *v, float *wu, float *wv)
+{
+    drift_speeds(w, h, p, spec, phi, rho_blur_coarse, tgt_blur, dscale, r, wu, wv);
+    drift_flow_limit(w, h, flowmax, p->umax, u, v, wu, wv);
+}
+
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                         const float *u, const float *v, float *wu, float *wv)
 {
-    drift_speeds(w, h, p, spec, phi, rho_blur_coarse, tgt_blur, dscale, r, wu, wv);
-    drift_flow_limit(w, h, p->umax, u, v, wu, wv);
+    ref_pass_drift_vel_paced(w, h, p, spec, phi, rho_blur_coarse, tgt_blur, dscale, r, p->umax, u, v, wu, wv);
 }
 
 static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
@@ -707,6 +714,7 @@ struct RefSolver {
     float *phi;                  /* the deficit potential: ∇²φ = ρ − c·ρ* */
     float *eg;                   /* the last gathering solve's e: the next one's start */
     float *wu, *wv;              /* the transport's face speeds, flow + drift (METHOD_PASS_DRIFT_VEL) */
+    float umax_now;              /* the last step's speed limit (method_pace) */
     bool drift_ran;              /* this (the last) step ran the drift: the transport moved by wu, wv */
     float pot_c;                 /* c: the target scaled to the density's mass */
     float dscale;                /* the target's density scale Σρ*²/Σρ* */
@@ -917,6 +925,7 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_FORCE: {
         SolverParams q = *p; /* a field's force that is not the last: no damping, no clamp */
+        q.umax = st->umax_flow; /* the flow's limit: a long key's pace */
         if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX, q.swirl = 0.0f; /* the last field's adds it */
         ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
                        s->u, s->v, s->t0, s->t1);
@@ -945,16 +954,17 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         SWAP(s->v, s->t1);
         break;
     case METHOD_PASS_DRIFT_VEL: /* from ρ̃ of the step's first pass: the density before its transport */
-        ref_pass_drift_vel(w, h, p, &s->blur, st->balance ? s->phi : NULL, s->c0, s->tgt_blur,
-                           s->dscale, st->rg, s->u, s->v, s->wu, s->wv);
+        ref_pass_drift_vel_paced(w, h, p, &s->blur, st->balance ? s->phi : NULL, s->c0, s->tgt_blur,
+                                 s->dscale, st->rg, st->umax_flow, s->u, s->v, s->wu, s->wv);
         s->drift_ran = true;
         break;
     case METHOD_PASS_ADVECT_DENSITY: { /* the substeps the speed needs (method.h), by u or u + w */
         const float *tu = s->drift_ran ? s->wu : s->u, *tv = s->drift_ran ? s->wv : s->v;
+        float cap = s->drift_ran ? p->umax : st->umax_flow; /* flow + drift: within umax */
         if (k == 0)
-            s->nsub[0] = method_substeps_for(ref_pass_speed(w, h, p->umax, tu, tv),
+            s->nsub[0] = method_substeps_for(ref_pass_speed(w, h, cap, tu, tv),
                                              method_speed_scale(p->dt, hh), method_advect_substeps(w, h, p));
-        if (k < s->nsub[0]) transport(s, tu, tv, p->umax, p->dt / (float)s->nsub[0]);
+        if (k < s->nsub[0]) transport(s, tu, tv, cap, p->dt / (float)s->nsub[0]);
         break;
     }
     case METHOD_PASS_GATHER_BEGIN:
@@ -1012,6 +1022,7 @@ void ref_copy_velocity(RefSolver *dst, const RefSolver *src)
 void ref_step_begin(RefSolver *s, MethodStep *st)
 {
     method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->kstep++, s->dscale, st);
+    s->umax_now = st->umax_flow;
     s->nsub[0] = 0;
     s->drift_ran = false;
     s->last = METHOD_PASS_COUNT;
@@ -1094,7 +1105,7 @@ const float *ref_velocity_v(const RefSolver *s) { return s->v; }
 int ref_read_motion(const RefSolver *s, float *u, float *v)
 {
     size_t n = (size_t)s->w * s->h;
-    float um = s->p.umax;
+    float um = s->umax_now > 0.0f ? s->umax_now : s->p.umax;
     for (size_t k = 0; k < n; k++) {
         u[k] = s->drift_ran ? s->wu[k] : clampf(s->u[k], -um, um);
         v[k] = s->drift_ran ? s->wv[k] : clampf(s->v[k], -um, um);

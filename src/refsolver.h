@@ -238,6 +238,11 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                         const float *u, const float *v, float *wu, float *wv);
+/* ... with the flow clamped to flowmax (MethodStep.umax_flow: a long key's
+ * pace) before the drift is added; flow + drift still within p->umax. */
+void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
+                              const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
+                              float flowmax, const float *u, const float *v, float *wu, float *wv);
 /* Implicit gathering: e − a∇·(D∇e) = ρ0 − ρ*, a = dt·vg/h², D = ρ0·ρ̃*
  * (face D = mean of the two cells), walls no-flux. One Jacobi iteration: */
 void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const float *tgt,

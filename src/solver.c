@@ -109,6 +109,7 @@ struct Solver {
     long nstep;                 /* steps since solver_set_density: the fade-ins' clock */
     long kstep;                 /* steps since the target was set: the arrival's clock */
     float vf_now, rg_now;       /* this step's faded vf and gathering factor */
+    float umax_now;             /* this step's flow speed limit (MethodStep.umax_flow) */
     float kb_now, ga_now;       /* the plan's balance coefficient and gathering a */
     bool balance_now;           /* the plan's: the balance force is on (φ is solved) */
     bool one_by_one;            /* solver_step_pass: one Jacobi iteration a pass, always */
@@ -224,7 +225,7 @@ static void pass_force(Solver *s, const Field *vel, const Field *dens, const Fie
     shader_set_float(sh, "u_k", s->p.dt * s->vf_now / s->cell);
     /* a field's force that another field's follows: added undamped, unclamped */
     shader_set_float(sh, "u_damp", s->partial_now ? 1.0f : 1.0f / (1.0f + s->p.dt * s->p.vd));
-    shader_set_float(sh, "u_umax", s->partial_now ? FLT_MAX : s->p.umax);
+    shader_set_float(sh, "u_umax", s->partial_now ? FLT_MAX : s->umax_now);
     shader_set_float(sh, "u_eps", s->p.eps);
     bool balance = s->balance_now;
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
@@ -529,6 +530,7 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_float(sh, "u_kw", balance ? s->p.vw / s->dscale / s->cell : 0.0f);
     shader_set_float(sh, "u_haze", METHOD_DRIFT_HAZE * s->dscale);
     shader_set_texture(sh, "u_vel", 3, field_texture(s->vel.read));
+    shader_set_float(sh, "u_flowmax", s->umax_now);
     shader_set_float(sh, "u_umax", s->p.umax);
     run(s, out);
 }
@@ -613,6 +615,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     Solver *s = self;
     s->vf_now = st->p.vf;
     s->rg_now = st->rg;
+    s->umax_now = st->umax_flow;
     s->kb_now = st->kb;
     s->ga_now = st->gather_a;
     s->balance_now = st->balance;
@@ -664,7 +667,9 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
         if (!s->drift_ran && k == 0) mark(s, T_DRIFT); /* no drift: an empty drift group */
-        if (transport_substep(s, s->drift_ran ? s->drift : s->vel.read, s->p.umax, k, count) < 0) return -1;
+        if (transport_substep(s, s->drift_ran ? s->drift : s->vel.read, s->drift_ran ? s->p.umax : s->umax_now, k,
+                             count) < 0)
+            return -1;
         if (last) mark(s, T_ADVECT_DENS);
         break;
     case METHOD_PASS_GATHER_BEGIN:
@@ -774,6 +779,7 @@ int solver_step_end(Solver *s)
     s->inflight_next = (s->inflight_next + 1) % SOLVER_STEPS_IN_FLIGHT;
     s->vf_now = s->p.vf; /* single passes (tests) run unfaded */
     s->rg_now = 1.0f;
+    s->umax_now = s->p.umax;
     return gl_check("solver", "a step");
 }
 
@@ -887,6 +893,7 @@ Solver *solver_create_opts(int w, int h, const SolverParams *p, const SolverOpti
     method_params_resolve(&s->p);
     s->vf_now = s->p.vf;
     s->rg_now = 1.0f;
+    s->umax_now = s->p.umax;
     method_blur_spec(w, h, s->p.sigma, &s->blur);
     char defines[512]; /* the method's constants, for every pass (never typed in GLSL) */
     method_glsl_defines(defines, sizeof defines);
@@ -958,6 +965,7 @@ int solver_set_params(Solver *s, const SolverParams *p)
     method_params_resolve(&s->p);
     s->vf_now = s->p.vf;
     s->rg_now = 1.0f;
+    s->umax_now = s->p.umax;
     if (s->p.sigma == old_sigma) return 0;
     BlurSpec nb;
     method_blur_spec(s->w, s->h, s->p.sigma, &nb);
@@ -1119,15 +1127,15 @@ int solver_read_velocity(Solver *s, float *u, float *v)
 
 int solver_read_motion(Solver *s, float *u, float *v)
 {
+    if (s->drift_ran) return read_channels(s, s->drift, u, v, NULL); /* the transport's speeds: flow + drift */
     if (read_channels(s, s->vel.read, u, v, NULL) < 0) return -1;
     size_t n = (size_t)s->w * s->h;
-    float um = s->p.umax;
+    float um = s->umax_now;
     for (size_t k = 0; k < n; k++) {
         u[k] = u[k] < -um ? -um : (u[k] > um ? um : u[k]);
         v[k] = v[k] < -um ? -um : (v[k] > um ? um : v[k]);
     }
-    if (!s->drift_ran) return 0;
-    return read_channels(s, s->drift, u, v, NULL); /* the transport's speeds: flow + drift */
+    return 0;
 }
 
 int solver_observe(Solver *s, float *rho, double *mass, double *error, double *max_div)
@@ -1407,6 +1415,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
         if (first) { /* the first iteration, from e = 0 */
             s->vf_now = s->p.vf;
             s->rg_now = 1.0f;
+            s->umax_now = s->p.umax;
             pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, true, 0);
             field_pair_swap(&s->gerr);
         } else {
@@ -1421,6 +1430,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
     }
     s->vf_now = s->p.vf; /* single passes run unfaded */
     s->rg_now = 1.0f;
+    s->umax_now = s->p.umax;
     return gl_check("solver", "a single pass");
 }
 

@@ -141,7 +141,7 @@ unsigned solver_velocity_texture(const Solver *s);
  * texture a pass samples read once, its target written once). */
 typedef struct {
     double blur, force, advect_vel, divergence, jacobi, subtract, advect_density;
-    double drift;  /* the gathering drift: its face speeds and transport substeps */
+    double drift;  /* the transport's face speeds: the clamped flow plus the drift */
     double gather; /* the implicit gathering: its start, Jacobi iterations and fluxes */
     double bytes[9]; /* in the order of the times above */
     long steps;
@@ -153,9 +153,10 @@ int solver_times(Solver *s, SolverTimes *out);
  * cost of submitting it. */
 double solver_wait_seconds(const Solver *s);
 
-/* The substeps the last step's transport stage took (0: the density's, 1:
- * the drift's; 0 before its first step or when the stage did not run): the
- * count follows the actual speed (method.h). A read-back: for reports. */
+/* The substeps the last step's transport stage took (stage 0, the only one:
+ * the density's, by the flow and the drift; 0 before its first step; -1 for
+ * another stage): the count follows the actual speed (method.h). A
+ * read-back: for reports. */
 int solver_substeps(Solver *s, int stage);
 
 /* Whether a compute solver made now in this context runs the tiled passes

@@ -27,8 +27,8 @@ typedef struct Text Text;
 
 /* The font at px pixels a line (FT_Set_Pixel_Sizes), its atlas and the
  * text shader. NULL with err filled ("text: cannot open the font PATH
- * (install fonts-dejavu-core): ..."). The font path: font, else
- * $SMOKEMORPH_FONT, else TEXT_DEFAULT_FONT. */
+ * (install fonts-dejavu-core): ..."). The font path: font (--font),
+ * else TEXT_DEFAULT_FONT. */
 Text *text_create(const char *font, int px, const char *shader_dir, char *err, size_t errlen);
 void text_free(Text *t);
 

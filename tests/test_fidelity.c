@@ -612,9 +612,10 @@ static void test_tool_keys(void)
             double from = atof(f[8]), mid = atof(f[9]), at = atof(f[10]), morph_at = atof(f[11]),
                    drift = atof(f[13]);
             /* the key is reached on its beat, not long before: half way the
-             * smoke is still on its way (5-s keys at 32²: 0.13-0.43 of the
-             * error at the range's start; docs/FIDELITY.md has the suite's) */
-            CHECK(mid >= 0.1 * from, "%s key %d: error %.3f half way, from %.3f", seqs[q], k, mid, from);
+             * smoke is still on its way (5-s keys at 32², paced: 0.20-0.42 of
+             * the error at the range's start, 0.13 at the least unpaced;
+             * docs/FIDELITY.md has the suite's) */
+            CHECK(mid >= 0.15 * from, "%s key %d: error %.3f half way, from %.3f", seqs[q], k, mid, from);
             printf("  info: %s key %d at step %ld (held %s): error %.3f -> %.3f, drift %.1e\n", seqs[q], k,
                    step, f[7], from, at, drift);
             CHECK(step == 505L * k, "%s key %d: read at step %ld, not %ld", seqs[q], k, step, 505L * k);

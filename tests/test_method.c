@@ -1,11 +1,75 @@
 /* test_method: the method module's parameters as a zeroed struct (issue 8
  * point 1: a zeroed SolverParams means the defaults, as in sokol). */
+#include <math.h>
 #include <string.h>
 
 #include "check.h"
 #include "method.h"
 #include "refsolver.h"
 #include "testlib.h"
+
+/* Issue 20, point 3: a long timed key's flow starts slow and speeds up to
+ * the full limit for the approach; 3-s morphs, --arrive 0 and Fattal's
+ * method are not paced; --pace sets the start. */
+static void test_pace(void)
+{
+    SolverParams p;
+    method_params_default(&p);
+    p.dt = 0.01f;
+    CHECK(method_pace(&p, 0) == 1.0f && method_pace(&p, 150) == 1.0f, "the default 3 s: unpaced");
+    p.arrive = 10.0f; /* 1000 steps */
+    float r = powf(METHOD_PACE_TIME / 10.0f, METHOD_PACE_POWER);
+    CHECK(fabsf(method_pace(&p, 0) - r) < 1e-6f && fabsf(method_pace(&p, 400) - r) < 1e-6f,
+          "10 s: starts at %g, got %g and %g", (double)r, (double)method_pace(&p, 0), (double)method_pace(&p, 400));
+    CHECK(method_pace(&p, 700) == 1.0f && method_pace(&p, 2000) == 1.0f, "the full limit from %g of the key",
+          (double)METHOD_PACE_FULL);
+    float last = 0.0f;
+    bool rising = true;
+    for (long k = 0; k <= 1000; k += 10) {
+        rising = rising && method_pace(&p, k) >= last;
+        last = method_pace(&p, k);
+    }
+    CHECK(rising, "the pace never slows down within a key");
+    p.pace = 0.5f;
+    CHECK(method_pace(&p, 0) == 0.5f, "--pace 0.5 starts at 0.5: %g", (double)method_pace(&p, 0));
+    p.pace = 0.0f;
+    p.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_pace(&p, 0) == 1.0f, "Fattal's method: unpaced");
+    p.force = SOLVER_FORCE_BALANCE;
+    p.arrive = 0.0f;
+    CHECK(method_pace(&p, 0) == 1.0f, "untimed: unpaced");
+    /* the plan: the flow's limit paced, the flow plus drift's not */
+    p.arrive = 10.0f;
+    MethodStep st;
+    method_plan(&p, method_grid(32, 32), 0, 0, 1.0f, &st);
+    CHECK(fabsf(st.umax_flow - r * p.umax) < 1e-6f && st.p.umax == p.umax, "plan: flow %g, all %g",
+          (double)st.umax_flow, (double)st.p.umax);
+}
+
+/* The trip's length: a disc moved by a quarter of the box reads a quarter
+ * (the direction of the move), the same image 0; a far trip is paced less. */
+static void test_travel_distance(void)
+{
+    enum { W = 64 };
+    static float a[W * W], b[W * W];
+    for (int j = 0; j < W; j++)
+        for (int i = 0; i < W; i++) {
+            float y = (j + 0.5f) / W - 0.5f, xa = (i + 0.5f) / W - 0.3f, xb = (i + 0.5f) / W - 0.55f;
+            a[j * W + i] = xa * xa + y * y < 0.01f ? 1.0f : 0.0f;
+            b[j * W + i] = xb * xb + y * y < 0.01f ? 1.0f : 0.0f;
+        }
+    float d = method_travel_distance(W, W, a, b), z = method_travel_distance(W, W, a, a);
+    CHECK(fabsf(d - 0.25f) < 0.01f, "a disc moved by 0.25: %g", (double)d);
+    CHECK(z < 1e-6f, "the same image: %g", (double)z);
+    SolverParams p;
+    method_params_default(&p);
+    p.arrive = 10.0f;
+    float near = method_pace_for_trip(&p, W, W, a, a), far = method_pace_for_trip(&p, W, W, a, b);
+    CHECK(near == powf(METHOD_PACE_TIME / 10.0f, METHOD_PACE_POWER) && far > near && far <= 1.0f,
+          "pace: %g in place, %g for the trip", (double)near, (double)far);
+    p.arrive = 3.0f;
+    CHECK(method_pace_for_trip(&p, W, W, a, b) == 0.0f, "3 s: not paced (automatic)");
+}
 
 static void test_zeroed_is_default(void)
 {
@@ -101,6 +165,8 @@ static void test_plan_resolves(void)
 
 int main(void)
 {
+    RUN(test_pace);
+    RUN(test_travel_distance);
     RUN(test_zeroed_is_default);
     RUN(test_partial_and_explicit_zero);
     RUN(test_backend_resolves);

@@ -3,7 +3,7 @@
  * morph_step's state within 1e-6 (of each field's largest value), and after
  * each pass the field it wrote, read back, agrees with the CPU reference's
  * within 1e-4 relative L2 (as test_gpu_passes's passes do), with the
- * compute backend's tiled passes (SMOKEMORPH_COMPUTE_TILES=1) and without.
+ * compute backend's tiled passes (--compute-tiles 1) and without.
  * TEST_GPU_BACKEND=fragment or compute runs one backend only. */
 #include <math.h>
 #include <stdlib.h>

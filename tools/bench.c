@@ -44,7 +44,7 @@ static void usage(void)
            "--from STEP times the morph from that step on (default 0: from the start,\n"
            "where the flow is fastest): the transport's substeps follow the flow's speed,\n"
            "so a step's cost changes over a morph. 'substeps' is the last timed step's\n"
-           "count of the density's and the drift's transport, and their bound.\n"
+           "count of the density's transport (by the flow and the drift), and its bound.\n"
            "\n"
            "bench --export [--formats png8,png16,exr] [--sizes 256,2048,3840x2160]\n"
            "             [--threads 1,N] [--frames N] [--png-compression L]\n"
