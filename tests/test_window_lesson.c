@@ -271,6 +271,31 @@ static void test_compare_views(void)
     compare_free(c);
 }
 
+/* The title bar shows the numbers the HUD read (refresh_metrics): no
+ * read-back of its own, one run or two compared, running and paused. */
+static void test_title_reads(void)
+{
+    Compare *c = make_compare();
+    for (int k = 0; k < 2; k++) {
+        if (k == 0 && !c) continue;
+        ViewOptions vo = opts();
+        vo.compare = k == 0 ? c : NULL;
+        vo.keys = "zzs.szz "; /* running, a step, a pass, a step, paused, running */
+        vo.max_steps = morph_step_count(vo.compare ? compare_morph(c, 0) : g_m) + 16;
+        if (run_view(&vo)) continue;
+        const ViewShown *sh = view_shown();
+        int per = k == 0 ? 2 : 1;
+        printf("  %s: %ld read-backs, %ld refreshes; title bar '%s'\n", k == 0 ? "compare" : "one run", sh->reads,
+               sh->refreshes, sh->title_bar);
+        CHECK(sh->refreshes > 0 && sh->reads == per * sh->refreshes,
+              "%s: %ld read-backs for %ld refreshes of the HUD's numbers (%d each)", k == 0 ? "compare" : "one run",
+              sh->reads, sh->refreshes, per);
+        CHECK(strstr(sh->title_bar, "error ") != NULL && (k == 1 || strstr(sh->title_bar, "Fattal")),
+              "the title bar: '%s'", sh->title_bar);
+    }
+    compare_free(c);
+}
+
 static bool have_ffprobe(void)
 {
     return testlib_sh("command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1") == 0;
@@ -446,6 +471,7 @@ int main(int argc, char **argv)
         RUN(test_no_overlap_640);
         RUN(test_pass_by_pass_labels);
         RUN(test_compare_views);
+        RUN(test_title_reads);
         RUN(test_record);
         RUN(test_lesson_to_end);
         morph_free(g_m);
