@@ -14,17 +14,14 @@
 #include "image.h"
 #include "log.h"
 
-/* The bundled targets: next to the executable (source tree: ./targets or
- * ../targets from build/), else PREFIX/share/smokemorph/targets. */
-static int find_data_dir(const char *argv0, const char *sub, const char *probe, char *out,
-                         size_t outlen)
+int inputs_data_dir(const char *argv0, const char *sub, const char *probe, char *out, size_t outlen)
 {
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n > 0) {
         exe[n] = '\0';
     } else {
-        snprintf(exe, sizeof exe, "%s", argv0);
+        snprintf(exe, sizeof exe, "%s", argv0 ? argv0 : ".");
     }
     char *slash = strrchr(exe, '/');
     if (slash) *slash = '\0';
@@ -143,7 +140,7 @@ static void pick_grid(Config *c, int n, const char *const path[], const Image *c
 void inputs_bundled(const char *argv0, char *start, char *target, size_t n)
 {
     char data[PATH_MAX];
-    if (find_data_dir(argv0, "targets", DEFAULT_START, data, sizeof data) < 0)
+    if (inputs_data_dir(argv0, "targets", DEFAULT_START, data, sizeof data) < 0)
         die("smokemorph", "cannot find the bundled targets (%s); give two images: "
             "smokemorph CURRENT TARGET", DEFAULT_START);
     snprintf(start, n, "%s/%s", data, DEFAULT_START);

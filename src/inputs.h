@@ -47,6 +47,14 @@ typedef struct {
     float rgb[3];
 } FieldImages;
 
+/* The data folder SUB (targets, lessons) holding the file PROBE into out
+ * (outlen bytes): next to the executable (the source tree: ./SUB, or
+ * ../SUB from build/), an install moved as a whole (PREFIX/bin ->
+ * PREFIX/share/smokemorph/SUB), else the configured
+ * PREFIX/share/smokemorph/SUB. argv0 (NULL: ".") where /proc/self/exe is
+ * not there. 0, or -1 when none holds PROBE. */
+int inputs_data_dir(const char *argv0, const char *sub, const char *probe, char *out, size_t outlen);
+
 /* The bundled pair's paths (start, target: n bytes each), found next to
  * the executable or under the install prefix; exits with one line when
  * they are not there. */

@@ -5,12 +5,14 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare_spec.h"
+#include "inputs.h"
 #include "scene.h"
 #include "viewfield.h"
 
@@ -249,14 +251,12 @@ done:
 Lesson *lesson_load(const char *path, const SolverParams *base, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
-#ifdef SMOKEMORPH_DATADIR
-    char shipped[1200];
-    if (!f && errno == ENOENT && !strchr(path, '/')) { /* a name: the installed lessons */
-        snprintf(shipped, sizeof shipped, "%s/lessons/%s", SMOKEMORPH_DATADIR, path);
+    char dir[PATH_MAX], shipped[2 * PATH_MAX];
+    /* a name: the shipped lessons (next to the program, or installed) */
+    if (!f && errno == ENOENT && !strchr(path, '/') && inputs_data_dir(NULL, "lessons", path, dir, sizeof dir) == 0) {
+        snprintf(shipped, sizeof shipped, "%s/%s", dir, path);
         if ((f = fopen(shipped, "rb"))) path = shipped;
-        else errno = ENOENT;
     }
-#endif
     if (!f) {
         snprintf(err, errlen, "lesson: %s: cannot open: %s", path, strerror(errno));
         return NULL;

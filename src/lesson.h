@@ -81,7 +81,9 @@ typedef struct {
     int n;
 } Lesson;
 
-/* The lesson at PATH, its parameters checked over base (the run's). NULL
+/* The lesson at PATH (a bare name not in the current folder: in the
+ * shipped lessons' folder, inputs_data_dir's "lessons"), its parameters
+ * checked over base (the run's). NULL
  * with one line in err: "lesson: FILE:LINE:COLUMN: PATH: problem" (or
  * "lesson: FILE: problem" when the file cannot be read). */
 Lesson *lesson_load(const char *path, const SolverParams *base, char *err, size_t errlen);

@@ -446,6 +446,18 @@ static void test_lesson_to_end(void)
     CHECK(rc == 1 && r.err && strstr(r.err, want) && lines == 1, "a bad lesson: exit %d, one line naming it: '%s'", rc,
           r.err ? r.err : "");
     testlib_result_free(&r);
+    /* a bare name: the shipped lessons' folder, found as the bundled
+     * targets are (here the source tree's, next to build/smokemorph) */
+    char cwd[4096] = ".", far[8600];
+    CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
+    const char *bin = testlib_bin();
+    snprintf(far, sizeof far, "cd %s && timeout 60 %s%s%s --backend fragment --grid 32 --lesson "
+             "how-target-driven-smoke-works.json --keys zq", g_tmp, bin[0] == '/' ? "" : cwd, bin[0] == '/' ? "" : "/", bin);
+    TestlibResult r2 = {0};
+    rc = testlib_run_sh(far, NULL, &r2);
+    CHECK(rc == 0 && r2.err && strstr(r2.err, "12 steps"), "--lesson NAME from another folder: exit %d: %s", rc,
+          r2.err ? r2.err : "");
+    testlib_result_free(&r2);
 }
 
 int main(int argc, char **argv)
