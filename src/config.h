@@ -123,6 +123,8 @@ typedef struct {
     unsigned char given[16];   /* one bit per row of settings.def given (config_given) */
     const char *field_name;    /* a scene's field's name (EXR's density.NAME; NULL:
                                   "smoke"), set by scene_apply */
+    const struct Lesson *lesson_ready; /* --lesson's file, read and checked before the
+                                  window opens (main; lesson.h); NULL: none */
 } Config;
 
 enum { CONFIG_PROGRESS_AUTO = 0, CONFIG_PROGRESS_JSON = 1 };

@@ -74,7 +74,7 @@ typedef struct {
     int line, column;             /* where the step starts in the file */
 } LessonStep;
 
-typedef struct {
+typedef struct Lesson {
     char file[1024];
     char title[LESSON_TEXT_MAX + 1];
     LessonStep *step;

@@ -15,6 +15,7 @@
 #include "glctx.h"
 #include "guard.h"
 #include "inputs.h"
+#include "lesson.h"
 #include "log.h"
 #include "mode_compare.h"
 #include "mode_dump.h"
@@ -48,6 +49,7 @@ typedef struct {
     int nf;
     float density_scale;
     Fields fs;
+    Lesson *lesson; /* --lesson's, read by run_parse */
 } Run;
 
 static void run_free(Run *r)
@@ -58,6 +60,7 @@ static void run_free(Run *r)
     glctx_destroy(r->ctx);
     if (r->args != r->argv) free(r->args);
     scene_free(r->scene);
+    lesson_free(r->lesson);
 }
 
 /* The backend a run uses. Explicit choices are checked against the context;
@@ -132,9 +135,20 @@ static int run_parse(Run *r)
                 c->compare ? "--compare" : "--compare-preset");
         return RUN_USAGE;
     }
+    if ((c->compare || c->compare_preset) && c->lesson) {
+        fprintf(stderr, "config: --lesson runs one morph (a step may compare two: \"compare\"): leave out %s\n",
+                c->compare ? "--compare" : "--compare-preset");
+        return RUN_USAGE;
+    }
     log_set_level(c->verbosity == 0 ? LOG_ERROR : (c->verbosity >= 2 ? LOG_DEBUG : LOG_INFO));
     /* --resume: the checkpoint decides the grid, the images and the state */
     if (c->resume_path && resume_load(c, &r->resume, r->scene) < 0) return RUN_FAILED;
+    /* the lesson read and checked over the run's parameters before any window */
+    if (c->lesson && !(r->lesson = lesson_load(c->lesson, &c->params, err, sizeof err))) {
+        fprintf(stderr, "%s\n", err);
+        return RUN_FAILED;
+    }
+    c->lesson_ready = r->lesson;
     return RUN_ON;
 }
 

@@ -18,6 +18,7 @@ int mode_window_run(GlCtx *ctx, const Config *c, Morph *m, const char *shader_di
                       .font = c->font,
                       .record = c->record,
                       .lesson = c->lesson,
+                      .lesson_ready = c->lesson_ready,
                       .fps = c->fps,
                       .color = {c->color[0], c->color[1], c->color[2]},
                       .compare = cmp};

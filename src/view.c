@@ -106,7 +106,8 @@ static struct {
     /* a lesson (lesson.h): its step shown, its caption across the bottom,
      * the step count to pause at, the passes to run then; a step comparing
      * two runs replaces the morph given (base) by its own Compare's A */
-    Lesson *lesson;
+    const Lesson *lesson;
+    Lesson *lesson_own; /* the lesson read here (not ViewOptions' lesson_ready) */
     int lstep;
     char caption[VIEW_CAPTION_MAX];
     long run_to;
@@ -1207,8 +1208,8 @@ static int lesson_compare(const char *spec)
         return 0;
     }
     if (morph_get_state(V.base, &V.st) < 0 || side_b_fields() < 0) return -1;
-    Compare *c = compare_create(morph_width(V.base), morph_height(V.base), &cs, V.st.start, V.st.target, true,
-                                morph_backend(V.base), V.o.shader_dir, err, sizeof err);
+    Compare *c = compare_create(morph_width(V.base), morph_height(V.base), &cs, V.st.start, V.st.target,
+                                V.st.mass_match, morph_backend(V.base), V.o.shader_dir, err, sizeof err);
     if (!c) {
         log_error("lesson", "%s", err);
         return -1;
@@ -1480,16 +1481,17 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     V.last_title = export_now();
     if (V.o.verbose_keys) print_keys();
     V.base = m;
-    if (o->lesson) {
-        if (o->compare) {
+    if (o->lesson || o->lesson_ready) {
+        if (o->compare) { /* main refuses it before the window: config_parse's callers */
             log_error("view", "--lesson runs one morph (a step may compare two): leave out --compare");
             goto free_keys;
         }
-        if (!(V.lesson = lesson_load(o->lesson, morph_params(m), err, sizeof err))) {
+        if (!(V.lesson = o->lesson_ready) &&
+            !(V.lesson = V.lesson_own = lesson_load(o->lesson, morph_params(m), err, sizeof err))) {
             fprintf(stderr, "%s\n", err);
             goto free_keys;
         }
-        log_info("lesson", "%s: %d steps (space: the next, Backspace: the one before)", o->lesson, V.lesson->n);
+        log_info("lesson", "%s: %d steps (space: the next, Backspace: the one before)", V.lesson->file, V.lesson->n);
         if (lesson_go(0) < 0 || (V.paused && lesson_passes_now() < 0)) goto free_keys;
     }
     if (o->record && record_start(o->record) < 0) goto free_keys;
@@ -1504,8 +1506,8 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     if (record_stop() < 0 && V.o.record) rc = 1;
 free_keys:
     lesson_uncompare();
-    lesson_free(V.lesson);
-    V.lesson = NULL;
+    lesson_free(V.lesson_own);
+    V.lesson = V.lesson_own = NULL;
     if (V.rec) export_close(V.rec); /* not finished: no file left */
     V.rec = NULL;
     free(V.rec_buf);

@@ -46,7 +46,8 @@ typedef struct {
     /* issue 24: the classroom on a projector */
     const char *record;      /* --record FILE.mp4: what the window shows, from the start */
     double fps;              /* the recording's frames per second (0: 24) */
-    const char *lesson;      /* --lesson FILE: a prepared lesson (lesson.h) */
+    const char *lesson;      /* --lesson FILE: a prepared lesson (lesson.h), read here */
+    const struct Lesson *lesson_ready; /* or the lesson already read (main, before the window) */
 } ViewOptions;
 
 /* Runs the window until quit. Returns the process exit status. */

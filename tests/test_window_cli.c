@@ -165,6 +165,31 @@ static void test_checkpoint_in_window(void)
     CHECK(count_entries(work) == 0, "--checkpoint-every in a window wrote files");
 }
 
+/* --lesson is read before the window opens: with a GL too old for the
+ * window (MESA_GL_VERSION_OVERRIDE=3.0, the window's own error otherwise),
+ * a bad lesson is one line naming it (exit 1), and --lesson with
+ * --compare-preset a usage error (exit 2), neither the window's error. */
+static void test_lesson_before_window(void)
+{
+    char bad[700];
+    snprintf(bad, sizeof bad, "%s/bad.json", tmp);
+    const char *text = "{\"steps\": [{\"view\": \"warp\"}]}";
+    CHECK(testlib_write_file(bad, text, strlen(text)) == 0, "write %s", bad);
+    run(NULL, "MESA_GL_VERSION_OVERRIDE=3.0", "--grid", "32", "--lesson", bad, NULL);
+    CHECK(R.signal == 0 && R.code == 1 && count_lines(R.err) == 1 && strstr(R.err, "lesson: ") &&
+              strstr(R.err, "bad.json:1:21: steps[0].view: unknown view 'warp'"),
+          "a bad lesson before the window: exit %d:\n%s", R.code, R.err);
+    run(NULL, "MESA_GL_VERSION_OVERRIDE=3.0", "--grid", "32", "--lesson", bad, "--compare-preset", "force", NULL);
+    CHECK(R.signal == 0 && R.code == 2 && count_lines(R.err) == 1 && strstr(R.err, "--lesson") &&
+              strstr(R.err, "--compare-preset"),
+          "--lesson with --compare-preset: exit %d:\n%s", R.code, R.err);
+    run(NULL, NULL, "--grid", "32", "--lesson", bad, "--compare", "gather=0", NULL);
+    CHECK(R.signal == 0 && R.code == 2 && count_lines(R.err) == 1 && strstr(R.err, "--lesson") &&
+              strstr(R.err, "--compare"),
+          "--lesson with --compare: exit %d:\n%s", R.code, R.err);
+    CHECK(count_entries(work) == 0, "--lesson refused: files written");
+}
+
 int main(void)
 {
     const char *d = getenv("DISPLAY");
@@ -176,6 +201,7 @@ int main(void)
     RUN(test_old_gl_window);
     RUN(test_cpu_with_display);
     RUN(test_checkpoint_in_window);
+    RUN(test_lesson_before_window);
     testlib_rm_rf(tmp);
     testlib_result_free(&R);
     return check_done();

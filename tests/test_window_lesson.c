@@ -296,6 +296,42 @@ static void test_title_reads(void)
     compare_free(c);
 }
 
+/* A lesson's comparison keeps the run's mass matching: a morph made
+ * without it (--no-mass-match) compared in a lesson shows the errors of a
+ * Compare made without it (against the blob's and the star's own masses). */
+static void test_lesson_compare_mass(void)
+{
+    char err[512], shown[2][2][VIEWMODEL_LINE * 2];
+    SolverParams p;
+    method_params_default(&p);
+    Morph *m = morph_create(G, G, &p, g_start, g_target, false, MORPH_FRAGMENT, g_dir, err, sizeof err);
+    CHECK(m != NULL, "a morph without mass matching: %s", err);
+    if (!m) return;
+    ViewOptions vo = opts();
+    vo.lesson = lesson_file("mass.json", "{\"steps\": [{\"compare\": \"force\", \"run\": 4}]}");
+    vo.max_steps = 4;
+    int rc = view_run(NULL, m, &vo);
+    CHECK(rc == 0, "the lesson: exit %d", rc);
+    for (int h = 0; h < 2; h++) snprintf(shown[0][h], sizeof shown[0][h], "%s", view_shown()->half[h][2]);
+    morph_free(m);
+    CompareSpec cs;
+    CHECK(compare_preset("force", &p, &cs, err, sizeof err) == 0, "%s", err);
+    Compare *c = compare_create(G, G, &cs, g_start, g_target, false, MORPH_FRAGMENT, g_dir, err, sizeof err);
+    CHECK(c != NULL, "compare: %s", err);
+    if (!c) return;
+    vo = opts();
+    vo.compare = c;
+    vo.max_steps = 4;
+    if (run_view(&vo) == 0) {
+        for (int h = 0; h < 2; h++) snprintf(shown[1][h], sizeof shown[1][h], "%s", view_shown()->half[h][2]);
+        printf("  no mass matching: lesson A '%s' B '%s'; --compare-preset A '%s' B '%s'\n", shown[0][0], shown[0][1],
+               shown[1][0], shown[1][1]);
+        CHECK(!strcmp(shown[0][0], shown[1][0]) && !strcmp(shown[0][1], shown[1][1]) && shown[0][0][0],
+              "the lesson's comparison without mass matching is --compare-preset's");
+    }
+    compare_free(c);
+}
+
 static bool have_ffprobe(void)
 {
     return testlib_sh("command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1") == 0;
@@ -484,6 +520,7 @@ int main(int argc, char **argv)
         RUN(test_pass_by_pass_labels);
         RUN(test_compare_views);
         RUN(test_title_reads);
+        RUN(test_lesson_compare_mass);
         RUN(test_record);
         RUN(test_lesson_to_end);
         morph_free(g_m);
