@@ -246,12 +246,9 @@ static void rd_data(png_structp png, png_bytep data, size_t n)
     png_error(png, "read failed");
 }
 
-/* Every libpng call of a load; returns 0, or -1 with r->fail (and r->msg) set.
- * Owns nothing: whatever it allocates hangs off r for the caller to free. */
-static int rd_body(PngRead *r, const ImageLoadOpts *o)
+/* rd_body's first stage: libpng's input, limits and chunk policy, then the header. */
+static void rd_start(PngRead *r)
 {
-    if (setjmp(r->jb)) return -1;
-
     png_set_read_fn(r->png, r, rd_data);
     png_set_sig_bytes(r->png, 8);
     /* we check the size ourselves, with our own message */
@@ -263,7 +260,12 @@ static int rd_body(PngRead *r, const ImageLoadOpts *o)
     png_set_keep_unknown_chunks(r->png, PNG_HANDLE_CHUNK_NEVER, skip, (int)(sizeof skip / 5));
     png_set_chunk_malloc_max(r->png, IMAGE_CHUNK_MAX_BYTES);
     png_read_info(r->png, r->info);
+}
 
+/* rd_body's second stage: the size, the pixel format and the budget, from the header;
+ * sets *rowbytes and *passes. Returns 0, or -1 with r->fail set. */
+static int rd_shape(PngRead *r, const ImageLoadOpts *o, size_t *rowbytes_out, int *passes_out)
+{
     png_uint_32 w = png_get_image_width(r->png, r->info);
     png_uint_32 h = png_get_image_height(r->png, r->info);
     if (w == 0 || h == 0 || w > IMAGE_MAX_SIDE || h > IMAGE_MAX_SIDE) {
@@ -308,7 +310,17 @@ static int rd_body(PngRead *r, const ImageLoadOpts *o)
         r->need_mb = (need + (1u << 20) - 1) >> 20;
         return -1;
     }
+    *rowbytes_out = rowbytes;
+    *passes_out = passes;
+    return 0;
+}
 
+/* rd_body's third stage: the pixels into r->im, a row at a time, or the whole image
+ * when interlaced. Returns 0, or -1 with r->fail set. */
+static int rd_pixels(PngRead *r, const ImageLoadOpts *o, size_t rowbytes, int passes)
+{
+    png_uint_32 w = (png_uint_32)r->seen.w, h = (png_uint_32)r->seen.h;
+    int nch = r->nch, bits = r->bits;
     r->im = image_create((int)w, (int)h, 1);
     if (!r->im) {
         r->fail = PR_NOMEM;
@@ -344,6 +356,21 @@ static int rd_body(PngRead *r, const ImageLoadOpts *o)
                         &r->seen.transparent);
         }
     }
+    return 0;
+}
+
+/* Every libpng call of a load; returns 0, or -1 with r->fail (and r->msg) set.
+ * Owns nothing: whatever it allocates hangs off r for the caller to free.
+ * The stages may longjmp (libpng's errors) back to this frame's setjmp. */
+static int rd_body(PngRead *r, const ImageLoadOpts *o)
+{
+    if (setjmp(r->jb)) return -1;
+
+    rd_start(r);
+    size_t rowbytes = 0;
+    int passes = 0;
+    if (rd_shape(r, o, &rowbytes, &passes) < 0) return -1;
+    if (rd_pixels(r, o, rowbytes, passes) < 0) return -1;
     /* read through IEND: a file cut after the pixels is still truncated */
     png_read_end(r->png, NULL);
     return 0;
@@ -365,8 +392,8 @@ static const char *other_format(const unsigned char *b, size_t n)
     return NULL;
 }
 
-static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, ImageInfo *info,
-                       char *err, size_t errlen)
+/* load_png's first stage: the 8 signature bytes; 0, or -1 with err set. */
+static int check_png_sig(const char *path, FILE *f, char *err, size_t errlen)
 {
     unsigned char sig[8];
     size_t n = fread(sig, 1, sizeof sig, f);
@@ -374,11 +401,11 @@ static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, ImageI
         char why[128];
         errno_text(errno, why, sizeof why);
         set_err(err, errlen, "cannot read %s: %s", path, why);
-        return NULL;
+        return -1;
     }
     if (n == 0) {
         set_err(err, errlen, "cannot read %s: empty file", path);
-        return NULL;
+        return -1;
     }
     if (png_sig_cmp(sig, 0, n) != 0) {
         const char *fmt = other_format(sig, n);
@@ -387,12 +414,66 @@ static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, ImageI
                     "(e.g. 'convert %s out.png' with ImageMagick)", path, fmt, path);
         else
             set_err(err, errlen, "cannot read %s: not a PNG file", path);
-        return NULL;
+        return -1;
     }
     if (n < sizeof sig) {
         set_err(err, errlen, "cannot read %s: truncated PNG file", path);
-        return NULL;
+        return -1;
     }
+    return 0;
+}
+
+/* load_png's message for a failed rd_body, from r->fail. */
+static void say_png_fail(PngRead *r, const char *path, const ImageLoadOpts *o, char *err,
+                         size_t errlen)
+{
+    char why[128];
+    switch (r->fail) {
+    case PR_EOF: set_err(err, errlen, "cannot read %s: truncated PNG file", path); break;
+    case PR_IO:
+        errno_text(r->io_errno, why, sizeof why);
+        set_err(err, errlen, "cannot read %s: %s", path, why);
+        break;
+    case PR_NOMEM: set_err(err, errlen, "cannot read %s: out of memory", path); break;
+    case PR_SIZE:
+        set_err(err, errlen,
+                "cannot read %s: image size %lux%lu is out of range (1 to %d a side)", path,
+                (unsigned long)r->w, (unsigned long)r->h, IMAGE_MAX_SIDE);
+        break;
+    case PR_FORMAT:
+        set_err(err, errlen, "cannot read %s: unsupported PNG pixel format", path);
+        break;
+    case PR_BUDGET:
+        set_err(err, errlen,
+                "cannot read %s: decoding its %lux%lu %d-bit %d-channel%s pixels needs %llu "
+                "MiB, over the %d MiB limit (--max-image-mb raises it)", path,
+                (unsigned long)r->w, (unsigned long)r->h, r->bits, r->nch,
+                r->interlaced ? " interlaced" : "", r->need_mb,
+                o->max_mb > 0 ? o->max_mb : IMAGE_DEFAULT_MAX_MB);
+        break;
+    case PR_NOALPHA:
+        set_err(err, errlen, "cannot read %s: --channel a, but the image has no alpha channel "
+                "(it is %s); to take the alpha of one image only, give that one as "
+                "IMAGE:channel=a", path, r->nch == 1 ? "grey" : "RGB");
+        break;
+    case PR_LIB:
+    default:
+        if (strstr(r->msg, "emory")) /* libpng's "Out of memory" and kin */
+            set_err(err, errlen, "cannot read %s: out of memory", path);
+        else if (r->warn[0] && strstr(r->msg, "IHDR")) /* the warning says what is wrong */
+            set_err(err, errlen, "cannot read %s: corrupt PNG file (%s)", path,
+                    lower_first(r->warn));
+        else
+            set_err(err, errlen, "cannot read %s: corrupt PNG file (%s)", path,
+                    lower_first(r->msg));
+        break;
+    }
+}
+
+static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, ImageInfo *info,
+                       char *err, size_t errlen)
+{
+    if (check_png_sig(path, f, err, errlen) < 0) return NULL;
 
     PngRead r;
     memset(&r, 0, sizeof r);
@@ -410,47 +491,7 @@ static Image *load_png(const char *path, FILE *f, const ImageLoadOpts *o, ImageI
     }
 
     if (rd_body(&r, o) < 0) {
-        char why[128];
-        switch (r.fail) {
-        case PR_EOF: set_err(err, errlen, "cannot read %s: truncated PNG file", path); break;
-        case PR_IO:
-            errno_text(r.io_errno, why, sizeof why);
-            set_err(err, errlen, "cannot read %s: %s", path, why);
-            break;
-        case PR_NOMEM: set_err(err, errlen, "cannot read %s: out of memory", path); break;
-        case PR_SIZE:
-            set_err(err, errlen,
-                    "cannot read %s: image size %lux%lu is out of range (1 to %d a side)", path,
-                    (unsigned long)r.w, (unsigned long)r.h, IMAGE_MAX_SIDE);
-            break;
-        case PR_FORMAT:
-            set_err(err, errlen, "cannot read %s: unsupported PNG pixel format", path);
-            break;
-        case PR_BUDGET:
-            set_err(err, errlen,
-                    "cannot read %s: decoding its %lux%lu %d-bit %d-channel%s pixels needs %llu "
-                    "MiB, over the %d MiB limit (--max-image-mb raises it)", path,
-                    (unsigned long)r.w, (unsigned long)r.h, r.bits, r.nch,
-                    r.interlaced ? " interlaced" : "", r.need_mb,
-                    o->max_mb > 0 ? o->max_mb : IMAGE_DEFAULT_MAX_MB);
-            break;
-        case PR_NOALPHA:
-            set_err(err, errlen, "cannot read %s: --channel a, but the image has no alpha channel "
-                    "(it is %s); to take the alpha of one image only, give that one as "
-                    "IMAGE:channel=a", path, r.nch == 1 ? "grey" : "RGB");
-            break;
-        case PR_LIB:
-        default:
-            if (strstr(r.msg, "emory")) /* libpng's "Out of memory" and kin */
-                set_err(err, errlen, "cannot read %s: out of memory", path);
-            else if (r.warn[0] && strstr(r.msg, "IHDR")) /* the warning says what is wrong */
-                set_err(err, errlen, "cannot read %s: corrupt PNG file (%s)", path,
-                        lower_first(r.warn));
-            else
-                set_err(err, errlen, "cannot read %s: corrupt PNG file (%s)", path,
-                        lower_first(r.msg));
-            break;
-        }
+        say_png_fail(&r, path, o, err, errlen);
         image_free(r.im);
         r.im = NULL;
         goto free_buffers;
