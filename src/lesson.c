@@ -74,14 +74,16 @@ static int get_text(Ctx *x, const char *path, json_t *v, char *out, size_t n)
     return 0;
 }
 
-/* The step's "set": each a parameter by its name, checked over base. */
-static int parse_set(Ctx *x, const char *path, json_t *v, const SolverParams *base, LessonStep *st)
+/* The step's "set": each a parameter by its name; the step's parameters
+ * (cur: the run's with the sets of the steps before) checked with it,
+ * whatever the order of its members. */
+static int parse_set(Ctx *x, const char *path, json_t *v, const SolverParams *cur, LessonStep *st)
 {
     if (!json_is_object(v)) return fail(x, path, false, "expected an object of parameters");
     const char *key;
     json_t *val;
     char p[256];
-    SolverParams q = *base;
+    SolverParams q = *cur;
     json_object_foreach(v, key, val) {
         snprintf(p, sizeof p, "%.120s.%.60s", path, key);
         int k = param_index(key);
@@ -106,12 +108,20 @@ static int parse_set(Ctx *x, const char *path, json_t *v, const SolverParams *ba
             d = json_number_value(val);
         }
         method_param_set(&q, k, d);
-        const char *bad = method_params_check(&q);
-        if (bad) return fail(x, p, false, "%s", bad);
         st->has[k] = true;
         st->value[k] = d;
     }
-    return 0;
+    const char *bad = method_params_check(&q);
+    if (!bad) return 0;
+    json_object_foreach(v, key, val) { /* a member wrong alone: its place */
+        int k = param_index(key);
+        SolverParams r = *cur;
+        method_param_set(&r, k, st->value[k]);
+        const char *why = method_params_check(&r);
+        snprintf(p, sizeof p, "%.120s.%.60s", path, key);
+        if (why) return fail(x, p, false, "%s", why);
+    }
+    return fail(x, path, false, "%s (the step's parameters: the run's with every set up to it)", bad);
 }
 
 int lesson_compare_spec(const char *spec, const SolverParams *base, CompareSpec *out, char *err, size_t errlen)
@@ -125,7 +135,9 @@ int lesson_compare_spec(const char *spec, const SolverParams *base, CompareSpec 
     return compare_parse(spec, base, out, err, errlen);
 }
 
-static int parse_step(Ctx *x, int i, json_t *v, const SolverParams *base, LessonStep *st)
+/* Step i; cur: the parameters of the step before (the run's with every
+ * set up to it), then this step's. */
+static int parse_step(Ctx *x, int i, json_t *v, SolverParams *cur, LessonStep *st)
 {
     char path[64], p[160];
     snprintf(path, sizeof path, "steps[%d]", i);
@@ -150,7 +162,7 @@ static int parse_step(Ctx *x, int i, json_t *v, const SolverParams *base, Lesson
             if (!s || (st->view = viewfield_parse(s)) < 0)
                 return fail(x, p, false, "unknown view '%.40s' (one of %s)", s ? s : "", viewfield_names());
         } else if (!strcmp(key, "set")) {
-            if (parse_set(x, p, val, base, st) < 0) return -1;
+            if (parse_set(x, p, val, cur, st) < 0) return -1;
         } else if (!strcmp(key, "restart")) {
             if (get_bool(x, p, val, &st->restart) < 0) return -1;
         } else if (!strcmp(key, "run")) {
@@ -175,11 +187,7 @@ static int parse_step(Ctx *x, int i, json_t *v, const SolverParams *base, Lesson
                 return fail(x, p, false, "unknown pass '%.40s' (one of %s)", nm, names);
             }
         } else if (!strcmp(key, "compare")) {
-            char why[512];
-            CompareSpec cs;
             if (get_text(x, p, val, st->compare, sizeof st->compare) < 0) return -1;
-            if (lesson_compare_spec(st->compare, base, &cs, why, sizeof why) < 0)
-                return fail(x, p, false, "%s", strncmp(why, "compare: ", 9) ? why : why + 9);
         } else if (!strcmp(key, "hud")) {
             if (get_bool(x, p, val, &b) < 0) return -1;
             st->hud = b;
@@ -189,6 +197,12 @@ static int parse_step(Ctx *x, int i, json_t *v, const SolverParams *base, Lesson
         }
     }
     if (st->run && st->until) return fail(x, path, false, "give run or until, not both");
+    lesson_params(st, cur);
+    char why[512];
+    CompareSpec cs; /* the comparison over the step's parameters */
+    snprintf(p, sizeof p, "%s.compare", path);
+    if (st->compare[0] && lesson_compare_spec(st->compare, cur, &cs, why, sizeof why) < 0)
+        return fail(x, p, false, "%s", strncmp(why, "compare: ", 9) ? why : why + 9);
     return 0;
 }
 
@@ -237,8 +251,9 @@ Lesson *lesson_parse(const char *text, size_t len, const char *name, const Solve
         snprintf(err, errlen, "lesson: %s: out of memory", name);
         goto fail;
     }
+    SolverParams cur = *base; /* each step's: the run's, then the sets in order */
     for (int i = 0; i < l->n; i++)
-        if (parse_step(&x, i, json_array_get(steps, (size_t)i), base, &l->step[i]) < 0) goto fail;
+        if (parse_step(&x, i, json_array_get(steps, (size_t)i), &cur, &l->step[i]) < 0) goto fail;
     goto done;
 fail:
     lesson_free(l);
@@ -286,4 +301,9 @@ void lesson_params(const LessonStep *s, SolverParams *p)
 {
     for (int k = 0; k < METHOD_PARAM_COUNT; k++)
         if (s->has[k]) method_param_set(p, k, s->value[k]);
+}
+
+void lesson_params_at(const Lesson *l, int k, SolverParams *p)
+{
+    for (int i = 0; i <= k && i < l->n; i++) lesson_params(&l->step[i], p);
 }

@@ -17,8 +17,8 @@
  *   char err[1024];
  *   Lesson *l = lesson_load("lesson.json", &params, err, sizeof err);
  *   if (!l) fprintf(stderr, "%s\n", err);   // "lesson: a.json:4:15: steps[0].view: unknown view 'x' (...)"
- *   SolverParams p = *morph_params(m);
- *   lesson_params(&l->step[k], &p);         // the step's "set" over p
+ *   SolverParams p = start;                 // the run's parameters when the lesson began
+ *   lesson_params_at(l, k, &p);             // step k's: the sets of steps 0..k over them
  *   lesson_free(l);
  *
  * A step's members (every one optional):
@@ -26,8 +26,10 @@
  *   view          a --view name (viewfield.h); default: the view stays
  *   set           parameters by their checkpoint names (method.h's
  *                 method_param_info with an option: "vf", "gather",
- *                 "force": "fattal", "swirl", ...), checked by
- *                 method_params_check over the run's own
+ *                 "force": "fattal", "swirl", ...): the step's parameters
+ *                 are the run's with the sets of every step up to it, in
+ *                 order (Backspace goes back to the step before's), each
+ *                 step's checked by method_params_check when it loads
  *   restart       true: back to the start image, velocity zero, step 0
  *   run           steps to run, then pause (0, the default: paused)
  *   until         or: run until this step (from the start), then pause
@@ -96,5 +98,8 @@ void lesson_free(Lesson *l);
 int lesson_compare_spec(const char *spec, const SolverParams *base, CompareSpec *out, char *err, size_t errlen);
 /* The step's "set" over p (unchanged members stay). */
 void lesson_params(const LessonStep *s, SolverParams *p);
+/* Step k's parameters: p (the run's at the start of the lesson) with the
+ * sets of steps 0..k in order; lesson_load checked each step's. */
+void lesson_params_at(const Lesson *l, int k, SolverParams *p);
 
 #endif

@@ -108,6 +108,7 @@ static struct {
      * two runs replaces the morph given (base) by its own Compare's A */
     const Lesson *lesson;
     Lesson *lesson_own; /* the lesson read here (not ViewOptions' lesson_ready) */
+    SolverParams lesson_start; /* the run's parameters when the lesson began */
     int lstep;
     char caption[VIEW_CAPTION_MAX];
     long run_to;
@@ -1222,6 +1223,24 @@ static int lesson_compare(const char *spec)
     return 0;
 }
 
+/* A comparison going on: both runs to the step's parameters p, B with
+ * SPEC's setting over them (lesson_load checked it). 0, or -1 on a GPU
+ * error. */
+static int lesson_compare_params(const char *spec, const SolverParams *p)
+{
+    char err[512];
+    CompareSpec cs;
+    if (lesson_compare_spec(spec, p, &cs, err, sizeof err) < 0) {
+        log_error("lesson", "%s", err);
+        return 0;
+    }
+    for (int s = 0; s < 2; s++) {
+        Morph *m = compare_morph(V.own_cmp, s);
+        if (!method_params_equal(&cs.p[s], morph_params(m)) && morph_set_params(m, &cs.p[s]) < 0) return -1;
+    }
+    return 0;
+}
+
 static void lesson_uncompare(void)
 {
     if (!V.own_cmp) return;
@@ -1239,12 +1258,16 @@ static int lesson_go(int k)
     const LessonStep *st = &V.lesson->step[k];
     V.lstep = k;
     if (leave_passes() < 0) return -1;
-    SolverParams p = *morph_params(V.base);
-    lesson_params(st, &p);
+    /* the step's parameters: the run's at the start with the sets of the
+     * steps up to it (going back undoes a step's set) */
+    SolverParams p = V.lesson_start;
+    lesson_params_at(V.lesson, k, &p);
     if (!method_params_equal(&p, morph_params(V.base)) && morph_set_params(V.base, &p) < 0) return -1;
-    /* the same comparison as the step before's goes on (unless restarted) */
+    /* the same comparison as the step before's goes on (unless restarted),
+     * both runs with the step's parameters (B with its setting changed) */
     bool same = V.own_cmp && st->compare[0] && !st->restart && k > 0 &&
                 !strcmp(V.lesson->step[k - 1].compare, st->compare);
+    if (same && lesson_compare_params(st->compare, &p) < 0) return -1;
     if (!same) {
         lesson_uncompare();
         if (st->compare[0] && lesson_compare(st->compare) < 0) return -1;
@@ -1492,6 +1515,7 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
             goto free_keys;
         }
         log_info("lesson", "%s: %d steps (space: the next, Backspace: the one before)", V.lesson->file, V.lesson->n);
+        V.lesson_start = *morph_params(m);
         if (lesson_go(0) < 0 || (V.paused && lesson_passes_now() < 0)) goto free_keys;
     }
     if (o->record && record_start(o->record) < 0) goto free_keys;
@@ -1631,6 +1655,7 @@ static void draw_compare(const ViewLayout *l)
         if (s == 1) swap_side();
         const ViewMetrics *mt = s ? &V.mtb : &V.mt;
         char (*h)[VIEWMODEL_LINE * 2] = V.shown.half[s];
+        V.shown.half_params[s] = *morph_params(V.m);
         snprintf(h[0], sizeof h[0], "%s", compare_label(V.o.compare, s));
         snprintf(h[1], sizeof h[1], "step %ld  t %.3f", mt->step, mt->time);
         snprintf(h[2], sizeof h[2], "error %.4f  max|\xe2\x88\x87\xc2\xb7u| %.2g", mt->error, mt->max_div);

@@ -86,6 +86,7 @@ typedef struct {
     long step;               /* the step shown (the title's, the HUD's; pass by pass the step under way) */
     /* compare: each half's label block (the setting, then its HUD's step and error) */
     char half[2][3][VIEWMODEL_LINE * 2];
+    SolverParams half_params[2]; /* compare: each half's parameters */
     char title_bar[1100];    /* the title bar as last set */
     long reads, refreshes;   /* the metrics read back from the GPU (morph_observe), and the HUD's refreshes */
     /* every box drawn: text lines, fields, the bar, the plot (for the overlap tests) */

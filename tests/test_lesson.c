@@ -99,6 +99,14 @@ static void test_errors(void)
         {"{\"steps\": [{}], \"extra\": 1}", "l.json:1:17: extra: unknown member"},
         {"{\"steps\": [{}] ", "l.json:1:"},
         {"[1]", "(top): expected an object"},
+        /* each step's parameters with the sets of the steps before it */
+        {"{\"steps\": [{\"set\": {\"jacobi\": 0}},\n {\"set\": {\"vcycles\": 0}}]}",
+         "l.json:2:22: steps[1].set.vcycles: --jacobi and --vcycles cannot both be 0"},
+        {"{\"steps\": [{\"set\": {\"vcycles\": 0, \"jacobi\": 0}}]}",
+         "l.json:1:20: steps[0].set: --jacobi and --vcycles cannot both be 0 (no projection) (the step's parameters"},
+        {"{\"steps\": [{\"set\": {\"vcycles\": 0}}, {\"caption\": \"c\"}, {\"set\": {\"vf\": 1, \"jacobi\": 0}}]}",
+         "steps[2].set.jacobi: --jacobi and --vcycles cannot both be 0"},
+        {"{\"steps\": [{\"set\": {\"vcycles\": 0}}, {\"compare\": \"jacobi=0\"}]}", "steps[1].compare:"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         char err[1024];
@@ -113,11 +121,35 @@ static void test_errors(void)
           "a missing file: '%s'", err);
 }
 
+/* A step's parameters: the run's, then every step's set up to it, in order
+ * (order within a set does not matter: only the result is checked). */
+static void test_params_at(void)
+{
+    char err[1024];
+    Lesson *l = parse("{\"steps\": [{\"set\": {\"vf\": 2, \"vcycles\": 0}}, {\"set\": {\"vd\": 0.5}}, "
+                      "{\"set\": {\"vcycles\": 3, \"jacobi\": 0}}, {\"set\": {\"vf\": 4}}]}",
+                      err, sizeof err);
+    CHECK(l != NULL, "sets that are fine together: %s", err);
+    if (!l) return;
+    SolverParams p = g_p;
+    lesson_params_at(l, 0, &p);
+    CHECK(p.vf == 2.0f && p.vcycles == 0 && p.vd == g_p.vd && p.jacobi == g_p.jacobi, "step 1: vf %g vd %g", p.vf, p.vd);
+    p = g_p;
+    lesson_params_at(l, 1, &p);
+    CHECK(p.vf == 2.0f && p.vd == 0.5f, "step 2: step 1's and its own: vf %g vd %g", p.vf, p.vd);
+    p = g_p;
+    lesson_params_at(l, 3, &p);
+    CHECK(p.vf == 4.0f && p.vd == 0.5f && p.vcycles == 3 && p.jacobi == 0, "step 4: vf %g vd %g vcycles %d jacobi %d",
+          p.vf, p.vd, p.vcycles, p.jacobi);
+    lesson_free(l);
+}
+
 int main(void)
 {
     method_params_default(&g_p);
     RUN(test_shipped);
     RUN(test_members);
     RUN(test_errors);
+    RUN(test_params_at);
     return check_done();
 }

@@ -332,6 +332,50 @@ static void test_lesson_compare_mass(void)
     compare_free(c);
 }
 
+/* A step's parameters are the run's starting ones plus every "set" of
+ * the steps up to it: Backspace undoes a step's set; a step that goes on
+ * comparing gives its set to both runs on screen (B keeps its own
+ * setting). */
+static void test_lesson_params(void)
+{
+    SolverParams d;
+    method_params_default(&d);
+    ViewOptions vo = opts();
+    vo.lesson = lesson_file("back.json", "{\"steps\": [{\"set\": {\"vf\": 3}}, {\"set\": {\"vd\": 0.5, \"vf\": 4}}, "
+                                         "{\"set\": {\"vf\": 5}}]}");
+    vo.keys = "  \bzq"; /* to step 3, back to step 2 */
+    morph_reset(g_m);
+    if (run_view(&vo) == 0) {
+        const ViewShown *sh = view_shown();
+        printf("  forward twice, back once: step %d, vf %g, vd %g\n", sh->lesson_step, sh->params.vf, sh->params.vd);
+        CHECK(sh->lesson_step == 2 && sh->params.vf == 4.0f && sh->params.vd == 0.5f, "step 2's parameters: vf %g vd %g",
+              sh->params.vf, sh->params.vd);
+    }
+    CHECK(morph_set_params(g_m, &d) == 0, "the run's parameters back");
+    vo.keys = " \bzq"; /* to step 2 and back to step 1: its vd is the run's */
+    if (run_view(&vo) == 0) {
+        const ViewShown *sh = view_shown();
+        printf("  forward, back: step %d, vf %g, vd %g (the run's %g)\n", sh->lesson_step, sh->params.vf, sh->params.vd,
+               d.vd);
+        CHECK(sh->lesson_step == 1 && sh->params.vf == 3.0f && sh->params.vd == d.vd,
+              "Backspace undoes step 2's set: vf %g, vd %g (want 3, %g)", sh->params.vf, sh->params.vd, d.vd);
+    }
+    CHECK(morph_set_params(g_m, &d) == 0, "the run's parameters back");
+    vo = opts();
+    vo.lesson = lesson_file("cmpset.json", "{\"steps\": [{\"compare\": \"force\", \"run\": 2}, {\"compare\": "
+                                           "\"force\", \"set\": {\"vf\": 3}, \"run\": 2}]}");
+    vo.keys = " zzzq";
+    if (run_view(&vo) == 0) {
+        const ViewShown *sh = view_shown();
+        printf("  a comparison going on with a set: A vf %g force %d, B vf %g force %d\n", sh->half_params[0].vf,
+               sh->half_params[0].force, sh->half_params[1].vf, sh->half_params[1].force);
+        CHECK(sh->lesson_step == 2 && sh->half_params[0].vf == 3.0f && sh->half_params[1].vf == 3.0f &&
+                  sh->half_params[0].force == SOLVER_FORCE_BALANCE && sh->half_params[1].force == SOLVER_FORCE_FATTAL,
+              "both runs compared take the step's set: A vf %g, B vf %g", sh->half_params[0].vf, sh->half_params[1].vf);
+    }
+    CHECK(morph_set_params(g_m, &d) == 0, "the run's parameters back");
+}
+
 static bool have_ffprobe(void)
 {
     return testlib_sh("command -v ffmpeg >/dev/null 2>&1 && command -v ffprobe >/dev/null 2>&1") == 0;
@@ -521,6 +565,7 @@ int main(int argc, char **argv)
         RUN(test_compare_views);
         RUN(test_title_reads);
         RUN(test_lesson_compare_mass);
+        RUN(test_lesson_params);
         RUN(test_record);
         RUN(test_lesson_to_end);
         morph_free(g_m);
