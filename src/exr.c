@@ -273,12 +273,15 @@ void exr_stream_abort(ExrStream *s)
     free(s);
 }
 
-ExrStream *exr_stream_begin(const char *path, const ExrWrite *d, char *err, size_t errlen)
+/* exr_stream_begin's check of the layout and the channels' names; sets *names_bytes to
+ * the bytes the names take. Returns 0, or -1 with err set. */
+static int stream_layout_ok(const char *path, const ExrWrite *d, size_t *names_bytes, char *err,
+                            size_t errlen)
 {
     if (!d || d->w < 1 || d->h < 1 || d->nchannels < 1 || d->nchannels > 16 || d->x0 < 0 ||
         d->y0 < 0 || d->x1 >= d->w || d->y1 >= d->h || d->x0 > d->x1 || d->y0 > d->y1) {
         snprintf(err, errlen, "cannot write %s: bad image layout", path);
-        return NULL;
+        return -1;
     }
     size_t names = 0;
     for (int k = 0; k < d->nchannels; k++) {
@@ -287,10 +290,40 @@ ExrStream *exr_stream_begin(const char *path, const ExrWrite *d, char *err, size
         for (int j = 0; n && j < k; j++) twice = twice || !strcmp(d->channels[j].name, n);
         if (!n || !n[0] || twice) {
             snprintf(err, errlen, "cannot write %s: bad or repeated channel", path);
-            return NULL;
+            return -1;
         }
         names += strlen(n) + 1;
     }
+    *names_bytes = names;
+    return 0;
+}
+
+/* exr_stream_begin's batches: how many chunks are stashed before they are written, from
+ * the chunk's size and the pool's slots. Returns 0, or -1 with err set. */
+static int stream_batches(ExrStream *s, const ExrWrite *d, int chunk_px, const char *path,
+                          char *err, size_t errlen)
+{
+    Encode *e = &s->e;
+    s->slots = d->pool ? pool_slots(d->pool) : 1;
+    size_t chunk_bytes = (size_t)chunk_px * (size_t)d->nchannels * sizeof(float);
+    int batch = (int)(BATCH_BYTES / (chunk_bytes ? chunk_bytes : 1));
+    if (batch < 4 * s->slots) batch = 4 * s->slots;
+    if (batch > s->nchunks) batch = s->nchunks;
+    s->batch = batch;
+    e->stash = calloc((size_t)batch, sizeof *e->stash);
+    e->pipe = calloc((size_t)s->slots, sizeof *e->pipe);
+    e->started = calloc((size_t)s->slots, sizeof *e->started);
+    if (!e->stash || !e->pipe || !e->started) {
+        snprintf(err, errlen, "cannot write %s: out of memory", path);
+        return -1;
+    }
+    return 0;
+}
+
+ExrStream *exr_stream_begin(const char *path, const ExrWrite *d, char *err, size_t errlen)
+{
+    size_t names = 0;
+    if (stream_layout_ok(path, d, &names, err, errlen) < 0) return NULL;
     ExrStream *s = calloc(1, sizeof *s);
     size_t tmplen = strlen(path) + 64;
     if (!s || !(s->path = strdup(path)) || !(s->tmp = calloc(1, tmplen)) ||
@@ -339,17 +372,7 @@ ExrStream *exr_stream_begin(const char *path, const ExrWrite *d, char *err, size
         exr_stream_abort(s);
         return NULL;
     }
-    s->slots = d->pool ? pool_slots(d->pool) : 1;
-    size_t chunk_bytes = (size_t)chunk_px * (size_t)d->nchannels * sizeof(float);
-    int batch = (int)(BATCH_BYTES / (chunk_bytes ? chunk_bytes : 1));
-    if (batch < 4 * s->slots) batch = 4 * s->slots;
-    if (batch > s->nchunks) batch = s->nchunks;
-    s->batch = batch;
-    e->stash = calloc((size_t)batch, sizeof *e->stash);
-    e->pipe = calloc((size_t)s->slots, sizeof *e->pipe);
-    e->started = calloc((size_t)s->slots, sizeof *e->started);
-    if (!e->stash || !e->pipe || !e->started) {
-        snprintf(err, errlen, "cannot write %s: out of memory", path);
+    if (stream_batches(s, d, chunk_px, path, err, errlen) < 0) {
         exr_stream_abort(s);
         return NULL;
     }
