@@ -444,6 +444,74 @@ static char *dup_or(const char *s, const char *fallback)
     return strdup(s ? s : fallback);
 }
 
+/* export_create's fields: their count, names (unique: each is an EXR channel) and colours.
+ * Returns 0, or -1 with err set. */
+static int export_fields(Exporter *x, const ExportOptions *o, const ExportOptions *d, char *err,
+                         size_t errlen)
+{
+    x->nf = o->nfields > 1 ? o->nfields : 1;
+    if (x->nf > EXPORT_FIELDS_MAX) {
+        snprintf(err, errlen, "internal error: %d fields, at most %d", x->nf, EXPORT_FIELDS_MAX);
+        return -1;
+    }
+    for (int i = 0; i < x->nf; i++) {
+        const char *name = o->nfields > 1 ? o->fields[i].name : x->field;
+        const float *rgb = o->nfields > 1 ? o->fields[i].rgb : o->rgb;
+        if (!(x->names[i] = dup_or(name, i == 0 ? d->field : ""))) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
+        for (int j = 0; j < i; j++)
+            if (!strcmp(x->names[i], x->names[j]) || !x->names[i][0]) {
+                snprintf(err, errlen, "internal error: the fields' names ('%s') must be unique and "
+                         "not empty", x->names[i]);
+                return -1;
+            }
+        for (int c = 0; c < 3; c++) {
+            x->rgb[i][c] = rgb[c];
+            x->lin[i][c] = srgb_to_linear(rgb[c]);
+        }
+    }
+    return 0;
+}
+
+/* export_create's --video: the names, and ffmpeg tried (or looked for on PATH) before
+ * anything is written. Returns 0, or -1 with err set. */
+static int export_video_check(Exporter *x, const ExportOptions *o, char *err, size_t errlen)
+{
+    size_t n = strlen(o->video) + 32;
+    if (!(x->video = strdup(o->video)) || !(x->video_tmp = malloc(n))) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    snprintf(x->video_tmp, n, "%s.tmp.%ld", o->video, (long)getpid());
+    x->o.video = x->video;
+    /* a dead ffmpeg must be an error, not a SIGPIPE that kills the run */
+    signal(SIGPIPE, SIG_IGN);
+    /* ffmpeg must be there before anything is written: try it now */
+    if (o->out_w > 0 && o->out_h > 0) {
+        if (video_start(x, o->out_w, o->out_h, err, errlen) < 0) return -1;
+    } else {
+        /* the size comes with the first frame: ask PATH now */
+        const char *path = getenv("PATH");
+        bool found = false;
+        char buf[4096];
+        for (const char *p = path ? path : ""; !found && *p;) {
+            size_t len = strcspn(p, ":");
+            snprintf(buf, sizeof buf, "%.*s/ffmpeg", (int)len, len ? p : ".");
+            found = access(buf, X_OK) == 0;
+            p += len + (p[len] == ':');
+        }
+        if (!found) {
+            snprintf(err, errlen, "cannot make %s: ffmpeg is not installed (not found on "
+                     "PATH); install it, or leave out --video and convert the frames later",
+                     o->video);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 Exporter *export_create(const ExportOptions *o, char *err, size_t errlen)
 {
     ExportOptions d = export_defaults();
@@ -472,57 +540,9 @@ Exporter *export_create(const ExportOptions *o, char *err, size_t errlen)
     x->o.prefix = x->prefix;
     x->o.suffix = x->suffix;
     x->o.field = x->field;
-    /* the fields: names unique (each is an EXR channel) */
-    x->nf = o->nfields > 1 ? o->nfields : 1;
-    if (x->nf > EXPORT_FIELDS_MAX) {
-        snprintf(err, errlen, "internal error: %d fields, at most %d", x->nf, EXPORT_FIELDS_MAX);
-        goto fail;
-    }
-    for (int i = 0; i < x->nf; i++) {
-        const char *name = o->nfields > 1 ? o->fields[i].name : x->field;
-        const float *rgb = o->nfields > 1 ? o->fields[i].rgb : o->rgb;
-        if (!(x->names[i] = dup_or(name, i == 0 ? d.field : ""))) goto oom;
-        for (int j = 0; j < i; j++)
-            if (!strcmp(x->names[i], x->names[j]) || !x->names[i][0]) {
-                snprintf(err, errlen, "internal error: the fields' names ('%s') must be unique and "
-                         "not empty", x->names[i]);
-                goto fail;
-            }
-        for (int c = 0; c < 3; c++) {
-            x->rgb[i][c] = rgb[c];
-            x->lin[i][c] = srgb_to_linear(rgb[c]);
-        }
-    }
+    if (export_fields(x, o, &d, err, errlen) < 0) goto fail;
     x->first = x->last = -1;
-    if (o->video) {
-        size_t n = strlen(o->video) + 32;
-        if (!(x->video = strdup(o->video)) || !(x->video_tmp = malloc(n))) goto oom;
-        snprintf(x->video_tmp, n, "%s.tmp.%ld", o->video, (long)getpid());
-        x->o.video = x->video;
-        /* a dead ffmpeg must be an error, not a SIGPIPE that kills the run */
-        signal(SIGPIPE, SIG_IGN);
-        /* ffmpeg must be there before anything is written: try it now */
-        if (o->out_w > 0 && o->out_h > 0) {
-            if (video_start(x, o->out_w, o->out_h, err, errlen) < 0) goto fail;
-        } else {
-            /* the size comes with the first frame: ask PATH now */
-            const char *path = getenv("PATH");
-            bool found = false;
-            char buf[4096];
-            for (const char *p = path ? path : ""; !found && *p;) {
-                size_t len = strcspn(p, ":");
-                snprintf(buf, sizeof buf, "%.*s/ffmpeg", (int)len, len ? p : ".");
-                found = access(buf, X_OK) == 0;
-                p += len + (p[len] == ':');
-            }
-            if (!found) {
-                snprintf(err, errlen, "cannot make %s: ffmpeg is not installed (not found on "
-                         "PATH); install it, or leave out --video and convert the frames later",
-                         o->video);
-                goto fail;
-            }
-        }
-    }
+    if (o->video && export_video_check(x, o, err, errlen) < 0) goto fail;
     if (x->dir && make_dirs(x->dir, err, errlen) < 0) goto fail;
     if (o->threads > 0) {
         if (!(x->pool = pool_create(o->threads, err, errlen))) goto fail;
