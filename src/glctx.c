@@ -314,79 +314,107 @@ static void egl_release(EGLDisplay dpy, EGLContext ctx)
     eglReleaseThread();
 }
 
-GlCtx *glctx_create_headless(char *err, size_t errlen)
-{
-    char tried[768] = "";
+/* What glctx_create_headless tries, and what went wrong so far. */
+typedef struct {
+    const char *client; /* EGL's client extensions, or NULL */
+    PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display;
+    EGLDeviceEXT devs[16];
+    EGLint ndev;
+    bool software[16];
+    char tried[768];    /* "; way: why" for each way that failed */
     char why[256];
-    const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
-    if (!client) eglGetError(); /* EGL 1.4 without client extensions */
+    bool too_old;
+} EglTry;
 
-    PFNEGLGETPLATFORMDISPLAYEXTPROC get_platform_display =
-        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+/* The EGL devices, each marked software or not; notes in t->tried when there are none. */
+static void egl_list_devices(EglTry *t)
+{
     PFNEGLQUERYDEVICESEXTPROC query_devices =
         (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
     PFNEGLQUERYDEVICESTRINGEXTPROC query_device_string =
         (PFNEGLQUERYDEVICESTRINGEXTPROC)eglGetProcAddress("eglQueryDeviceStringEXT");
 
-    EGLDeviceEXT devs[16];
-    EGLint ndev = 0;
-    bool software[16] = {false};
-    bool device_platform = get_platform_display && query_devices && has_ext(client, "EGL_EXT_platform_device");
+    bool device_platform = t->get_platform_display && query_devices &&
+                           has_ext(t->client, "EGL_EXT_platform_device");
     if (device_platform) {
-        if (!query_devices(16, devs, &ndev)) ndev = 0;
-        for (EGLint i = 0; i < ndev; i++) {
-            const char *dext = query_device_string ? query_device_string(devs[i], EGL_EXTENSIONS) : NULL;
-            software[i] = has_ext(dext, "EGL_MESA_device_software");
+        if (!query_devices(16, t->devs, &t->ndev)) t->ndev = 0;
+        for (EGLint i = 0; i < t->ndev; i++) {
+            const char *dext = query_device_string ? query_device_string(t->devs[i], EGL_EXTENSIONS) : NULL;
+            t->software[i] = has_ext(dext, "EGL_MESA_device_software");
         }
-        if (ndev == 0) append(tried, sizeof tried, "; EGL device platform: no devices");
+        if (t->ndev == 0) append(t->tried, sizeof t->tried, "; EGL device platform: no devices");
     } else {
-        append(tried, sizeof tried, "; EGL device platform: not offered");
+        append(t->tried, sizeof t->tried, "; EGL device platform: not offered");
     }
+}
+
+/* Mesa's surfaceless platform: a context on it, or EGL_NO_CONTEXT with a note in t->tried. */
+static EGLContext egl_try_surfaceless(EglTry *t, EGLDisplay *dpy, CtxKind *kind)
+{
+    if (!t->get_platform_display || !has_ext(t->client, "EGL_MESA_platform_surfaceless")) {
+        append(t->tried, sizeof t->tried, "; EGL surfaceless (Mesa): not offered");
+        return EGL_NO_CONTEXT;
+    }
+    *dpy = t->get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+    if (*dpy == EGL_NO_DISPLAY) {
+        append(t->tried, sizeof t->tried, "; EGL surfaceless (Mesa): no display (%s)",
+               egl_error_name(eglGetError()));
+        return EGL_NO_CONTEXT;
+    }
+    EGLContext ctx = egl_context_on(*dpy, t->why, sizeof t->why, &t->too_old);
+    if (ctx == EGL_NO_CONTEXT)
+        append(t->tried, sizeof t->tried, "; EGL surfaceless (Mesa): %s", t->why);
+    else
+        *kind = CTX_EGL_SURFACELESS;
+    return ctx;
+}
+
+/* The hardware (software = false) or software devices in turn: the first context, or
+ * EGL_NO_CONTEXT with a note in t->tried for each device. */
+static EGLContext egl_try_devices(EglTry *t, bool software, EGLDisplay *dpy, CtxKind *kind)
+{
+    EGLContext ctx = EGL_NO_CONTEXT;
+    for (EGLint i = 0; i < t->ndev && ctx == EGL_NO_CONTEXT; i++) {
+        if (t->software[i] != software) continue;
+        *dpy = t->get_platform_display(EGL_PLATFORM_DEVICE_EXT, t->devs[i], NULL);
+        if (*dpy == EGL_NO_DISPLAY) {
+            append(t->tried, sizeof t->tried, "; EGL device %d%s: no display (%s)", (int)i,
+                   t->software[i] ? " (software)" : "", egl_error_name(eglGetError()));
+            continue;
+        }
+        ctx = egl_context_on(*dpy, t->why, sizeof t->why, &t->too_old);
+        if (ctx == EGL_NO_CONTEXT)
+            append(t->tried, sizeof t->tried, "; EGL device %d%s: %s", (int)i,
+                   t->software[i] ? " (software)" : "", t->why);
+        else
+            *kind = CTX_EGL_DEVICE;
+    }
+    return ctx;
+}
+
+GlCtx *glctx_create_headless(char *err, size_t errlen)
+{
+    EglTry t = {.ndev = 0};
+    char *tried = t.tried;
+    t.client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
+    if (!t.client) eglGetError(); /* EGL 1.4 without client extensions */
+
+    t.get_platform_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    egl_list_devices(&t);
 
     EGLDisplay dpy = EGL_NO_DISPLAY;
     EGLContext ctx = EGL_NO_CONTEXT;
     CtxKind kind = CTX_EGL_DEVICE;
-    bool too_old = false;
     /* pass 0: hardware devices, pass 1: Mesa surfaceless, pass 2: software devices */
     for (int pass = 0; pass < 3 && ctx == EGL_NO_CONTEXT; pass++) {
-        if (pass == 1) {
-            if (!get_platform_display || !has_ext(client, "EGL_MESA_platform_surfaceless")) {
-                append(tried, sizeof tried, "; EGL surfaceless (Mesa): not offered");
-                continue;
-            }
-            dpy = get_platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
-            if (dpy == EGL_NO_DISPLAY) {
-                append(tried, sizeof tried, "; EGL surfaceless (Mesa): no display (%s)",
-                       egl_error_name(eglGetError()));
-                continue;
-            }
-            ctx = egl_context_on(dpy, why, sizeof why, &too_old);
-            if (ctx == EGL_NO_CONTEXT)
-                append(tried, sizeof tried, "; EGL surfaceless (Mesa): %s", why);
-            else
-                kind = CTX_EGL_SURFACELESS;
-            continue;
-        }
-        for (EGLint i = 0; i < ndev && ctx == EGL_NO_CONTEXT; i++) {
-            if (software[i] != (pass == 2)) continue;
-            dpy = get_platform_display(EGL_PLATFORM_DEVICE_EXT, devs[i], NULL);
-            if (dpy == EGL_NO_DISPLAY) {
-                append(tried, sizeof tried, "; EGL device %d%s: no display (%s)", (int)i,
-                       software[i] ? " (software)" : "", egl_error_name(eglGetError()));
-                continue;
-            }
-            ctx = egl_context_on(dpy, why, sizeof why, &too_old);
-            if (ctx == EGL_NO_CONTEXT)
-                append(tried, sizeof tried, "; EGL device %d%s: %s", (int)i,
-                       software[i] ? " (software)" : "", why);
-            else
-                kind = CTX_EGL_DEVICE;
-        }
+        if (pass == 1) ctx = egl_try_surfaceless(&t, &dpy, &kind);
+        else ctx = egl_try_devices(&t, pass == 2, &dpy, &kind);
     }
     if (ctx == EGL_NO_CONTEXT) {
         /* one line: the problem first, then every way tried (tried starts "; ") */
-        if (!tried[0]) append(tried, sizeof tried, "; no EGL platform to try");
-        if (too_old)
+        if (!tried[0]) append(tried, sizeof t.tried, "; no EGL platform to try");
+        if (t.too_old)
             snprintf(err, errlen, "glctx: OpenGL 3.3 or newer is needed, no headless driver here "
                      "offers it (%s)", tried + 2);
         else
