@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "method.h"
 #include "image.h"
 #include "testlib.h"
 
@@ -578,7 +579,8 @@ static void test_sidecar(void)
               json_real_value(json_object_get(p, "dt")) == 0.01 &&
               !strcmp(json_string_value(json_object_get(p, "force")), "balance") &&
               json_is_true(json_object_get(p, "gather")) &&
-              json_integer_value(json_object_get(p, "jacobi")) == 10 && json_object_size(p) == 21,
+              json_integer_value(json_object_get(p, "jacobi")) == 10 &&
+              json_object_size(p) == METHOD_PARAM_COUNT,
           "parameters");
     json_t *cks = json_object_get(j, "checkpoints");
     CHECK(json_array_size(cks) == 2 &&
