@@ -99,32 +99,40 @@ static const char *format_name(int channels)
     return channels == 1 ? "R32F" : channels == 2 ? "RG32F" : "RGBA32F";
 }
 
-Field *field_create(int w, int h, int channels, char *err, size_t errlen)
+/* field_create's checks of the channels and the size, against this GPU's limits.
+ * Returns 0, or -1 with err set. */
+static int field_shape_ok(int w, int h, int channels, char *err, size_t errlen)
 {
     if (channels != 1 && channels != 2 && channels != 4) {
         snprintf(err, errlen, "field: %d channels asked for, 1, 2 or 4 are possible", channels);
-        return NULL;
+        return -1;
     }
     if (w <= 0 || h <= 0) {
         snprintf(err, errlen, "field: bad size %dx%d", w, h);
-        return NULL;
+        return -1;
     }
     GLint max_tex = 0, vp[2] = {0, 0};
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &max_tex);
     glGetIntegerv(GL_MAX_VIEWPORT_DIMS, vp);
     if (max_tex <= 0) {
         snprintf(err, errlen, "field: no OpenGL context is current");
-        return NULL;
+        return -1;
     }
     if (w > max_tex || h > max_tex) {
         snprintf(err, errlen, "field: %dx%d exceeds this GPU's texture limit %d", w, h, (int)max_tex);
-        return NULL;
+        return -1;
     }
     if ((vp[0] > 0 && w > vp[0]) || (vp[1] > 0 && h > vp[1])) {
         snprintf(err, errlen, "field: %dx%d exceeds this GPU's viewport limit %dx%d", w, h,
                  (int)vp[0], (int)vp[1]);
-        return NULL;
+        return -1;
     }
+    return 0;
+}
+
+Field *field_create(int w, int h, int channels, char *err, size_t errlen)
+{
+    if (field_shape_ok(w, h, channels, err, errlen) < 0) return NULL;
     if (gl_check("field", "earlier GL calls (before field_create)") != 0)
         log_error("field", "a GL error was pending before field_create; carrying on");
 
