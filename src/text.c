@@ -80,6 +80,44 @@ int text_columns(const char *s)
 int text_cell_w(const Text *t) { return t->cw; }
 int text_cell_h(const Text *t) { return t->ch; }
 
+/* Each glyph's bitmap into its cell of the atlas pix (aw pixels wide); a character the
+ * font lacks stays blank. */
+static void atlas_draw(FT_Face face, const Text *t, int asc, int aw, unsigned char *pix)
+{
+    for (int g = 1; g < NGLYPH; g++) {
+        unsigned c = code_of(g);
+        if (!FT_Get_Char_Index(face, c) || FT_Load_Char(face, c, FT_LOAD_RENDER)) continue; /* blank */
+        FT_Bitmap *b = &face->glyph->bitmap;
+        int x0 = (g % ATLAS_COLS) * t->cw + face->glyph->bitmap_left;
+        int y0 = (g / ATLAS_COLS) * t->ch + asc - face->glyph->bitmap_top;
+        int cx0 = (g % ATLAS_COLS) * t->cw, cy0 = (g / ATLAS_COLS) * t->ch;
+        for (unsigned r = 0; r < b->rows; r++)
+            for (unsigned q = 0; q < b->width; q++) {
+                int x = x0 + (int)q, y = y0 + (int)r;
+                if (x < cx0 || x >= cx0 + t->cw || y < cy0 || y >= cy0 + t->ch) continue; /* its cell only */
+                pix[(size_t)y * aw + x] = b->buffer[(size_t)r * (size_t)b->pitch + q];
+            }
+    }
+}
+
+/* The atlas (aw x ah, one byte a pixel) and the empty character grid into textures. */
+static void text_upload(Text *t, const unsigned char *pix, int aw, int ah)
+{
+    glGenTextures(1, &t->atlas);
+    glBindTexture(GL_TEXTURE_2D, t->atlas);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, aw, ah, 0, GL_RED, GL_UNSIGNED_BYTE, pix);
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glGenTextures(1, &t->grid);
+    glBindTexture(GL_TEXTURE_2D, t->grid);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, GRID_COLS, GRID_ROWS, 0, GL_RED, GL_FLOAT, t->cells);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
 Text *text_create(const char *font, int px, const char *shader_dir, char *err, size_t errlen)
 {
     if (!font || !*font) font = TEXT_DEFAULT_FONT;
@@ -117,38 +155,13 @@ Text *text_create(const char *font, int px, const char *shader_dir, char *err, s
         snprintf(err, errlen, "text: out of memory");
         goto fail;
     }
-    for (int g = 1; g < NGLYPH; g++) {
-        unsigned c = code_of(g);
-        if (!FT_Get_Char_Index(face, c) || FT_Load_Char(face, c, FT_LOAD_RENDER)) continue; /* blank */
-        FT_Bitmap *b = &face->glyph->bitmap;
-        int x0 = (g % ATLAS_COLS) * t->cw + face->glyph->bitmap_left;
-        int y0 = (g / ATLAS_COLS) * t->ch + asc - face->glyph->bitmap_top;
-        int cx0 = (g % ATLAS_COLS) * t->cw, cy0 = (g / ATLAS_COLS) * t->ch;
-        for (unsigned r = 0; r < b->rows; r++)
-            for (unsigned q = 0; q < b->width; q++) {
-                int x = x0 + (int)q, y = y0 + (int)r;
-                if (x < cx0 || x >= cx0 + t->cw || y < cy0 || y >= cy0 + t->ch) continue; /* its cell only */
-                pix[(size_t)y * aw + x] = b->buffer[(size_t)r * (size_t)b->pitch + q];
-            }
-    }
+    atlas_draw(face, t, asc, aw, pix);
     FT_Done_Face(face);
     face = NULL;
     FT_Done_FreeType(lib);
     lib = NULL;
     if (!(t->sh = shader_load(shader_dir, "text.glsl", err, errlen))) goto fail;
-    glGenTextures(1, &t->atlas);
-    glBindTexture(GL_TEXTURE_2D, t->atlas);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 1);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_R8, aw, ah, 0, GL_RED, GL_UNSIGNED_BYTE, pix);
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glGenTextures(1, &t->grid);
-    glBindTexture(GL_TEXTURE_2D, t->grid);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_R32F, GRID_COLS, GRID_ROWS, 0, GL_RED, GL_FLOAT, t->cells);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_NEAREST);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glBindTexture(GL_TEXTURE_2D, 0);
+    text_upload(t, pix, aw, ah);
     free(pix);
     pix = NULL;
     if (gl_check("text", "making the glyph atlas") < 0) {
