@@ -608,11 +608,9 @@ static void pass_potential_rhs(Solver *s, const Field *dens, Field *out)
 
 /* ---- the step --------------------------------------------------------------- */
 
-/* One pass of the method's list (method.h), on the solver's fields. The
- * step's eased v_f and fade factor come from the plan. */
-static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
+/* solver_pass's first stage: the step's values the passes read. */
+static void take_step_values(Solver *s, const MethodStep *st)
 {
-    Solver *s = self;
     s->vf_now = st->p.vf;
     s->rg_now = st->rg;
     s->umax_now = st->umax_flow;
@@ -620,6 +618,38 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     s->ga_now = st->gather_a;
     s->balance_now = st->balance;
     s->partial_now = st->force_partial;
+}
+
+/* The pressure's Jacobi iteration k of count; compute, tiled: SOLVER_JACOBI_TILE
+ * repetitions a dispatch, made at every SOLVER_JACOBI_TILE-th k. */
+static void pressure_jacobi(Solver *s, int k, int count)
+{
+    if (!jacobi_tiled(s, 0) || s->one_by_one) pass_jacobi_level(s, 0, false, &s->pres, s->div);
+    else if (k % SOLVER_JACOBI_TILE == 0)
+        jacobi_iters(s, 0, count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE, false,
+                     &s->pres, s->div);
+}
+
+/* The gathering's Jacobi iteration k of count, from the last step's e; tiled and fused:
+ * SOLVER_JACOBI_TILE a dispatch, made at every SOLVER_JACOBI_TILE-th k. */
+static void gather_jacobi(Solver *s, int k, int count)
+{
+    if (!jacobi_tiled(s, 0) || s->one_by_one || s->no_fuse) {
+        pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false, 0);
+        field_pair_swap(&s->gerr);
+    } else if (k % SOLVER_JACOBI_TILE == 0) {
+        pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false,
+                           count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE);
+        field_pair_swap(&s->gerr);
+    }
+}
+
+/* One pass of the method's list (method.h), on the solver's fields. The
+ * step's eased v_f and fade factor come from the plan. */
+static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
+{
+    Solver *s = self;
+    take_step_values(s, st);
     int last = 0, count = 1; /* the stage's last repetition: where its timer mark goes */
     for (int q = 0; q < st->n; q++)
         if (st->stage[q].pass == pass) count = st->stage[q].count, last = k == count - 1;
@@ -649,10 +679,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (last) mark(s, T_JACOBI);
         break;
     case METHOD_PASS_PRESSURE_JACOBI: /* compute: SOLVER_JACOBI_TILE repetitions a dispatch */
-        if (!jacobi_tiled(s, 0) || s->one_by_one) pass_jacobi_level(s, 0, false, &s->pres, s->div);
-        else if (k % SOLVER_JACOBI_TILE == 0)
-            jacobi_iters(s, 0, count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE, false,
-                         &s->pres, s->div);
+        pressure_jacobi(s, k, count);
         if (last) mark(s, T_JACOBI);
         break;
     case METHOD_PASS_SUBTRACT_GRAD:
@@ -675,14 +702,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_GATHER_BEGIN:
         pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
     case METHOD_PASS_GATHER_JACOBI: /* from the last step's e; tiled: SOLVER_JACOBI_TILE a dispatch */
-        if (!jacobi_tiled(s, 0) || s->one_by_one || s->no_fuse) {
-            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false, 0);
-            field_pair_swap(&s->gerr);
-        } else if (k % SOLVER_JACOBI_TILE == 0) {
-            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false,
-                               count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE);
-            field_pair_swap(&s->gerr);
-        }
+        gather_jacobi(s, k, count);
         break;
     case METHOD_PASS_GATHER_APPLY:
         pass_gather_apply(s, s->dens.read, s->gerr.read, s->ratio, s->dens.write);
