@@ -905,6 +905,34 @@ static void transport(RefSolver *s, const float *u, const float *v, float umax, 
     SWAP(s->rho, s->t0);
 }
 
+/* ref_pass's force: one field's, added to u, v. */
+static void ref_force(RefSolver *s, const MethodStep *st)
+{
+    int w = s->w, h = s->h;
+    const SolverParams *p = &st->p;
+    SolverParams q = *p; /* a field's force that is not the last: no damping, no clamp */
+    q.umax = st->umax_flow; /* the flow's limit: a long key's pace */
+    if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX, q.swirl = 0.0f; /* the last field's adds it */
+    ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
+                   s->u, s->v, s->t0, s->t1);
+    SWAP(s->u, s->t0); /* the velocity with the force in u, v (for the next field's) */
+    SWAP(s->v, s->t1);
+}
+
+/* ref_pass's density transport, repetition k: the substeps the speed needs (method.h),
+ * counted at k == 0, by u or u + w. */
+static void ref_advect_density(RefSolver *s, const MethodStep *st, int k, float hh)
+{
+    int w = s->w, h = s->h;
+    const SolverParams *p = &st->p;
+    const float *tu = s->drift_ran ? s->wu : s->u, *tv = s->drift_ran ? s->wv : s->v;
+    float cap = s->drift_ran ? p->umax : st->umax_flow; /* flow + drift: within umax */
+    if (k == 0)
+        s->nsub[0] = method_substeps_for(ref_pass_speed(w, h, cap, tu, tv),
+                                         method_speed_scale(p->dt, hh), method_advect_substeps(w, h, p));
+    if (k < s->nsub[0]) transport(s, tu, tv, cap, p->dt / (float)s->nsub[0]);
+}
+
 static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
 {
     RefSolver *s = self;
@@ -923,16 +951,9 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_POTENTIAL_VCYCLE:
         vcycle(s, 0, &s->phi, &s->t3, s->t2, hh);
         break;
-    case METHOD_PASS_FORCE: {
-        SolverParams q = *p; /* a field's force that is not the last: no damping, no clamp */
-        q.umax = st->umax_flow; /* the flow's limit: a long key's pace */
-        if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX, q.swirl = 0.0f; /* the last field's adds it */
-        ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
-                       s->u, s->v, s->t0, s->t1);
-        SWAP(s->u, s->t0); /* the velocity with the force in u, v (for the next field's) */
-        SWAP(s->v, s->t1);
+    case METHOD_PASS_FORCE:
+        ref_force(s, st);
         break;
-    }
     case METHOD_PASS_ADVECT_VEL:
         ref_pass_advect_vel(w, h, p->dt, s->u, s->v, s->t0, s->t1);
         SWAP(s->u, s->t0);
@@ -958,15 +979,9 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
                                  s->dscale, st->rg, st->umax_flow, s->u, s->v, s->wu, s->wv);
         s->drift_ran = true;
         break;
-    case METHOD_PASS_ADVECT_DENSITY: { /* the substeps the speed needs (method.h), by u or u + w */
-        const float *tu = s->drift_ran ? s->wu : s->u, *tv = s->drift_ran ? s->wv : s->v;
-        float cap = s->drift_ran ? p->umax : st->umax_flow; /* flow + drift: within umax */
-        if (k == 0)
-            s->nsub[0] = method_substeps_for(ref_pass_speed(w, h, cap, tu, tv),
-                                             method_speed_scale(p->dt, hh), method_advect_substeps(w, h, p));
-        if (k < s->nsub[0]) transport(s, tu, tv, cap, p->dt / (float)s->nsub[0]);
+    case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
+        ref_advect_density(s, st, k, hh);
         break;
-    }
     case METHOD_PASS_GATHER_BEGIN:
         memcpy(s->t0, s->eg, n * sizeof(float));
         break;
