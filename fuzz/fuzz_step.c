@@ -41,7 +41,7 @@ static void run_checkpoint(const uint8_t *data, size_t size)
     }
     free(d);
     if ((long)c.w * c.h <= 32 * 32 &&
-        budget_cpu_step_units(c.w, c.h, &c.state.params, NULL, NULL) <= BUDGET_CPU_STEP_UNITS) {
+        budget_cpu_step_units(c.w, c.h, &c.state.params, NULL) <= BUDGET_CPU_STEP_UNITS) {
         RefSolver *s = ref_create(c.w, c.h, &c.state.params, err, sizeof err);
         if (s) {
             ref_set_state(s, &c.state.solver);
@@ -88,7 +88,7 @@ static void run_extremes(const uint8_t *data, size_t size)
     /* clamp into the accepted ranges the way the program's checks demand:
      * what method_params_check refuses is never run */
     if (method_params_check(&q) != NULL) return;
-    if (budget_cpu_step_units(16, 16, &q, NULL, NULL) > BUDGET_CPU_STEP_UNITS) return;
+    if (budget_cpu_step_units(16, 16, &q, NULL) > BUDGET_CPU_STEP_UNITS) return;
     char err[256];
     RefSolver *s = ref_create(16, 16, &q, err, sizeof err);
     if (!s) return;
