@@ -865,6 +865,119 @@ static void band_planes(ImageRows *const *rr, const float *const *from, int n, b
     }
 }
 
+/* One frame's strips: what frame_strips' stages share. The planes of a band
+ * lie in one block: the resampled planes, alpha, colour (srgb, lin),
+ * velocity, and the PNG's RGBA or the EXR's colour planes. */
+typedef struct {
+    Exporter *x;
+    int w, h, nf, nsrc, ow, oh;
+    bool exr, vel, same, flat;
+    Image src[EXPORT_FIELDS_MAX + 2]; /* the resamplers' sources: they keep a pointer */
+    ImageRows *rr[EXPORT_FIELDS_MAX + 2]; /* the fields, then vx, vy */
+    const float *from[EXPORT_FIELDS_MAX + 2];
+    const float *a[EXPORT_FIELDS_MAX + 2]; /* the band's rows of each */
+    ExrColour cs;
+    size_t bn; /* floats a plane: rows x ow */
+    float *block, *res, *al, *col, *pv, *out;
+} Strip;
+
+/* The resamplers (unless same size) and the block of a band's planes.
+ * Returns 0, or -1 with err set. */
+static int strip_alloc(Strip *S, int rows, const char *path, char *err, size_t errlen)
+{
+    int ow = S->ow, oh = S->oh;
+    for (int i = 0; !S->same && i < S->nsrc; i++) {
+        S->src[i] = (Image){S->w, S->h, 1, (float *)S->from[i]};
+        if (!(S->rr[i] = image_rows_create(&S->src[i], ow, oh, i < S->nf))) {
+            snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
+            return -1;
+        }
+    }
+    S->cs = exr_colour_of(S->x, !S->flat);
+    size_t bn = S->bn = (size_t)rows * (size_t)ow;
+    size_t nplanes = (S->same ? 0 : (size_t)S->nsrc) + 1 + (S->flat ? 0 : 6) + (S->vel ? 2 : 0) +
+                     (S->exr ? (size_t)S->cs.planes : path ? 4 : 0);
+    if (!(S->block = malloc(nplanes * bn * sizeof(float)))) {
+        snprintf(err, errlen, "out of memory for a %d-row strip of a %dx%d frame", rows, ow, oh);
+        return -1;
+    }
+    S->res = S->block;
+    S->al = S->res + (S->same ? 0 : (size_t)S->nsrc) * bn;
+    S->col = S->flat ? NULL : S->al + bn;
+    S->pv = (S->col ? S->col + 6 * bn : S->al + bn);
+    S->out = S->pv + (S->vel ? 2 : 0) * bn;
+    return 0;
+}
+
+/* An EXR's data window, before its header: where there is smoke (a pass of
+ * its own over the densities); box is x0, y0, x1, y1. */
+static void strip_data_window(Strip *S, int rows, int box[4])
+{
+    int ow = S->ow, oh = S->oh;
+    box[0] = ow, box[1] = oh, box[2] = box[3] = -1;
+    for (int y = 0; y < oh; y += rows) {
+        int m = oh - y < rows ? oh - y : rows;
+        band_planes(S->rr, S->from, S->nf, S->same, ow, S->bn, S->res, y, m, S->a); /* the densities only */
+        for (int r = 0; r < m; r++) {
+            const float *row[EXPORT_FIELDS_MAX];
+            for (int f = 0; f < S->nf; f++) row[f] = S->a[f] + (size_t)r * ow;
+            crop_row(S->x, row, ow, y + r, box);
+        }
+    }
+    if (box[2] < 0) box[0] = box[1] = box[2] = box[3] = 0;
+}
+
+/* The file's writer: the EXR's (with its channels and data window) or the
+ * PNG's, none without a path. Returns 0, or -1 with err set. */
+static int strip_writer(Strip *S, const char *path, const int box[4], ExrChannel *ch, int nch,
+                        char *temp, size_t templen, ImagePngStream **ps, ExrStream **es, char *err,
+                        size_t errlen)
+{
+    Exporter *x = S->x;
+    int ow = S->ow, oh = S->oh;
+    if (S->exr) {
+        ExrWrite d = {.w = ow, .h = oh, .x0 = box[0], .y0 = box[1], .x1 = box[2], .y1 = box[3], .channels = ch,
+                      .nchannels = nch, .pixel = x->o.exr_pixel, .compression = x->o.exr_compression,
+                      .fps = x->o.fps, .tiled = x->o.exr_tiled, .pool = x->pool, .temp = temp,
+                      .templen = templen};
+        if (!(*es = exr_stream_begin(path, &d, err, errlen))) return -1;
+    } else if (path) {
+        ImagePngOut po = {.bits = x->o.format == IMAGE_FORMAT_PNG16 ? 16 : 8,
+                          .level = x->o.png_compression, .temp = temp, .templen = templen};
+        if (!(*ps = image_png_begin(path, ow, oh, 4, &po, err, errlen))) return -1;
+    }
+    return 0;
+}
+
+/* Band rows y..y+m-1 (nb pixels): its planes, composited (or one field's
+ * alpha), the velocity, and the PNG's pixels and (in_exr) the EXR's colour. */
+static void strip_band(Strip *S, int y, int m, size_t nb, bool png, bool in_exr)
+{
+    Exporter *x = S->x;
+    int nf = S->nf;
+    band_planes(S->rr, S->from, S->nsrc, S->same, S->ow, S->bn, S->res, y, m, S->a);
+    if (S->flat) alpha_one(x, S->a[0], nb, S->al);
+    else composite(x, S->a, nb, S->al, S->col, S->col + 3 * nb);
+    if (S->vel) velocity_px(x, S->w, S->h, S->ow, S->oh, S->a[nf], S->a[nf + 1], nb, S->pv, S->pv + nb);
+    if (png) png_pixels(x, S->al, S->col, nb, nb, S->out);
+    if (in_exr)
+        for (size_t k = 0; k < nb; k++)
+            exr_colour_px(x, S->cs, S->al, S->col ? S->col + 3 * nb : NULL, nb, k, S->out, nb);
+}
+
+/* The band's rows into the EXR's channels. Returns 0, or -1 with err set. */
+static int strip_exr_rows(Strip *S, ExrStream *es, ExrChannel *ch, int y, int m, size_t nb, char *err,
+                          size_t errlen)
+{
+    int nf = S->nf;
+    const float *al = S->al, *out = S->out;
+    const float *r = S->cs.white ? al : out, *g = S->cs.grey ? r : out + nb, *b = S->cs.grey ? r : out + 2 * nb;
+    ch[0].px = r, ch[1].px = g, ch[2].px = b, ch[3].px = al;
+    for (int f = 0; f < nf; f++) ch[4 + f].px = S->a[f];
+    if (S->vel) ch[4 + nf].px = S->pv, ch[5 + nf].px = S->pv + nb;
+    return exr_stream_rows(es, ch, y, m, err, errlen);
+}
+
 /* The frame ROWS output rows at a time (export.h, "Strips"): each field
  * (and the velocity) resampled a band of rows at a time (image_rows),
  * composited, and handed to the PNG (image_png_rows) or the EXR
@@ -876,19 +989,17 @@ static int frame_strips(Exporter *x, Job *j, const char *path, char *temp, size_
                         bool video, char *err, size_t errlen)
 {
     double t_conv = 0.0;
-    int w = j->w, h = j->h, nf = x->nf;
-    int ow = x->o.out_w ? x->o.out_w : w, oh = x->o.out_h ? x->o.out_h : h;
-    bool exr = x->o.format == IMAGE_FORMAT_EXR && path;
-    bool vel = exr && x->o.velocity && j->vx && j->vy;
-    bool same = ow == w && oh == h;
-    bool flat = nf == 1 && !x->video; /* as frame_encode: no colour planes */
+    Strip S = {.x = x, .w = j->w, .h = j->h, .nf = x->nf};
+    int nf = S.nf;
+    int ow = S.ow = x->o.out_w ? x->o.out_w : S.w, oh = S.oh = x->o.out_h ? x->o.out_h : S.h;
+    bool exr = S.exr = x->o.format == IMAGE_FORMAT_EXR && path;
+    bool vel = S.vel = exr && x->o.velocity && j->vx && j->vy;
+    S.same = ow == S.w && oh == S.h;
+    S.flat = nf == 1 && !x->video; /* as frame_encode: no colour planes */
     int rc = -1;
-    Image src[EXPORT_FIELDS_MAX + 2];
-    ImageRows *rr[EXPORT_FIELDS_MAX + 2] = {NULL}; /* the fields, then vx, vy */
-    const float *from[EXPORT_FIELDS_MAX + 2];
-    int nsrc = nf + (vel ? 2 : 0);
-    for (int f = 0; f < nf; f++) from[f] = j->rho[f];
-    if (vel) from[nf] = j->vx, from[nf + 1] = j->vy;
+    S.nsrc = nf + (vel ? 2 : 0);
+    for (int f = 0; f < nf; f++) S.from[f] = j->rho[f];
+    if (vel) S.from[nf] = j->vx, S.from[nf + 1] = j->vy;
     if (!path && !video) { /* nothing to make */
         j->ow = ow;
         j->oh = oh;
@@ -896,56 +1007,13 @@ static int frame_strips(Exporter *x, Job *j, const char *path, char *temp, size_
     }
     ImagePngStream *ps = NULL;
     ExrStream *es = NULL;
-    float *block = NULL;
-    for (int i = 0; !same && i < nsrc; i++) {
-        src[i] = (Image){w, h, 1, (float *)from[i]};
-        if (!(rr[i] = image_rows_create(&src[i], ow, oh, i < nf))) {
-            snprintf(err, errlen, "out of memory resampling a frame to %dx%d", ow, oh);
-            goto done;
-        }
-    }
-    /* one block for a band: the resampled planes, alpha, colour (srgb,
-     * lin), velocity, and the PNG's RGBA or the EXR's colour planes */
-    ExrColour cs = exr_colour_of(x, !flat);
-    size_t bn = (size_t)rows * (size_t)ow;
-    size_t nplanes = (same ? 0 : (size_t)nsrc) + 1 + (flat ? 0 : 6) + (vel ? 2 : 0) +
-                     (exr ? (size_t)cs.planes : path ? 4 : 0);
-    if (!(block = malloc(nplanes * bn * sizeof(float)))) {
-        snprintf(err, errlen, "out of memory for a %d-row strip of a %dx%d frame", rows, ow, oh);
-        goto done;
-    }
-    float *res = block, *al = res + (same ? 0 : (size_t)nsrc) * bn, *col = flat ? NULL : al + bn;
-    float *pv = (col ? col + 6 * bn : al + bn), *out = pv + (vel ? 2 : 0) * bn;
-    const float *a[EXPORT_FIELDS_MAX + 2];
-    /* an EXR's data window, before its header: where there is smoke */
+    if (strip_alloc(&S, rows, path, err, errlen) < 0) goto done;
     int box[4] = {0, 0, ow - 1, oh - 1};
-    if (exr) {
-        box[0] = ow, box[1] = oh, box[2] = box[3] = -1;
-        for (int y = 0; y < oh; y += rows) {
-            int m = oh - y < rows ? oh - y : rows;
-            band_planes(rr, from, nf, same, ow, bn, res, y, m, a); /* the densities only */
-            for (int r = 0; r < m; r++) {
-                const float *row[EXPORT_FIELDS_MAX];
-                for (int f = 0; f < nf; f++) row[f] = a[f] + (size_t)r * ow;
-                crop_row(x, row, ow, y + r, box);
-            }
-        }
-        if (box[2] < 0) box[0] = box[1] = box[2] = box[3] = 0;
-    }
+    if (exr) strip_data_window(&S, rows, box);
     char dname[EXPORT_FIELDS_MAX][96];
     ExrChannel ch[6 + EXPORT_FIELDS_MAX];
     int nch = exr ? exr_channels(x, vel, dname, ch) : 0;
-    if (exr) {
-        ExrWrite d = {.w = ow, .h = oh, .x0 = box[0], .y0 = box[1], .x1 = box[2], .y1 = box[3], .channels = ch,
-                      .nchannels = nch, .pixel = x->o.exr_pixel, .compression = x->o.exr_compression,
-                      .fps = x->o.fps, .tiled = x->o.exr_tiled, .pool = x->pool, .temp = temp,
-                      .templen = templen};
-        if (!(es = exr_stream_begin(path, &d, err, errlen))) goto done;
-    } else if (path) {
-        ImagePngOut po = {.bits = x->o.format == IMAGE_FORMAT_PNG16 ? 16 : 8,
-                          .level = x->o.png_compression, .temp = temp, .templen = templen};
-        if (!(ps = image_png_begin(path, ow, oh, 4, &po, err, errlen))) goto done;
-    }
+    if (strip_writer(&S, path, box, ch, nch, temp, templen, &ps, &es, err, errlen) < 0) goto done;
     if (video && video_begin(x, ow, oh, err, errlen) < 0) goto done;
     /* the bands: an EXR's start on its data window's first row (its chunks'
      * rows), and without a video only its rows are made */
@@ -955,24 +1023,12 @@ static int frame_strips(Exporter *x, Job *j, const char *path, char *temp, size_
         if (exr && y < box[1] && m > box[1] - y) m = box[1] - y;
         size_t nb = (size_t)m * ow;
         double t1 = export_now();
-        band_planes(rr, from, nsrc, same, ow, bn, res, y, m, a);
-        if (flat) alpha_one(x, a[0], nb, al);
-        else composite(x, a, nb, al, col, col + 3 * nb);
-        if (vel) velocity_px(x, w, h, ow, oh, a[nf], a[nf + 1], nb, pv, pv + nb);
-        if (ps) png_pixels(x, al, col, nb, nb, out);
         bool in_window = y <= box[3] && y + m > box[1];
-        if (es && in_window)
-            for (size_t k = 0; k < nb; k++) exr_colour_px(x, cs, al, col ? col + 3 * nb : NULL, nb, k, out, nb);
+        strip_band(&S, y, m, nb, ps != NULL, es && in_window);
         t_conv += export_now() - t1;
-        if (ps && image_png_rows(ps, out, m, err, errlen) < 0) goto done;
-        if (es && in_window) {
-            const float *r = cs.white ? al : out, *g = cs.grey ? r : out + nb, *b = cs.grey ? r : out + 2 * nb;
-            ch[0].px = r, ch[1].px = g, ch[2].px = b, ch[3].px = al;
-            for (int f = 0; f < nf; f++) ch[4 + f].px = a[f];
-            if (vel) ch[4 + nf].px = pv, ch[5 + nf].px = pv + nb;
-            if (exr_stream_rows(es, ch, y, m, err, errlen) < 0) goto done;
-        }
-        if (video && video_rows(x, al, col, nb, nb, err, errlen) < 0) goto done;
+        if (ps && image_png_rows(ps, S.out, m, err, errlen) < 0) goto done;
+        if (es && in_window && strip_exr_rows(&S, es, ch, y, m, nb, err, errlen) < 0) goto done;
+        if (video && video_rows(x, S.al, S.col, nb, nb, err, errlen) < 0) goto done;
         y += m;
     }
     if (video) x->vframes++;
@@ -987,8 +1043,8 @@ static int frame_strips(Exporter *x, Job *j, const char *path, char *temp, size_
 done:
     image_png_abort(ps);
     exr_stream_abort(es);
-    free(block);
-    for (int i = 0; i < nsrc; i++) image_rows_free(rr[i]);
+    free(S.block);
+    for (int i = 0; i < S.nsrc; i++) image_rows_free(S.rr[i]);
     return rc;
 }
 
