@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "testlib.h"
@@ -219,11 +220,13 @@ static void test_man_lint(void)
     CHECK(rc == 0 && !r.out[0] && !r.err[0], "smokemorph.1 does not render cleanly (exit %d):\n%s%s",
           rc, r.out, r.err);
     /* and the checker itself: a page with an unknown macro is refused */
-    const char *bad = "build/tests/docs-bad.1";
+    char dir[512], bad[600];
+    testlib_tmpdir(dir, sizeof dir, "test_docs"); /* not build/: test-asan builds elsewhere */
+    snprintf(bad, sizeof bad, "%s/docs-bad.1", dir);
     static const char text[] = ".Dd November 26, 2026\n.Dt BAD 1\n.Os\n.Sh NAME\n.Nm bad\n"
                                ".Nd bad\n.Sh DESCRIPTION\n.mp4 is not a macro\n";
     CHECK(testlib_write_file(bad, text, sizeof text - 1) == 0, "cannot write %s", bad);
-    char cmd[256];
+    char cmd[700];
     if (testlib_sh("command -v mandoc >/dev/null 2>&1") == 0)
         snprintf(cmd, sizeof cmd, "mandoc -T lint -W warning %s", bad);
     else
@@ -231,6 +234,7 @@ static void test_man_lint(void)
     rc = testlib_run_sh(cmd, NULL, &r);
     CHECK(rc != 0 || r.err[0] || r.out[0], "the lint found nothing wrong in a page with an unknown macro");
     remove(bad);
+    rmdir(dir);
     testlib_result_free(&r);
 }
 
