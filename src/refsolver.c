@@ -721,7 +721,7 @@ struct RefSolver {
     long nstep;                  /* steps since ref_set_density: the fade-ins' clock */
     long kstep;                  /* steps since the target was set: the arrival's clock */
     MethodPass last;             /* the last pass run (METHOD_PASS_COUNT: none this step) */
-    int nsub[1];                 /* the transport stage's substeps (ref_pass_speed) */
+    int nsub;                    /* the transport stage's substeps (ref_pass_speed) */
     MethodStep plan;             /* this step's, for ref_step_parts's later parts */
     float *t0, *t1, *t2, *t3;    /* full-grid scratch */
     float *c0, *c1;              /* coarse scratch */
@@ -928,9 +928,9 @@ static void ref_advect_density(RefSolver *s, const MethodStep *st, int k, float 
     const float *tu = s->drift_ran ? s->wu : s->u, *tv = s->drift_ran ? s->wv : s->v;
     float cap = s->drift_ran ? p->umax : st->umax_flow; /* flow + drift: within umax */
     if (k == 0)
-        s->nsub[0] = method_substeps_for(ref_pass_speed(w, h, cap, tu, tv),
+        s->nsub = method_substeps_for(ref_pass_speed(w, h, cap, tu, tv),
                                          method_speed_scale(p->dt, hh), method_advect_substeps(w, h, p));
-    if (k < s->nsub[0]) transport(s, tu, tv, cap, p->dt / (float)s->nsub[0]);
+    if (k < s->nsub) transport(s, tu, tv, cap, p->dt / (float)s->nsub);
 }
 
 static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
@@ -1038,7 +1038,7 @@ void ref_step_begin(RefSolver *s, MethodStep *st)
 {
     method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->kstep++, s->dscale, st);
     s->umax_now = st->umax_flow;
-    s->nsub[0] = 0;
+    s->nsub = 0;
     s->drift_ran = false;
     s->last = METHOD_PASS_COUNT;
 }
@@ -1077,7 +1077,7 @@ int ref_read_output(const RefSolver *s, MethodOut f, float *a, float *b)
     return -1;
 }
 
-int ref_substeps(const RefSolver *s, int stage) { return stage == 0 ? s->nsub[0] : -1; }
+int ref_substeps(const RefSolver *s, int stage) { return stage == 0 ? s->nsub : -1; }
 
 
 /* The persistent fields in MethodField's order. */

@@ -537,6 +537,15 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
 
 static float gather_a(const Solver *s) { return s->ga_now; }
 
+/* The step values of single passes and of a solver between steps: the
+ * parameters as given (no fade-in, no pace). */
+static void unfaded(Solver *s)
+{
+    s->vf_now = s->p.vf;
+    s->rg_now = 1.0f;
+    s->umax_now = s->p.umax;
+}
+
 /* the gathering solve's D and right-hand side, packed, once per step */
 static void pass_gather_begin(Solver *s, const Field *dens, Field *coef, Field *rhs)
 {
@@ -797,9 +806,7 @@ int solver_step_end(Solver *s)
     }
     *slot = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
     s->inflight_next = (s->inflight_next + 1) % SOLVER_STEPS_IN_FLIGHT;
-    s->vf_now = s->p.vf; /* single passes (tests) run unfaded */
-    s->rg_now = 1.0f;
-    s->umax_now = s->p.umax;
+    unfaded(s); /* single passes (tests) run unfaded */
     return gl_check("solver", "a step");
 }
 
@@ -911,9 +918,7 @@ Solver *solver_create_opts(int w, int h, const SolverParams *p, const SolverOpti
     s->cell = cell_size(w, h);
     s->p = *p;
     method_params_resolve(&s->p);
-    s->vf_now = s->p.vf;
-    s->rg_now = 1.0f;
-    s->umax_now = s->p.umax;
+    unfaded(s);
     method_blur_spec(w, h, s->p.sigma, &s->blur);
     char defines[512]; /* the method's constants, for every pass (never typed in GLSL) */
     method_glsl_defines(defines, sizeof defines);
@@ -983,9 +988,7 @@ int solver_set_params(Solver *s, const SolverParams *p)
     float old_sigma = s->p.sigma;
     s->p = *p;
     method_params_resolve(&s->p);
-    s->vf_now = s->p.vf;
-    s->rg_now = 1.0f;
-    s->umax_now = s->p.umax;
+    unfaded(s);
     if (s->p.sigma == old_sigma) return 0;
     BlurSpec nb;
     method_blur_spec(s->w, s->h, s->p.sigma, &nb);
@@ -1433,9 +1436,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
     case SOLVER_PASS_GATHER_JACOBI:
         debug_run(s, METHOD_PASS_GATHER_BEGIN);
         if (first) { /* the first iteration, from e = 0 */
-            s->vf_now = s->p.vf;
-            s->rg_now = 1.0f;
-            s->umax_now = s->p.umax;
+            unfaded(s);
             pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, true, 0);
             field_pair_swap(&s->gerr);
         } else {
@@ -1448,9 +1449,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
         debug_run(s, METHOD_PASS_DRIFT_VEL);
         break;
     }
-    s->vf_now = s->p.vf; /* single passes run unfaded */
-    s->rg_now = 1.0f;
-    s->umax_now = s->p.umax;
+    unfaded(s); /* single passes run unfaded */
     return gl_check("solver", "a single pass");
 }
 
