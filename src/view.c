@@ -1416,10 +1416,10 @@ static void free_state(void)
     free(V.st.target);
 }
 
-int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
+/* view_run's first stage: the options into V, checked (the fields, the
+ * view, a GPU backend). -1: refused, said. */
+static int take_options(Morph *m, const ViewOptions *o)
 {
-    char err[512];
-    (void)ctx;
     memset(&V, 0, sizeof V);
     V.m = m;
     V.o = *o;
@@ -1431,7 +1431,7 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
         if (o->nfields > MORPH_MAX_FIELDS || o->fields[0] != m || o->compare) {
             log_error("view", "the window shows 1..%d fields, the first the morph given, and not with a compare",
                       MORPH_MAX_FIELDS);
-            return 1;
+            return -1;
         }
         V.nf = o->nfields;
         for (int i = 1; i < V.nf; i++) V.f[i] = o->fields[i];
@@ -1451,14 +1451,28 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     if (!gpu) {
         log_error("view", "the window needs a GPU backend (--backend fragment or compute), not %s",
                   morph_backend_name(morph_backend(m)));
-        return 1;
+        return -1;
     }
-    int w = morph_width(m), h = morph_height(m), rc = 1;
+    return 0;
+}
+
+/* The display and HUD shaders. -1: not loaded, said. */
+static int load_shaders(const ViewOptions *o)
+{
+    char err[512];
     if (!(V.display = shader_load(o->shader_dir, "display.glsl", err, sizeof err)) ||
         !(V.hud = shader_load(o->shader_dir, "hud.glsl", err, sizeof err))) {
         fprintf(stderr, "%s\n", err);
-        goto free_shaders;
+        return -1;
     }
+    return 0;
+}
+
+/* The textures the views draw from (B's too when comparing). -1: not made,
+ * said. */
+static int make_fields(const ViewOptions *o, int w, int h)
+{
+    char err[512];
     if (!(V.start_tex = field_create(w, h, 1, err, sizeof err)) ||
         !(V.scalar = field_create(w, h, 1, err, sizeof err)) ||
         !(V.scalar2 = field_create(w, h, 1, err, sizeof err)) || !(V.vec = field_create(w, h, 2, err, sizeof err)) ||
@@ -1467,28 +1481,42 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
                         !(V.scalar2b = field_create(w, h, 1, err, sizeof err)) ||
                         !(V.vecb = field_create(w, h, 2, err, sizeof err))))) {
         fprintf(stderr, "%s\n", err);
-        goto free_fields;
+        return -1;
     }
+    return 0;
+}
+
+/* The state read back, the panels, and a sequence's key images (for the
+ * Fig. 2 layout), uploaded with the start. -1: failed, said. */
+static int make_keys(Morph *m, int w, int h)
+{
+    char err[512];
     if (alloc_state() < 0) {
         log_error("view", "out of memory for the state of a %dx%d grid", w, h);
-        goto free_keys;
+        return -1;
     }
     /* a sequence: each key's image for the Fig. 2 layout */
     int nk = morph_has_schedule(m) && morph_key_count(m) > 1 ? morph_key_count(m) : 0;
     if (!(V.panels = calloc((size_t)nk + 2, sizeof *V.panels)) ||
         (nk && !(V.key_tex = calloc((size_t)nk, sizeof *V.key_tex)))) {
         log_error("view", "out of memory for %d keys", nk);
-        goto free_keys;
+        return -1;
     }
     for (V.nkeys = 0; V.nkeys < nk; V.nkeys++)
         if (!(V.key_tex[V.nkeys] = field_create(w, h, 1, err, sizeof err))) {
             fprintf(stderr, "%s\n", err);
-            goto free_keys;
+            return -1;
         }
     if (upload_start() < 0) {
         log_error("view", "cannot upload the start and key images to the GPU");
-        goto free_keys;
+        return -1;
     }
+    return 0;
+}
+
+/* The window's size, fonts and callbacks. */
+static void hook_window(Morph *m)
+{
     V.win_w = glutGet(GLUT_WINDOW_WIDTH);
     V.win_h = glutGet(GLUT_WINDOW_HEIGHT);
     /* text: without the font the window runs, unlabelled (docs/MANUAL.md: the views) */
@@ -1504,31 +1532,47 @@ int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
     V.last_title = export_now();
     if (V.o.verbose_keys) print_keys();
     V.base = m;
-    if (o->lesson || o->lesson_ready) {
-        if (o->compare) { /* main refuses it before the window: config_parse's callers */
-            log_error("view", "--lesson runs one morph (a step may compare two): leave out --compare");
-            goto free_keys;
-        }
-        if (!(V.lesson = o->lesson_ready) &&
-            !(V.lesson = V.lesson_own = lesson_load(o->lesson, morph_params(m), err, sizeof err))) {
-            fprintf(stderr, "%s\n", err);
-            goto free_keys;
-        }
-        log_info("lesson", "%s: %d steps (space: the next, Backspace: the one before)", V.lesson->file, V.lesson->n);
-        V.lesson_start = *morph_params(m);
-        if (lesson_go(0) < 0 || (V.paused && lesson_passes_now() < 0)) goto free_keys;
+}
+
+/* --lesson (or a lesson loaded before the window): loaded, at its first
+ * step. -1: failed, said. */
+static int open_lesson(Morph *m, const ViewOptions *o)
+{
+    char err[512];
+    if (!o->lesson && !o->lesson_ready) return 0;
+    if (o->compare) { /* main refuses it before the window: config_parse's callers */
+        log_error("view", "--lesson runs one morph (a step may compare two): leave out --compare");
+        return -1;
     }
-    if (o->record && record_start(o->record) < 0) goto free_keys;
-    /* the loop: events, then a frame each time round (as an idle function
-     * that posts a redisplay would) until quit or the window closes */
+    if (!(V.lesson = o->lesson_ready) &&
+        !(V.lesson = V.lesson_own = lesson_load(o->lesson, morph_params(m), err, sizeof err))) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    log_info("lesson", "%s: %d steps (space: the next, Backspace: the one before)", V.lesson->file, V.lesson->n);
+    V.lesson_start = *morph_params(m);
+    if (lesson_go(0) < 0 || (V.paused && lesson_passes_now() < 0)) return -1;
+    return 0;
+}
+
+/* The loop: events, then a frame each time round (as an idle function that
+ * posts a redisplay would) until quit or the window closes. The exit
+ * status. */
+static int event_loop(void)
+{
     V.running = true;
     while (V.running) {
         glutPostRedisplay();
         glutMainLoopEvent();
     }
-    rc = V.rc;
+    int rc = V.rc;
     if (record_stop() < 0 && V.o.record) rc = 1;
-free_keys:
+    return rc;
+}
+
+/* What make_keys, open_lesson and the loop hold. */
+static void release_keys(void)
+{
     lesson_uncompare();
     lesson_free(V.lesson_own);
     V.lesson = V.lesson_own = NULL;
@@ -1540,7 +1584,11 @@ free_keys:
     free(V.key_tex);
     free(V.panels);
     free_state();
-free_fields:
+}
+
+/* What make_fields and the views hold. */
+static void release_fields(void)
+{
     passbypass_free(&V.pass_plot);
     viewfield_free(&V.vfb);
     field_free(V.vecb);
@@ -1554,6 +1602,24 @@ free_fields:
     field_free(V.start_tex);
     text_free(V.big);
     text_free(V.font);
+}
+
+int view_run(GlCtx *ctx, Morph *m, const ViewOptions *o)
+{
+    (void)ctx;
+    if (take_options(m, o) < 0) return 1;
+    int w = morph_width(m), h = morph_height(m), rc = 1;
+    if (load_shaders(o) < 0) goto free_shaders;
+    if (make_fields(o, w, h) < 0) goto free_fields;
+    if (make_keys(m, w, h) < 0) goto free_keys;
+    hook_window(m);
+    if (open_lesson(m, o) < 0) goto free_keys;
+    if (o->record && record_start(o->record) < 0) goto free_keys;
+    rc = event_loop();
+free_keys:
+    release_keys();
+free_fields:
+    release_fields();
 free_shaders:
     shader_free(V.hud);
     shader_free(V.display);

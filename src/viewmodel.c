@@ -216,93 +216,138 @@ static void place(ViewRect r, int gw, int gh, bool two, int label_h, int gap, Vi
     }
 }
 
+/* The cells the layout measures in: the HUD's and the title's characters,
+ * and the margin. */
+typedef struct {
+    int cw, ch, tcw, tch, m;
+} LayoutCells;
+
+/* A window too small for text: the fields (two halves when comparing) fill it. */
+static void layout_bare(int win_w, int win_h, int gw, int gh, const ViewLayoutIn *in, ViewLayout *o)
+{
+    ViewRect a = {0, 0, win_w, win_h};
+    o->area = a;
+    if (in->compare) {
+        ViewRect ha = {0, 0, (win_w - 8) / 2, win_h}, hb = {win_w - (win_w - 8) / 2, 0, (win_w - 8) / 2, win_h};
+        place(ha, gw, gh, in->two, 0, 8, &o->field, &o->field2, NULL, NULL);
+        place(hb, gw, gh, in->two, 0, 8, &o->field_b, &o->field2_b, NULL, NULL);
+    } else {
+        place(a, gw, gh, in->two, 0, 8, &o->field, &o->field2, NULL, NULL);
+    }
+}
+
+/* The HUD down the left (its lines, the plot's caption, the plot), when on
+ * and not comparing: the width it takes (0 without it). */
+static int layout_hud(int win_w, int win_h, const ViewLayoutIn *in, LayoutCells c, ViewLayout *o)
+{
+    if (!in->hud_on || in->compare) return 0;
+    const int cw = c.cw, ch = c.ch, m = c.m;
+    int hw = VIEWMODEL_HUD_COLS * cw + 2 * m;
+    if (hw > win_w / 2) hw = win_w / 2;
+    o->hud = (ViewRect){0, 0, hw, win_h};
+    int nh = in->nhud > 0 ? in->nhud : 0;
+    o->hud_text = (ViewRect){m, win_h - m - nh * ch, hw - 2 * m, nh * ch};
+    int lw = VIEWMODEL_PLOT_LABEL_COLS * cw;
+    int room = o->hud_text.y - m - 2 * ch - m / 2 - m; /* under the lines and the caption */
+    int pw = hw - 2 * m - lw, ph = room < pw ? room : pw;
+    if (ph >= 2 * ch + 2 && pw > 8) {
+        o->plot = (ViewRect){m + lw, m, pw, ph};
+        o->plot_caption = (ViewRect){m, m + ph + m / 2, hw - 2 * m, 2 * ch};
+    }
+    return hw;
+}
+
+/* The title and subtitle from the top at tx, tw wide, wrapped: where the
+ * text ends (the title's rectangle spans it). */
+static int layout_titles(int win_h, int tx, int tw, const ViewLayoutIn *in, LayoutCells c, ViewLayout *o)
+{
+    int top = win_h - c.m;
+    if (in->title && *in->title) {
+        ViewTextBlock *b = &o->title_text;
+        b->n = viewmodel_wrap(in->title, tw / c.tcw, b->line, 2);
+        b->r = (ViewRect){tx, top - b->n * c.tch, tw, b->n * c.tch};
+        top = b->r.y;
+    }
+    if (in->subtitle && *in->subtitle) {
+        ViewTextBlock *b = &o->sub_text;
+        b->n = viewmodel_wrap(in->subtitle, tw / c.cw, b->line, 2);
+        b->r = (ViewRect){tx, top - b->n * c.ch, tw, b->n * c.ch};
+        top = b->r.y;
+    }
+    o->title = (ViewRect){tx, top, tw, win_h - top};
+    return top;
+}
+
+/* The caption along the bottom: where the room above it begins. */
+static int layout_caption(int tx, int tw, const ViewLayoutIn *in, LayoutCells c, ViewLayout *o)
+{
+    const int m = c.m;
+    if (!in->caption || !*in->caption) return m;
+    ViewTextBlock *b = &o->caption_text;
+    b->n = viewmodel_wrap(in->caption, tw / c.cw, b->line, VIEWMODEL_WRAP_LINES);
+    b->r = (ViewRect){tx, m, tw, b->n * c.ch};
+    return m + b->n * c.ch + m;
+}
+
+/* The colour bar and its labels on the right, between bottom and top:
+ * where the room left of it ends. */
+static int layout_bar(int win_w, int top, int bottom, const ViewLayoutIn *in, LayoutCells c, ViewLayout *o)
+{
+    const int cw = c.cw, ch = c.ch, m = c.m;
+    if (!in->bar) return win_w - m;
+    int bw = ch > 12 ? ch : 12, lw = VIEWMODEL_BAR_COLS * cw;
+    int strip = m + bw + m / 2 + lw + m;
+    int h = top - bottom - ch;
+    o->bar = (ViewRect){win_w - strip + m, bottom + ch / 2, bw, h > 3 * ch ? h : 3 * ch};
+    o->bar_labels = (ViewRect){o->bar.x + bw + m / 2, bottom, lw, top - bottom};
+    return win_w - strip;
+}
+
+/* Comparing: the area in two halves, A left and B right, each with its
+ * label block over its fields. */
+static void layout_halves(int gw, int gh, const ViewLayoutIn *in, LayoutCells c, ViewLayout *o)
+{
+    const int ch = c.ch, m = c.m, gap = 2 * m;
+    int lh = c.tch + (in->hud_on ? 2 * ch : 0) + m / 2;
+    int hw = (o->area.w - gap) / 2;
+    ViewRect ha = {o->area.x, o->area.y, hw, o->area.h}, hb = {o->area.x + o->area.w - hw, o->area.y, hw, o->area.h};
+    place(ha, gw, gh, in->two, lh, m, &o->field, &o->field2, &o->label, NULL);
+    place(hb, gw, gh, in->two, lh, m, &o->field_b, &o->field2_b, &o->label_b, NULL);
+    /* a half's label spans its fields */
+    if (in->two) {
+        o->label.w = o->field2.x + o->field2.w - o->field.x;
+        o->label_b.w = o->field2_b.x + o->field2_b.w - o->field_b.x;
+    }
+    /* the label blocks as wide as their half, when the field is narrower */
+    o->label.x = ha.x, o->label.w = ha.w;
+    o->label_b.x = hb.x, o->label_b.w = hb.w;
+}
+
 void viewmodel_layout_for(int win_w, int win_h, int gw, int gh, const ViewLayoutIn *in, ViewLayout *o)
 {
     memset(o, 0, sizeof *o);
     o->ts = in->ts;
     o->overlay = win_w >= VIEWMODEL_OVERLAY_MIN_W && win_h >= VIEWMODEL_OVERLAY_MIN_H;
-    const int cw = in->ts.cw > 0 ? in->ts.cw : 1, ch = in->ts.ch > 0 ? in->ts.ch : 1;
-    const int tcw = in->ts.tcw > 0 ? in->ts.tcw : cw, tch = in->ts.tch > 0 ? in->ts.tch : ch;
-    int m = ch / 3 > 4 ? ch / 3 : 4;
+    LayoutCells c;
+    c.cw = in->ts.cw > 0 ? in->ts.cw : 1, c.ch = in->ts.ch > 0 ? in->ts.ch : 1;
+    c.tcw = in->ts.tcw > 0 ? in->ts.tcw : c.cw, c.tch = in->ts.tch > 0 ? in->ts.tch : c.ch;
+    const int m = c.m = c.ch / 3 > 4 ? c.ch / 3 : 4;
     o->margin = m;
     if (!o->overlay) {
-        ViewRect a = {0, 0, win_w, win_h};
-        o->area = a;
-        if (in->compare) {
-            ViewRect ha = {0, 0, (win_w - 8) / 2, win_h}, hb = {win_w - (win_w - 8) / 2, 0, (win_w - 8) / 2, win_h};
-            place(ha, gw, gh, in->two, 0, 8, &o->field, &o->field2, NULL, NULL);
-            place(hb, gw, gh, in->two, 0, 8, &o->field_b, &o->field2_b, NULL, NULL);
-        } else {
-            place(a, gw, gh, in->two, 0, 8, &o->field, &o->field2, NULL, NULL);
-        }
+        layout_bare(win_w, win_h, gw, gh, in, o);
         return;
     }
-    int left = 0;
-    if (in->hud_on && !in->compare) { /* the HUD: its lines, the plot's caption, the plot */
-        int hw = VIEWMODEL_HUD_COLS * cw + 2 * m;
-        if (hw > win_w / 2) hw = win_w / 2;
-        o->hud = (ViewRect){0, 0, hw, win_h};
-        int nh = in->nhud > 0 ? in->nhud : 0;
-        o->hud_text = (ViewRect){m, win_h - m - nh * ch, hw - 2 * m, nh * ch};
-        int lw = VIEWMODEL_PLOT_LABEL_COLS * cw;
-        int room = o->hud_text.y - m - 2 * ch - m / 2 - m; /* under the lines and the caption */
-        int pw = hw - 2 * m - lw, ph = room < pw ? room : pw;
-        if (ph >= 2 * ch + 2 && pw > 8) {
-            o->plot = (ViewRect){m + lw, m, pw, ph};
-            o->plot_caption = (ViewRect){m, m + ph + m / 2, hw - 2 * m, 2 * ch};
-        }
-        left = hw;
-    }
-    int tx = left + m, tw = win_w - tx - m, top = win_h - m;
-    if (in->title && *in->title) {
-        ViewTextBlock *b = &o->title_text;
-        b->n = viewmodel_wrap(in->title, tw / tcw, b->line, 2);
-        b->r = (ViewRect){tx, top - b->n * tch, tw, b->n * tch};
-        top = b->r.y;
-    }
-    if (in->subtitle && *in->subtitle) {
-        ViewTextBlock *b = &o->sub_text;
-        b->n = viewmodel_wrap(in->subtitle, tw / cw, b->line, 2);
-        b->r = (ViewRect){tx, top - b->n * ch, tw, b->n * ch};
-        top = b->r.y;
-    }
-    o->title = (ViewRect){tx, top, tw, win_h - top};
-    top -= m;
-    int bottom = m;
-    if (in->caption && *in->caption) {
-        ViewTextBlock *b = &o->caption_text;
-        b->n = viewmodel_wrap(in->caption, tw / cw, b->line, VIEWMODEL_WRAP_LINES);
-        b->r = (ViewRect){tx, m, tw, b->n * ch};
-        bottom = m + b->n * ch + m;
-    }
-    int right = win_w - m;
-    if (in->bar) {
-        int bw = ch > 12 ? ch : 12, lw = VIEWMODEL_BAR_COLS * cw;
-        int strip = m + bw + m / 2 + lw + m;
-        int h = top - bottom - ch;
-        o->bar = (ViewRect){win_w - strip + m, bottom + ch / 2, bw, h > 3 * ch ? h : 3 * ch};
-        o->bar_labels = (ViewRect){o->bar.x + bw + m / 2, bottom, lw, top - bottom};
-        right = win_w - strip;
-    }
+    int left = layout_hud(win_w, win_h, in, c, o);
+    int tx = left + m, tw = win_w - tx - m;
+    int top = layout_titles(win_h, tx, tw, in, c, o) - m;
+    int bottom = layout_caption(tx, tw, in, c, o);
+    int right = layout_bar(win_w, top, bottom, in, c, o);
     o->area = (ViewRect){tx, bottom, right - tx > 1 ? right - tx : 1, top - bottom > 1 ? top - bottom : 1};
-    int gap = 2 * m;
     if (in->compare) {
-        int lh = tch + (in->hud_on ? 2 * ch : 0) + m / 2;
-        int hw = (o->area.w - gap) / 2;
-        ViewRect ha = {o->area.x, o->area.y, hw, o->area.h}, hb = {o->area.x + o->area.w - hw, o->area.y, hw, o->area.h};
-        place(ha, gw, gh, in->two, lh, m, &o->field, &o->field2, &o->label, NULL);
-        place(hb, gw, gh, in->two, lh, m, &o->field_b, &o->field2_b, &o->label_b, NULL);
-        /* a half's label spans its fields */
-        if (in->two) {
-            o->label.w = o->field2.x + o->field2.w - o->field.x;
-            o->label_b.w = o->field2_b.x + o->field2_b.w - o->field_b.x;
-        }
-        /* the label blocks as wide as their half, when the field is narrower */
-        o->label.x = ha.x, o->label.w = ha.w;
-        o->label_b.x = hb.x, o->label_b.w = hb.w;
+        layout_halves(gw, gh, in, c, o);
         return;
     }
-    place(o->area, gw, gh, in->two, in->field_labels ? ch + m / 2 : 0, gap, &o->field, &o->field2, &o->label,
+    place(o->area, gw, gh, in->two, in->field_labels ? c.ch + m / 2 : 0, 2 * m, &o->field, &o->field2, &o->label,
           &o->label2);
 }
 
