@@ -52,11 +52,15 @@ $(BUILD)/smokemorph: $(BUILD)/src/main.o $(LIB) $(SHADERS)
 	$(CC) $(ALL_CFLAGS) -o $@ $(BUILD)/src/main.o $(LIB) $(LDLIBS)
 
 # The manual's option block and the man page's option lists, from the
-# binary's --help (whose option lines come from src/settings.def); test_docs
-# checks that they agree.
-options-doc: $(BUILD)/smokemorph
+# binary's --help (whose option lines come from src/settings.def), and the
+# scene fuzzer's dictionary's settings, below its "generated" line, from the
+# table's scene keys (tools/scene_dict); test_docs checks that they agree.
+options-doc: $(BUILD)/smokemorph $(BUILD)/tools/scene_dict
 	sh tools/options-doc.sh $(BUILD)/smokemorph docs/MANUAL.md
 	sh tools/options-man.sh $(BUILD)/smokemorph smokemorph.1
+	grep -q '^# generated from src/settings.def' fuzz/scene.dict
+	{ sed '/^# generated from src\/settings.def/q' fuzz/scene.dict && $(BUILD)/tools/scene_dict; } > fuzz/scene.dict.tmp
+	mv fuzz/scene.dict.tmp fuzz/scene.dict
 
 # bash completion, generated from the binary's --help (tools/gen-completion.sh)
 $(BUILD)/smokemorph.bash: $(BUILD)/smokemorph tools/gen-completion.sh

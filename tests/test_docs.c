@@ -1,7 +1,8 @@
 /* The documentation against the program: the manual's option block is
  * --help's, the man page lists exactly --help's options and renders without
  * a warning, every relative link in README.md and docs/ leads to a file, and
- * README stays a front page. Run from the repository root (make test does),
+ * README stays a front page; the scene fuzzer's dictionary has every scene
+ * key of the settings table. Run from the repository root (make test does),
  * with the binary that --help is read from (testlib_bin). */
 #include <dirent.h>
 #include <stdbool.h>
@@ -11,7 +12,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "settings.h"
 #include "testlib.h"
+#include "viewkind.h"
 
 /* build/smokemorph --help, malloc'd; NULL (with a failed CHECK) when it does
  * not run */
@@ -238,6 +241,84 @@ static void test_man_lint(void)
     testlib_result_free(&r);
 }
 
+/* The settings table's scene rows: their keys and choices ("a|b", "x=a"). */
+typedef struct {
+    const char *key, *choices;
+    char skind;
+} DictRow;
+#define SETTING_GROUP(ID, TITLE)
+#define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, DEF, LO, HI, RANGE, CHOICES, KEY, SKIND,  \
+                FLAGS, ...)                                                                      \
+    {KEY, CHOICES, SKIND},
+static const DictRow dict_rows[] = {
+#include "settings.def"
+};
+#undef SETTING
+#undef SETTING_GROUP
+#define NDICT_ROWS ((int)(sizeof dict_rows / sizeof dict_rows[0]))
+
+/* Whether text has line as one of its lines. */
+static bool has_line(const char *text, const char *line)
+{
+    size_t n = strlen(line);
+    for (const char *p = text; (p = strstr(p, line)) != NULL; p++)
+        if ((p == text || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0')) return true;
+    return false;
+}
+
+/* The dictionary's tokens of the table, one at a time: token k (the scene
+ * keys as "\"KEY\":", then each choice as "\"CHOICE\""; repeats allowed)
+ * into buf; false past the last. */
+static bool table_token(int k, char *buf, size_t n)
+{
+    for (int r = 0; r < NDICT_ROWS; r++)
+        if (dict_rows[r].skind && k-- == 0) return snprintf(buf, n, "\"\\\"%s\\\":\"", dict_rows[r].key), true;
+    for (int r = 0; r < NDICT_ROWS; r++) {
+        if (!dict_rows[r].skind || !dict_rows[r].choices) continue;
+        for (const char *s = dict_rows[r].choices; *s;) {
+            size_t len = strcspn(s, "|=");
+            if (len > 0 && k-- == 0) return snprintf(buf, n, "\"\\\"%.*s\\\"\"", (int)len, s), true;
+            s += len + (s[len] != '\0');
+        }
+    }
+    return false;
+}
+
+/* fuzz/scene.dict (fuzz_scene's libFuzzer dictionary) has a token for every
+ * scene key of src/settings.def and each of their choices, and its part
+ * below the "generated" line holds nothing else (a renamed key): `make
+ * options-doc` writes that part from the table (tools/scene_dict). */
+static void test_fuzz_dict(void)
+{
+    char *dict = tree_file("fuzz/scene.dict");
+    if (!dict) return;
+    char tok[256];
+    int nkeys = 0, ntok = 0;
+    for (; table_token(ntok, tok, sizeof tok); ntok++) {
+        nkeys += tok[strlen(tok) - 2] == ':'; /* "\"KEY\":" */
+        CHECK(has_line(dict, tok), "fuzz/scene.dict lacks %s of src/settings.def: run make options-doc", tok);
+    }
+    /* the count guards table_token: settings.def has some 40 scene keys */
+    CHECK(nkeys >= 30 && ntok > nkeys, "%d scene keys and %d tokens in the table", nkeys, ntok);
+    const char *mark = "# generated from src/settings.def";
+    char *gen = strstr(dict, mark);
+    CHECK(gen && (gen == dict || gen[-1] == '\n'), "fuzz/scene.dict has no line '%s ...'", mark);
+    int ngen = 0;
+    for (char *line = gen ? strchr(gen, '\n') : NULL; line && line[1]; line = strchr(line + 1, '\n')) {
+        size_t len = strcspn(line + 1, "\n");
+        snprintf(tok, sizeof tok, "%.*s", (int)len, line + 1);
+        if (!tok[0] || tok[0] == '#') continue;
+        bool known = false;
+        char t[256];
+        for (int k = 0; !known && table_token(k, t, sizeof t); k++) known = strcmp(t, tok) == 0;
+        CHECK(known, "fuzz/scene.dict's generated part has %s, which no scene row of src/settings.def gives",
+              tok);
+        ngen++;
+    }
+    CHECK(ngen >= nkeys, "fuzz/scene.dict's generated part has %d tokens, the table %d keys", ngen, nkeys);
+    free(dict);
+}
+
 int main(void)
 {
     RUN(test_manual_options);
@@ -245,5 +326,6 @@ int main(void)
     RUN(test_man_lint);
     RUN(test_links);
     RUN(test_readme_front_page);
+    RUN(test_fuzz_dict);
     return check_done();
 }
