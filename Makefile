@@ -136,7 +136,7 @@ FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Wall -Wextra -Werro
                 $(EXR_CFLAGS)
 FUZZ_LIB_OBJ := $(patsubst src/%.c,$(FUZZ_BUILD)/src/%.o,src/image.c src/config.c src/method.c src/log.c \
                 src/checkpoint.c src/exr.c src/pool.c src/scene.c src/compare_spec.c src/viewfield.c \
-                src/refsolver.c src/budget.c)
+                src/cpu_solver.c src/budget.c)
 FUZZ_BIN     := $(patsubst fuzz/%.c,$(FUZZ_BUILD)/%,$(wildcard fuzz/fuzz_*.c))
 
 fuzz: $(FUZZ_BIN)

@@ -1,4 +1,4 @@
-/* fuzz_step: the CPU solver (refsolver) stepping on what a file can give it
+/* fuzz_step: the CPU solver (cpu_solver) stepping on what a file can give it
  * (issue 21: a NaN velocity crashed sample_v, and no harness ran the
  * solver). Two kinds of input, by the first byte's low bit:
  *   0: the rest is a checkpoint (checkpoint_parse, its CRC-32 made right so
@@ -22,7 +22,7 @@
 #include "budget.h"
 #include "checkpoint.h"
 #include "method.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 
 static void run_checkpoint(const uint8_t *data, size_t size)
 {

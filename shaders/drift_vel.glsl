@@ -1,5 +1,5 @@
 // drift_vel: the gathering drift's face speeds (ref_pass_drift_vel in
-// src/refsolver.c): w = κ·m·∂log(max(ρ̃*, ε)/max(ρ̃, ε)) on the faces
+// src/cpu_solver.c): w = κ·m·∂log(max(ρ̃*, ε)/max(ρ̃, ε)) on the faces
 // (i-1 | i) and (j-1 | j), m = min(1, ρ̃*_face / mob), with the speed
 // vector's length capped (the other component from the four faces around). ρ̃ is the coarse
 // blurred density sampled at the cell centres, ρ̃* is density.b. Last the
@@ -9,7 +9,7 @@
 // one transport stage moves ρ by them this step.
 // With u_balance, the balance drift is added: m_φ·u_kw·∂φ of the deficit
 // potential φ (packed, from the force's multigrid solve this step), with
-// m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (METHOD_DRIFT_HAZE in refsolver.h).
+// m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (METHOD_DRIFT_HAZE in cpu_solver.h).
 #include "packed.glsl"
 
 uniform sampler2D u_dens;
@@ -76,7 +76,7 @@ vec4 stage()
     float a = raw_u(i, j), b = raw_v(i, j);
     float vt = 0.25 * (raw_v(i, j) + raw_v(i - 1, j) + raw_v(i, j + 1) + raw_v(i - 1, j + 1));
     float ut = 0.25 * (raw_u(i, j) + raw_u(i + 1, j) + raw_u(i, j - 1) + raw_u(i + 1, j - 1));
-    // the flow's limit (refsolver.c's drift_flow_limit)
+    // the flow's limit (cpu_solver.c's drift_flow_limit)
     vec2 f = clamp(texelFetch(u_vel, c, 0).rg, -u_flowmax, u_flowmax);
     return vec4(f.x + clamp(capped(a, vt), -u_umax - f.x, u_umax - f.x),
                 f.y + clamp(capped(b, ut), -u_umax - f.y, u_umax - f.y), 0.0, 0.0);

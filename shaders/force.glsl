@@ -2,7 +2,7 @@
 //   u = clamp((u + dt·vf·ρ̃ ∂ρ̃* / max(ρ̃*, eps)) / (1 + dt·vd), ±umax)
 // ρ̃ is the coarse blurred current density sampled at the face; ρ̃* and its
 // difference come from the two cells beside the face.
-// With u_balance, the balance force (refsolver.h): Fattal's term is weighted
+// With u_balance, the balance force (cpu_solver.h): Fattal's term is weighted
 // by min(ρ̃, ρ̃*) instead of ρ̃, and u_kb·ρ̃·∂φ of the deficit potential φ
 // (packed, from potential_rhs and a multigrid solve) is added.
 // With u_swirl > 0, vorticity confinement dt·ε·L·(N × ω) is added too.
@@ -23,7 +23,7 @@ uniform float u_kb;
 uniform float u_swirl; // dt·ε·L (METHOD_SWIRL_LENGTH) of vorticity confinement (0: off); ref_swirl_force
 
 // The vorticity at corner (i, j) shared by cells (i-1, j-1) .. (i, j), the
-// velocity 0 outside the box (refsolver.c's corner_curl).
+// velocity 0 outside the box (cpu_solver.c's corner_curl).
 float corner_curl(int i, int j)
 {
     if (i < 0 || j < 0 || i > u_size.x || j > u_size.y) return 0.0;

@@ -1,6 +1,6 @@
 // gather_flux.glsl: the gathering flux a·D_f·(e_c − e_n) between two cells,
 // D = ρ0·ρ̃* (face value the mean of both), shared by gather_ratio and
-// gather_apply (gather_flux and gather_ratio in src/refsolver.c). e is packed
+// gather_apply (gather_flux and gather_ratio in src/cpu_solver.c). e is packed
 // (packed.glsl).
 #include "packed.glsl"
 

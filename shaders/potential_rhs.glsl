@@ -1,5 +1,5 @@
 // potential_rhs: the right-hand side of the balance force's deficit
-// potential, ∇²φ = ρ − c·ρ* (refsolver.h, ref_pass_force), written packed
+// potential, ∇²φ = ρ − c·ρ* (cpu_solver.h, ref_pass_force), written packed
 // (packed.glsl) for the multigrid solve: four cells per fragment.
 #include "packed.glsl"
 

@@ -1,5 +1,5 @@
 // sim.glsl: what every simulation pass shares. Mirrors the helpers of
-// src/refsolver.c so a pass computes the same numbers as the CPU oracle.
+// src/cpu_solver.c so a pass computes the same numbers as the CPU oracle.
 //
 // Grid: u_size = (W, H) cells of size u_h (domain units). Fragment (i, j)
 // is cell (i, j); row 0 is the top row of the images.

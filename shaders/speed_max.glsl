@@ -1,5 +1,5 @@
 // speed_max: the transport's speed S, reduced a block of u_block x u_block
-// cells to a texel (src/solver.c chains it down to one texel). Mode 0 reads
+// cells to a texel (src/gpu_solver.c chains it down to one texel). Mode 0 reads
 // face speeds (u_src a velocity or drift field, .r left face, .g bottom
 // face; u_size the grid) and takes each cell's transport_cell_speed; mode 1
 // takes the largest .r of a reduced field of u_src_size texels. The

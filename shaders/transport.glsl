@@ -1,7 +1,7 @@
 // transport.glsl: the maths of one substep of density transport, shared by
 // the fragment backend's two passes (advect_ratio, advect_density) and the
 // compute backend's one-dispatch substep (transport_tile). Mirrors flux_x,
-// advect_ratio and advect_apply in src/refsolver.c.
+// advect_ratio and advect_apply in src/cpu_solver.c.
 //
 // A face flux is k·a·ρ_face with k = dt_sub/h, a the face speed clamped to
 // ±umax, and ρ_face the upwind density with a minmod-limited slope. A

@@ -42,7 +42,7 @@ layout(std430, binding = 1) readonly buffer Plan {
 };
 
 // a work group writes TX x TY cells, one an invocation (its size from C:
-// SOLVER_TRANSPORT_GX/GY in solver.c)
+// SOLVER_TRANSPORT_GX/GY in gpu_solver.c)
 #define TX SM_TRANSPORT_GX
 #define TY SM_TRANSPORT_GY
 // ρ of cells x0-3 .. x0+TX+2 by y0-3 .. y0+TY+2

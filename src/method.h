@@ -1,5 +1,5 @@
 /* method: what the target-driven smoke method defines, GL-free and shared by
- * every backend (the CPU reference in refsolver, the GPU passes in solver):
+ * every backend (the CPU reference in cpu_solver, the GPU passes in gpu_solver):
  * the parameters with their defaults and checks, the grid, the schedules
  * (blur, multigrid levels, transport substeps, gathering iterations, easing),
  * the constants, and the step as one list of passes.
@@ -30,9 +30,9 @@
 /* The blur kernel's taps: weights[0..radius], radius ≤ METHOD_BLUR_TAPS − 1. */
 #define METHOD_BLUR_TAPS 64
 /* The unsplit transport's stability bound on |c_x| + |c_y| per substep
- * (refsolver.h, ref_pass_advect_density, says why 1/4). */
+ * (cpu_solver.h, ref_pass_advect_density, says why 1/4). */
 #define METHOD_ADVECT_CFL 0.25f
-/* The gathering drift's mobility and guards (refsolver.h, ref_pass_drift_vel). */
+/* The gathering drift's mobility and guards (cpu_solver.h, ref_pass_drift_vel). */
 #define METHOD_DRIFT_HAZE 0.2f
 #define METHOD_DRIFT_MOB 0.05f
 #define METHOD_DRIFT_LOG_EPS 1e-12f
@@ -371,7 +371,7 @@ void method_set_cancel_flag(const volatile sig_atomic_t *flag);
  * the warm starts of the iterative solves (the pressure, the deficit
  * potential φ and the gathering's e all start from the last step's). W*H
  * floats each, row 0 at the top, the velocity on its MAC faces as in
- * refsolver.h. The order is the checkpoint file's (checkpoint.h). */
+ * cpu_solver.h. The order is the checkpoint file's (checkpoint.h). */
 typedef enum {
     METHOD_FIELD_DENSITY,     /* ρ */
     METHOD_FIELD_TARGET,      /* ρ*, mass-matched as the solver holds it */

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "pool.h"
-#include "refsolver.h"
-#include "solver.h"
+#include "cpu_solver.h"
+#include "gpu_solver.h"
 
 /* What a backend supplies. b is its own state (a RefSolver or a Solver). */
 typedef struct {

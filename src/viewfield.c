@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "refsolver.h"
+#include "cpu_solver.h"
 
 #define IDX(i, j) ((size_t)(j) * (size_t)w + (size_t)(i))
 
@@ -139,7 +139,7 @@ static int view_divergence(ViewField *f, const MethodState *st, int w, int h, fl
     return 0;
 }
 
-/* The force the next step adds (refsolver's), centred, as arrows and its
+/* The force the next step adds (cpu_solver's), centred, as arrows and its
  * magnitude; a, b scratch. 0, or -1 out of memory. */
 static int view_force(ViewField *f, const MethodState *st, const SolverParams *p, int w, int h, float *a,
                       float *b)

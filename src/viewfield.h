@@ -21,7 +21,7 @@
  *              interior face (the projection subtracted exactly that), so
  *              both come from the state without re-running the step;
  *   force      v_f·F, the driving force the next step applies to this state
- *              (refsolver's force pass with dt = 1, no damping and no clamp:
+ *              (cpu_solver's force pass with dt = 1, no damping and no clamp:
  *              Fattal's ρ̃ ∇ρ̃* / ρ̃*, or the balance force with the deficit
  *              potential φ), its magnitude at the cell centres and its
  *              vectors; v_f eased as method_plan eases it at this step;

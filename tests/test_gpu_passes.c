@@ -1,5 +1,5 @@
 /* GPU passes against the CPU reference (tier 2: headless GL, llvmpipe in CI).
- * Every fragment pass is fed the same random fields as its refsolver
+ * Every fragment pass is fed the same random fields as its cpu_solver
  * counterpart and must agree within 1e-4 relative L2; then 20 whole steps of
  * a morph; then mass over a 2,000-step GPU morph; then the bundled morph at
  * 128² and 512² alike. */
@@ -13,10 +13,10 @@
 #include "glctx.h"
 #include "image.h"
 #include "fidelity.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 #include "shader.h"
-#include "solver.h"
-#include "solver_debug.h"
+#include "gpu_solver.h"
+#include "gpu_solver_debug.h"
 
 #define TOL 1e-4
 

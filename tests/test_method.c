@@ -5,7 +5,7 @@
 
 #include "check.h"
 #include "method.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 #include "testlib.h"
 
 /* Issue 20, point 3: a long timed key's flow starts slow and speeds up to

@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "image.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 #include "testlib.h"
 
 #define N 128

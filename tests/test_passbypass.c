@@ -9,7 +9,7 @@
 #include "check.h"
 #include "morph.h"
 #include "passbypass.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 #include "testlib.h"
 
 #define W 48

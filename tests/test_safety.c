@@ -30,7 +30,7 @@
 #include "sidecar.h"
 #include "check.h"
 #include "image.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 #include "testlib.h"
 
 static char bin[PATH_MAX];

@@ -12,9 +12,9 @@
 
 #include "check.h"
 #include "glctx.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 #include "shader.h"
-#include "solver.h"
+#include "gpu_solver.h"
 #include "testlib.h"
 
 #define N 96

@@ -12,7 +12,7 @@
 #include "testlib.h"
 #include "viewmodel.h"
 #include "viewfield.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 #include <math.h>
 #include <stdlib.h>
 

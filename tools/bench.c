@@ -27,7 +27,7 @@
 #include "glctx.h"
 #include "morph.h"
 #include "shader.h"
-#include "solver.h"
+#include "gpu_solver.h"
 
 static void usage(void)
 {

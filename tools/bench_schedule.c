@@ -22,9 +22,9 @@
 #include "export.h"
 #include "glctx.h"
 #include "morph.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 #include "shader.h"
-#include "solver.h"
+#include "gpu_solver.h"
 
 static void shapes(int n, float *start, float *target, float *puff)
 {

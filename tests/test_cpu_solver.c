@@ -1,11 +1,11 @@
-/* test_refsolver: tier-1 (no GL) properties of the CPU reference solver.
+/* test_cpu_solver: tier-1 (no GL) properties of the CPU reference solver.
  *
  * Every check compares a measured quantity with a threshold and prints the
  * measured value when it fails; lines starting with "  info:" report the
  * measured numbers of the main properties even when they pass. */
 #include "check.h"
 #include "fidelity.h"
-#include "refsolver.h"
+#include "cpu_solver.h"
 #include "testlib.h"
 
 #include <math.h>

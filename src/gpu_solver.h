@@ -1,5 +1,5 @@
-/* solver: the morph step on the GPU, one GLSL fragment pass per stage of the
- * reference solver (refsolver.h has the discrete equations; the passes
+/* gpu_solver: the morph step on the GPU, one GLSL fragment pass per stage of the
+ * reference solver (cpu_solver.h has the discrete equations; the passes
  * compute the same numbers), run as fragment or compute shaders. Needs a
  * current GL 3.3 context (4.3 for compute).
  *
@@ -96,7 +96,7 @@ int solver_read_density(Solver *s, float *rho);
 int solver_read_fields(Solver *s, float *rho, float *tgt, float *tgt_blur);
 int solver_read_velocity(Solver *s, float *u, float *v);
 /* The face speeds that moved the smoke in the last step: the flow as the
- * transport clamps it plus the drift's when the step ran it (refsolver.h's
+ * transport clamps it plus the drift's when the step ran it (cpu_solver.h's
  * ref_read_motion). 0 or -1. */
 int solver_read_motion(Solver *s, float *u, float *v);
 

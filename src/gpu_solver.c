@@ -1,9 +1,9 @@
-/* solver: the morph step as GLSL fragment passes; see solver.h.
+/* gpu_solver: the morph step as GLSL fragment passes; see gpu_solver.h.
  * Each pass is one small function: bind its inputs, set its uniforms, draw
  * into its output, swap. solver_step() is the list of passes in the order of
  * seed 003 §3.5, exactly as ref_step() on the CPU. */
-#include "solver.h"
-#include "solver_debug.h"
+#include "gpu_solver.h"
+#include "gpu_solver_debug.h"
 
 #include <GL/glew.h>
 #include <float.h>
@@ -101,7 +101,7 @@ struct Solver {
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
     FieldPair pot;              /* the balance force's deficit potential φ, packed */
-    float pot_c, dscale;        /* as in refsolver.c: ρ* scale for φ, density scale */
+    float pot_c, dscale;        /* as in cpu_solver.c: ρ* scale for φ, density scale */
     Field *drift;               /* the gathering drift's face speeds (.r, .g) */
     bool drift_ran;             /* the last step ran the drift (for the motion vectors) */
     Field **srcw;               /* the sources' weights (R32F), uploaded once (solver_set_sources) */
@@ -324,7 +324,7 @@ static void jacobi_iters(Solver *s, int l, int n, bool zero, FieldPair *x0, Fiel
     jacobi_iters_from(s, l, n, zero, false, false, x0, b0);
 }
 
-/* One multigrid V-cycle from level l; see vcycle() in refsolver.c. A coarse
+/* One multigrid V-cycle from level l; see vcycle() in cpu_solver.c. A coarse
  * level starts from zero: its first smoothing iteration ignores what it holds.
  * Level 0 is x0 with the right-hand side b0 (the pressure and the divergence,
  * or the deficit potential and its right-hand side). */

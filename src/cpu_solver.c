@@ -1,5 +1,5 @@
-/* refsolver: the discrete morph step on the CPU; see refsolver.h. */
-#include "refsolver.h"
+/* cpu_solver: the discrete morph step on the CPU; see cpu_solver.h. */
+#include "cpu_solver.h"
 
 #include <float.h>
 #include <math.h>
@@ -474,7 +474,7 @@ void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float
 }
 
 /* ---------------------------------------------------------------------- */
-/* Gathering drift (see refsolver.h)                                      */
+/* Gathering drift (see cpu_solver.h)                                      */
 
 static inline float drift_log_ratio(const BlurSpec *spec, const float *rbc, const float *tb,
                                     int w, int i, int j, float eps)
@@ -486,7 +486,7 @@ static inline float drift_log_ratio(const BlurSpec *spec, const float *rbc, cons
 /* The balance drift's mobility on the face between cells (i,j) and (k,l):
  * the log-ratio drift's m where the target is, and 1 − ρ̃/haze where the
  * smoke is thin, so haze anywhere is pulled in while a dense body away from
- * the target is not spread by its own potential (see refsolver.h). */
+ * the target is not spread by its own potential (see cpu_solver.h). */
 static inline float drift_mob_phi(const BlurSpec *spec, const float *rbc, int i, int j, int k,
                                   int l, float m, float haze)
 {
@@ -867,7 +867,7 @@ void ref_add_source(RefSolver *s, const float *weights, float amount)
 /* One multigrid V-cycle for Σ(x_n − x_c) = h²·b on level l (level 0: x is
  * the pressure, b the divergence, h the cell size; coarser levels: h = 1 and
  * b the restricted residual). Damped Jacobi smooths; restriction sums the
- * children's residuals, prolongation is bilinear (see refsolver.h). */
+ * children's residuals, prolongation is bilinear (see cpu_solver.h). */
 static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, float hh)
 {
     int w = s->lw[l], h = s->lh[l];
@@ -1164,7 +1164,7 @@ double ref_max_div(const RefSolver *s)
     return m;
 }
 
-/* The force the next step of this state adds; see refsolver.h. */
+/* The force the next step of this state adds; see cpu_solver.h. */
 int ref_force_field(const MethodState *st, const SolverParams *p, int w, int h, float *fu, float *fv)
 {
     MethodStep plan;

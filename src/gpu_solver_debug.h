@@ -1,4 +1,4 @@
-/* solver_debug: the GPU solver's test-only interface: upload or read any
+/* gpu_solver_debug: the GPU solver's test-only interface: upload or read any
  * field, run one pass of the method's list on the current fields. The pass
  * tests (tests/test_gpu_passes.c) compare these against the CPU reference's
  * passes; nothing in the program itself uses it.
@@ -12,7 +12,7 @@
 
 #include <stdbool.h>
 
-#include "solver.h"
+#include "gpu_solver.h"
 
 typedef enum {
     SOLVER_PASS_FORCE,          /* blur ρ (downsample, blur x, blur y) then force */

@@ -1,4 +1,4 @@
-/* refsolver: the whole discrete morph step on the CPU, in plain C.
+/* cpu_solver: the whole discrete morph step on the CPU, in plain C.
  * It is the oracle the GPU passes are tested against and the --cpu backend.
  * Never touches GL.
  *
