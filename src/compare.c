@@ -27,9 +27,9 @@ void compare_split(int w, int h, int gw, int gh, int label_h, CompareSplit *o)
     }
 }
 
-Compare *compare_create(int w, int h, const CompareSpec *spec, const float *start, const float *target,
-                        bool mass_match, MorphBackend backend, const char *shader_dir, char *err,
-                        size_t errlen)
+Compare *compare_create(int w, int h, const CompareSpec *spec, const SolverOptions *opts, const float *start,
+                        const float *target, bool mass_match, MorphBackend backend, const char *shader_dir,
+                        char *err, size_t errlen)
 {
     Compare *c = calloc(1, sizeof *c);
     if (!c) {
@@ -37,7 +37,8 @@ Compare *compare_create(int w, int h, const CompareSpec *spec, const float *star
         return NULL;
     }
     for (int s = 0; s < 2; s++) {
-        c->m[s] = morph_create(w, h, &spec->p[s], start, target, mass_match, backend, shader_dir, err, errlen);
+        c->m[s] = morph_create_opts(w, h, &spec->p[s], opts, start, target, mass_match, backend, shader_dir, err,
+                                    errlen);
         if (!c->m[s]) {
             compare_free(c);
             return NULL;

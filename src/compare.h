@@ -8,7 +8,7 @@
  *
  *   CompareSpec cs;
  *   if (compare_preset("gather", &params, &cs, err, n) < 0) ...   // or compare_parse
- *   Compare *c = compare_create(w, h, &cs, start, target, true, MORPH_CPU, NULL, err, n);
+ *   Compare *c = compare_create(w, h, &cs, &opts, start, target, true, MORPH_CPU, NULL, err, n);
  *   for (...) compare_step(c);
  *   CompareMetrics mt[2];  compare_metrics(c, mt);
  *   compare_free(c);
@@ -40,10 +40,12 @@ void compare_split(int w, int h, int gw, int gh, int label_h, CompareSplit *out)
 typedef struct Compare Compare;
 
 /* Two morphs from the same images on the same backend: A with spec->p[0],
- * B with spec->p[1]. NULL with err on failure. */
-Compare *compare_create(int w, int h, const CompareSpec *spec, const float *start, const float *target,
-                        bool mass_match, MorphBackend backend, const char *shader_dir, char *err,
-                        size_t errlen);
+ * B with spec->p[1], both run as opts says (the run's SolverOptions:
+ * --compute-tiles, --mg-bottom, ...; NULL: the defaults), as
+ * morph_create_opts. NULL with err on failure. */
+Compare *compare_create(int w, int h, const CompareSpec *spec, const SolverOptions *opts, const float *start,
+                        const float *target, bool mass_match, MorphBackend backend, const char *shader_dir,
+                        char *err, size_t errlen);
 void compare_free(Compare *c);
 /* One step of each; 0 or -1. */
 int compare_step(Compare *c);

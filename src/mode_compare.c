@@ -101,8 +101,8 @@ int mode_compare_run(const Config *c, const Image *start, const Image *target, M
         fprintf(stderr, "%s\n", err);
         return 2;
     }
-    Compare *cmp = compare_create(c->grid_w, c->grid_h, &cs, start->px, target->px, c->mass_match, backend,
-                                  shader_dir, err, sizeof err);
+    Compare *cmp = compare_create(c->grid_w, c->grid_h, &cs, &c->solver, start->px, target->px, c->mass_match,
+                                  backend, shader_dir, err, sizeof err);
     if (!cmp) {
         log_error(ctx ? "solver" : "refsolver", "%s", err);
         return 1;

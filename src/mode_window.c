@@ -11,6 +11,7 @@ int mode_window_run(GlCtx *ctx, const Config *c, Morph *m, const char *shader_di
     ViewOptions vo = {.steps_per_frame = c->steps_per_frame,
                       .max_steps = c->steps,
                       .shader_dir = shader_dir,
+                      .solver = &c->solver,
                       .screenshot = c->screenshot,
                       .keys = c->keys,
                       .view = c->view,

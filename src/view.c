@@ -1209,8 +1209,8 @@ static int lesson_compare(const char *spec)
         return 0;
     }
     if (morph_get_state(V.base, &V.st) < 0 || side_b_fields() < 0) return -1;
-    Compare *c = compare_create(morph_width(V.base), morph_height(V.base), &cs, V.st.start, V.st.target,
-                                V.st.mass_match, morph_backend(V.base), V.o.shader_dir, err, sizeof err);
+    Compare *c = compare_create(morph_width(V.base), morph_height(V.base), &cs, V.o.solver, V.st.start,
+                                V.st.target, V.st.mass_match, morph_backend(V.base), V.o.shader_dir, err, sizeof err);
     if (!c) {
         log_error("lesson", "%s", err);
         return -1;

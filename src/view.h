@@ -22,6 +22,8 @@ typedef struct {
     int steps_per_frame;     /* simulation steps per displayed frame */
     long max_steps;          /* 0: run until quit; else quit after this many */
     const char *shader_dir;
+    const SolverOptions *solver; /* how the GPU runs the method, as for the morph given (a lesson's
+                                    compare makes its two with it); NULL: the defaults */
     float color[3];          /* smoke colour */
     const char *screenshot;  /* when set: after max_steps, save the window to this PNG and quit */
     const char *keys;        /* keys to press, one per displayed frame, at the start */

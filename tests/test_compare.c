@@ -1,8 +1,9 @@
-/* test_compare: the classroom's compare (tier 1, no GL): the two runs of a
- * Compare equal two separate morphs with the same settings, bit for bit on
- * the CPU; the presets and --compare's NAME=VALUE settings; the split
- * layout; the command line's --compare / --compare-preset (config_parse)
- * and a headless run's CSV and side-by-side frames. */
+/* test_compare: the classroom's compare (tier 1, no GL, but for one run of
+ * the program on llvmpipe): the two runs of a Compare equal two separate
+ * morphs with the same settings, bit for bit on the CPU; the presets and
+ * --compare's NAME=VALUE settings; the split layout; the command line's
+ * --compare / --compare-preset (config_parse), a headless run's CSV and
+ * side-by-side frames, and the run's SolverOptions reaching both morphs. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@ static void test_same_as_separate(void)
         CompareSpec cs;
         char err[256] = "";
         CHECK(compare_preset(presets[q], &base, &cs, err, sizeof err) == 0, "preset %s: %s", presets[q], err);
-        Compare *c = compare_create(W, H, &cs, start, target, true, MORPH_CPU, NULL, err, sizeof err);
+        Compare *c = compare_create(W, H, &cs, NULL, start, target, true, MORPH_CPU, NULL, err, sizeof err);
         Morph *a = morph_create(W, H, &cs.p[0], start, target, true, MORPH_CPU, NULL, err, sizeof err);
         Morph *b = morph_create(W, H, &cs.p[1], start, target, true, MORPH_CPU, NULL, err, sizeof err);
         CHECK(c && a && b, "%s: create: %s", presets[q], err);
@@ -199,6 +200,83 @@ static void test_headless_run(void)
     testlib_rm_rf(dir);
 }
 
+/* Column NAME of the metrics CSV at PATH ('#' lines skipped) into out, up
+ * to n rows: how many, or -1 without the file or the column. */
+static int csv_column(const char *path, const char *name, double *out, int n)
+{
+    char *text = testlib_read_file(path, NULL);
+    int col = -1, rows = 0;
+    for (char *line = text; line && *line && rows < n;) {
+        char *end = strchr(line, '\n');
+        if (end) *end = '\0';
+        if (line[0] != '#') {
+            char *f = line;
+            for (int k = 0; f; k++, f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL) {
+                size_t len = strcspn(f, ",");
+                if (col < 0 && strlen(name) == len && strncmp(f, name, len) == 0) col = k;
+                else if (col >= 0 && k == col && line != text) out[rows++] = strtod(f, NULL);
+            }
+            if (col < 0) break; /* the header has no such column */
+        }
+        line = end ? end + 1 : NULL;
+    }
+    free(text);
+    return col < 0 ? -1 : rows;
+}
+
+/* Whether a and b agree to the CSVs' printed digits (a plain run's metrics
+ * have 6 significant, compare's 9). */
+static bool close6(double a, double b) { return fabs(a - b) <= 1e-5 * fmax(fabs(a), fabs(b)) + 1e-12; }
+
+/* --compare makes both morphs with the run's SolverOptions, as a plain run
+ * makes its morph (morph_create_opts): on the compute backend (llvmpipe),
+ * A with --compute-tiles on agrees with a plain run with it, and with off
+ * with a plain run with off. The tiled passes round differently from the
+ * untiled ones, so the two settings' metrics differ, and without the
+ * options reaching compare both of its runs would be the default (off on
+ * llvmpipe). 4 runs of 8 steps at 32², about a second. */
+static void test_solver_options(void)
+{
+    char dir[64];
+    testlib_tmpdir(dir, sizeof dir, "test_compare_opts");
+    static const char *const tiles[2] = {"on", "off"};
+    static const char *const col[2][2] = {{"error", "max_div"}, {"error_a", "max_div_a"}};
+    double v[2][2][2][4] = {{{{0}}}}; /* [tiles][plain, compare][error, max_div][row] */
+    for (int t = 0; t < 2; t++)
+        for (int c = 0; c < 2; c++) {
+            char csv[256];
+            snprintf(csv, sizeof csv, "%s/%s_%s.csv", dir, c ? "compare" : "plain", tiles[t]);
+            const char *argv[] = {testlib_bin(), "--backend", "compute", "--compute-tiles", tiles[t], "--headless",
+                                  "--quiet", "--grid", "32", "--steps", "8", "--every", "4", "--metrics", csv,
+                                  c ? "--compare" : NULL, "gather=0", NULL};
+            TestlibResult r = {0};
+            int rc = testlib_run(argv, NULL, &r);
+            if (rc != 0 && (strstr(r.err, "OpenGL") || strstr(r.err, "EGL"))) {
+                TESTLIB_NO_GL(4, 3, "test_solver_options: %s", r.err);
+                testlib_result_free(&r);
+                testlib_rm_rf(dir);
+                return;
+            }
+            CHECK(rc == 0, "--compute-tiles %s%s: exit %d: %s", tiles[t], c ? " --compare gather=0" : "", rc, r.err);
+            testlib_result_free(&r);
+            for (int q = 0; q < 2; q++) {
+                int n = csv_column(csv, col[c][q], v[t][c][q], 4);
+                CHECK(n == 3, "%s: %d rows of %s (steps 0, 4, 8)", csv, n, col[c][q]);
+            }
+        }
+    bool differ = false;
+    for (int t = 0; t < 2; t++)
+        for (int q = 0; q < 2; q++)
+            for (int k = 0; k < 3; k++) {
+                CHECK(close6(v[t][0][q][k], v[t][1][q][k]),
+                      "--compute-tiles %s: row %d's %s: a plain run %.9g, compare's A %.9g", tiles[t], k,
+                      col[1][q], v[t][0][q][k], v[t][1][q][k]);
+                differ |= t == 0 && !close6(v[0][0][q][k], v[1][0][q][k]);
+            }
+    CHECK(differ, "--compute-tiles on and off gave the same metrics: this test cannot tell them apart");
+    testlib_rm_rf(dir);
+}
+
 int main(void)
 {
     TestlibShape s = {.domain = true, .width = 0.02};
@@ -209,5 +287,6 @@ int main(void)
     RUN(test_split);
     RUN(test_cli);
     RUN(test_headless_run);
+    RUN(test_solver_options);
     return check_done();
 }

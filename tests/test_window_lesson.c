@@ -103,7 +103,7 @@ static Compare *make_compare(void)
     SolverParams p;
     method_params_default(&p);
     CHECK(compare_preset("force", &p, &cs, err, sizeof err) == 0, "%s", err);
-    Compare *c = compare_create(G, G, &cs, g_start, g_target, true, MORPH_FRAGMENT, g_dir, err, sizeof err);
+    Compare *c = compare_create(G, G, &cs, NULL, g_start, g_target, true, MORPH_FRAGMENT, g_dir, err, sizeof err);
     CHECK(c != NULL, "compare: %s", err);
     return c;
 }
@@ -316,7 +316,7 @@ static void test_lesson_compare_mass(void)
     morph_free(m);
     CompareSpec cs;
     CHECK(compare_preset("force", &p, &cs, err, sizeof err) == 0, "%s", err);
-    Compare *c = compare_create(G, G, &cs, g_start, g_target, false, MORPH_FRAGMENT, g_dir, err, sizeof err);
+    Compare *c = compare_create(G, G, &cs, NULL, g_start, g_target, false, MORPH_FRAGMENT, g_dir, err, sizeof err);
     CHECK(c != NULL, "compare: %s", err);
     if (!c) return;
     vo = opts();
