@@ -1,7 +1,13 @@
-/* gpu_solver: the morph step as GLSL fragment passes; see gpu_solver.h.
+/* gpu_solver: the morph step as GLSL passes; see gpu_solver.h.
  * Each pass is one small function: bind its inputs, set its uniforms, draw
- * into its output, swap. solver_step() is the list of passes in the order of
- * seed 003 §3.5, exactly as ref_step() on the CPU. */
+ * or dispatch into its output, swap. solver_step() is the list of passes in
+ * the order of seed 003 §3.5, exactly as ref_step() on the CPU.
+ *
+ * The file: the passes both backends share; their two tables of the passes
+ * that differ (SolverPasses: fragment_passes, one pass a stage, and
+ * tiled_passes, the compute backend's tiles), one chosen at create; the step
+ * (solver_pass), which runs a table's passes and never asks which; create
+ * and free; the state in and out; the tests' single passes; timing. */
 #include "gpu_solver.h"
 #include "gpu_solver_debug.h"
 
@@ -17,13 +23,16 @@
 #include "log.h"
 #include "shader.h"
 
+/* The passes' shaders: first those of both tables, then (from
+ * SH_TRANSPORT_TILE) the tiled compute passes' own, which only tiled_passes
+ * loads (SolverPasses.nshaders). */
 enum {
     SH_DOWNSAMPLE, SH_BLUR, SH_TARGET_BLUR, SH_SET_TARGET, SH_FORCE, SH_ADVECT_VEL,
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
     SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
     SH_GATHER_RHS, SH_SPEED_MAX, SH_ADD_SOURCE, SH_SPLAT_DENSITY,
-    SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* compute only */
+    SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* tiled only */
     SH_MG_BOTTOM, SH_GATHER_JACOBI_TILE,
     SH_COUNT
 };
@@ -87,13 +96,16 @@ static const char *const shader_files[SH_COUNT] = {
  * defaults is 30 + 33) the count is read back, as on the other backends. */
 #define SOLVER_INDIRECT_MAX 256
 
+typedef struct SolverPasses SolverPasses;
+
 /* timestamp marks within one step, for solver_times() */
 enum { T_START, T_BLUR, T_FORCE, T_ADVECT_VEL, T_DIV, T_JACOBI, T_SUBTRACT, T_DRIFT,
        T_ADVECT_DENS, T_GATHER, T_COUNT };
 
 struct Solver {
     SolverKind kind;
-    bool tiled;                 /* compute: the tiled passes (solver_tiles_wanted) */
+    void (*prim)(Field *target); /* the pass primitive: pass_draw or pass_dispatch */
+    const SolverPasses *passes; /* one pass a stage, or the tiled compute passes */
     int w, h;
     float cell;                 /* h: cell size in domain units */
     SolverParams p;
@@ -119,7 +131,7 @@ struct Solver {
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
     Field *grhs;                /* and its right-hand side ρ0 − ρ*, packed */
-    FieldPair rho;              /* compute: ρ alone (R32F) between transport substeps */
+    FieldPair rho;              /* tiled: ρ alone (R32F) between transport substeps */
     Field *speed[SOLVER_SPEED_LEVELS]; /* the speed reduction, down to one texel */
     int nspeed;
     GLuint plan;                /* tiled: substep_plan's buffer (n, k, the dispatch
@@ -154,7 +166,7 @@ static float cell_size(int w, int h) { return 1.0f / (float)(w < h ? w : h); }
 /* texels a side of a packed field of n cells */
 static int packed(int n) { return (n + 1) / 2; }
 
-/* ---- the common uniforms and the one draw primitive ---------------------- */
+/* ---- the common uniforms and the one pass primitive ---------------------- */
 
 static Shader *use(Solver *s, int which)
 {
@@ -166,12 +178,8 @@ static Shader *use(Solver *s, int which)
 }
 
 /* The one pass primitive: the current program into target, as a draw
- * (fragment backend) or a dispatch (compute backend). */
-static void run(Solver *s, Field *target)
-{
-    if (s->kind == SOLVER_COMPUTE) pass_dispatch(target);
-    else pass_draw(target);
-}
+ * (fragment backend) or a dispatch (compute backend), chosen at create. */
+static void run(Solver *s, Field *target) { s->prim(target); }
 
 static void mark(Solver *s, int t)
 {
@@ -181,7 +189,7 @@ static void mark(Solver *s, int t)
     s->marked |= 1u << t;
 }
 
-/* ---- passes --------------------------------------------------------------- */
+/* ---- the passes both backends share -------------------------------------- */
 
 /* Each pass below takes its inputs and its output explicitly; the caller
  * (solver_pass) picks them from the solver's fields and swaps ping-pong
@@ -267,249 +275,6 @@ static void pass_jacobi_level(Solver *s, int l, bool zero, FieldPair *x0, Field 
 }
 
 
-
-static bool jacobi_tiled(const Solver *s, int l)
-{
-    return s->tiled &&
-           (long)packed(s->lw[l]) * packed(s->lh[l]) <= SOLVER_JACOBI_TILE_TEXELS;
-}
-
-/* n damped Jacobi iterations on level l (zero: the first from p = 0): n
- * passes, or on a small level of the compute backend SOLVER_JACOBI_TILE a
- * dispatch (jacobi_tile).
- * With restrict_, on a tiled level, the last dispatch also writes level
- * l+1's right-hand side (the residual, restricted), as
- * mg_restrict_residual would after it. */
-static void jacobi_iters_from(Solver *s, int l, int n, bool zero, bool prolong, bool restrict_,
-                              FieldPair *x0, Field *b0)
-{
-    FieldPair *x = l == 0 ? x0 : &s->mgx[l];
-    if (!jacobi_tiled(s, l)) {
-        if (prolong) {
-            Shader *sh = use(s, SH_MG_PROLONG);
-            shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
-            shader_set_texture(sh, "u_p", 0, field_texture(x->read));
-            shader_set_texture(sh, "u_coarse", 1, field_texture(s->mgx[l + 1].read));
-            run(s, x->write);
-            field_pair_swap(x);
-        }
-        for (int k = 0; k < n; k++) pass_jacobi_level(s, l, zero && k == 0, x0, b0);
-        return;
-    }
-    for (int k = 0; k < n; k += SOLVER_JACOBI_TILE) {
-        Shader *sh = use(s, SH_JACOBI_TILE);
-        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
-        shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
-        shader_set_texture(sh, "u_p", 0, field_texture(x->read));
-        shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
-        bool pro = prolong && k == 0;
-        /* without the correction u_coarse is not read: any field will do */
-        shader_set_texture(sh, "u_coarse", 2, field_texture(pro ? s->mgx[l + 1].read : x->read));
-        shader_set_int(sh, "u_prolong", pro ? 1 : 0);
-        shader_set_int(sh, "u_zero", zero && k == 0 ? 1 : 0);
-        shader_set_int(sh, "u_iters", n - k < SOLVER_JACOBI_TILE ? n - k : SOLVER_JACOBI_TILE);
-        bool res = restrict_ && k + SOLVER_JACOBI_TILE >= n;
-        shader_set_int(sh, "u_restrict", res ? 1 : 0);
-        if (res) {
-            shader_set_ivec2(sh, "u_csize", s->lw[l + 1], s->lh[l + 1]);
-            field_bind_image(s->mgb[l + 1], 1);
-        }
-        run(s, x->write);
-        field_pair_swap(x);
-    }
-}
-
-static void jacobi_iters(Solver *s, int l, int n, bool zero, FieldPair *x0, Field *b0)
-{
-    jacobi_iters_from(s, l, n, zero, false, false, x0, b0);
-}
-
-/* One multigrid V-cycle from level l; see vcycle() in cpu_solver.c. A coarse
- * level starts from zero: its first smoothing iteration ignores what it holds.
- * Level 0 is x0 with the right-hand side b0 (the pressure and the divergence,
- * or the deficit potential and its right-hand side). */
-static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
-{
-    FieldPair *x = l == 0 ? x0 : &s->mgx[l];
-    bool last = l == s->nlev - 1;
-    if (l > 0 && s->tiled && packed(s->lw[l]) <= s->mg_bottom && packed(s->lh[l]) <= s->mg_bottom) {
-        Shader *sh = use(s, SH_MG_BOTTOM); /* the rest of the cycle, one work group */
-        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
-        shader_set_float(sh, "u_h", 1.0f);
-        shader_set_texture(sh, "u_div", 0, field_texture(s->mgb[l]));
-        shader_set_int(sh, "u_levels", s->nlev - l);
-        pass_dispatch_tiles(x->write, s->mg_bottom, s->mg_bottom);
-        field_pair_swap(x);
-        return;
-    }
-    if (last && l > 0 && s->lw[l] <= METHOD_MG_COARSE_MAX && s->lh[l] <= METHOD_MG_COARSE_MAX) {
-        Shader *sh = use(s, SH_MG_COARSE);
-        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
-        shader_set_texture(sh, "u_div", 0, field_texture(s->mgb[l]));
-        shader_set_int(sh, "u_iters", METHOD_MG_COARSE_ITERS);
-        run(s, x->write);
-        field_pair_swap(x);
-        return;
-    }
-    /* on a tiled level (and for the residual's halo, SOLVER_JACOBI_TILE >
-     * the smoothing), the smoothing's dispatch also restricts the residual */
-    bool fused = !last && jacobi_tiled(s, l) && !s->no_fuse && METHOD_MG_SMOOTH < SOLVER_JACOBI_TILE;
-    jacobi_iters_from(s, l, last ? METHOD_MG_COARSE_ITERS : METHOD_MG_SMOOTH, l > 0, false, fused, x0,
-                      b0);
-    if (last) return;
-    Shader *sh;
-    if (fused) {
-        /* level l+1's right-hand side is written */
-    } else if (s->tiled) { /* the residual and its restriction in one pass */
-        sh = use(s, SH_MG_RESTRICT_RESIDUAL);
-        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
-        shader_set_ivec2(sh, "u_csize", s->lw[l + 1], s->lh[l + 1]);
-        shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
-        shader_set_texture(sh, "u_p", 0, field_texture(x->read));
-        shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
-        run(s, s->mgb[l + 1]);
-    } else {
-        sh = use(s, SH_MG_RESIDUAL);
-        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
-        shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
-        shader_set_texture(sh, "u_p", 0, field_texture(x->read));
-        shader_set_texture(sh, "u_div", 1, field_texture(l == 0 ? b0 : s->mgb[l]));
-        run(s, s->mgr[l]);
-        sh = use(s, SH_MG_RESTRICT);
-        shader_set_ivec2(sh, "u_size", s->lw[l + 1], s->lh[l + 1]);
-        shader_set_texture(sh, "u_r", 0, field_texture(s->mgr[l]));
-        run(s, s->mgb[l + 1]);
-    }
-    vcycle(s, l + 1, x0, b0);
-    /* the coarse correction, then the post-smoothing (one dispatch on a tiled level) */
-    jacobi_iters_from(s, l, METHOD_MG_SMOOTH, false, true, false, x0, b0);
-}
-
-static void pass_subtract_grad(Solver *s, const Field *vel, const Field *p, Field *out)
-{
-    Shader *sh = use(s, SH_SUBTRACT_GRAD);
-    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
-    shader_set_texture(sh, "u_p", 1, field_texture(p));
-    run(s, out);
-}
-
-/* one substep of dens moved by the face speeds vel (clamped to ±umax). The
- * fragment backend: the face fluxes and the donors' ratios into ratio, then
- * the update into out. The compute backend: one tiled dispatch
- * (transport_tile) from in (.r = ρ) into out; on the last substep out is a
- * density field and ρ*, ρ̃* come from dens. */
-/* The tiled substep (transport_tile): in -> out, with k = dt_sub/h from the
- * CPU (plan 0), or substep `index` of the GPU's own count in buffer plan
- * (whose last substep writes dens_out instead). */
-static void pass_transport_tile(Solver *s, const Field *vel, const Field *dens, const Field *in,
-                                Field *out, Field *dens_out, float umax, float dt_sub, bool last,
-                                GLuint plan, int index)
-{
-    Shader *sh = use(s, SH_TRANSPORT_TILE);
-    shader_set_texture(sh, "u_rho", 0, field_texture(in));
-    shader_set_texture(sh, "u_vel", 1, field_texture(vel));
-    shader_set_texture(sh, "u_dens", 2, field_texture(last || plan ? dens : in));
-    shader_set_int(sh, "u_last", last ? 1 : 0);
-    shader_set_int(sh, "u_dynamic", plan ? 1 : 0);
-    shader_set_int(sh, "u_index", index);
-    shader_set_float(sh, "u_k", dt_sub / s->cell);
-    shader_set_float(sh, "u_umax", umax);
-    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, plan ? plan : s->plan);
-    field_bind_image(dens_out ? dens_out : out, 1); /* u_out_dens: the dynamic count's last */
-    if (plan) pass_dispatch_indirect(out, plan, (GLintptr)(16 + 12 * index));
-    else pass_dispatch_tiles(out, s->tgx, s->tgy);
-}
-
-static void pass_transport(Solver *s, const Field *vel, const Field *dens, const Field *in,
-                           Field *ratio, Field *out, float umax, float dt_sub, bool last)
-{
-    Shader *sh;
-    if (s->tiled) {
-        pass_transport_tile(s, vel, dens, in, out, NULL, umax, dt_sub, last, 0, 0);
-        return;
-    }
-    sh = use(s, SH_ADVECT_RATIO);
-    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
-    shader_set_texture(sh, "u_dens", 1, field_texture(dens));
-    shader_set_float(sh, "u_k", dt_sub / s->cell);
-    shader_set_float(sh, "u_umax", umax);
-    run(s, ratio);
-    sh = use(s, SH_ADVECT_DENSITY);
-    shader_set_texture(sh, "u_dens", 1, field_texture(dens));
-    shader_set_texture(sh, "u_ratio", 2, field_texture(ratio));
-    run(s, out);
-}
-
-/* The start of the transport stage (its substep 0) whose bound is `bound`
- * substeps: S of the face speeds vel (method.h) reduced to one texel, then
- * the count: on the GPU (tiled compute, bound <= SOLVER_INDIRECT_MAX) or
- * read back into s->nsub. */
-static int transport_begin(Solver *s, const Field *vel, float cap, int bound)
-{
-    for (int l = 0; l < s->nspeed; l++) {
-        Shader *sh = use(s, SH_SPEED_MAX);
-        const Field *src = l == 0 ? vel : s->speed[l - 1];
-        shader_set_texture(sh, "u_src", 0, field_texture(src));
-        shader_set_int(sh, "u_mode", l == 0 ? 0 : 1);
-        shader_set_ivec2(sh, "u_src_size", field_width(src), field_height(src));
-        shader_set_int(sh, "u_block", SOLVER_SPEED_BLOCK);
-        shader_set_float(sh, "u_cap", cap);
-        run(s, s->speed[l]);
-    }
-    float scale = method_speed_scale(s->p.dt, s->cell);
-    s->dynamic = s->tiled && bound <= SOLVER_INDIRECT_MAX;
-    if (s->dynamic) {
-        Shader *sh = use(s, SH_SUBSTEP_PLAN);
-        shader_set_texture(sh, "u_speed", 0, field_texture(s->speed[s->nspeed - 1]));
-        shader_set_float(sh, "u_scale", scale);
-        shader_set_float(sh, "u_dt", s->p.dt);
-        shader_set_int(sh, "u_bound", bound);
-        shader_set_ivec2(sh, "u_groups", (s->w + s->tgx - 1) / s->tgx, (s->h + s->tgy - 1) / s->tgy);
-        glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->plan);
-        glDispatchCompute(1, 1, 1);
-        glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
-        return 0;
-    }
-    float S = 0.0f;
-    if (field_read(s->speed[s->nspeed - 1], &S) < 0) return -1; /* a read-back: waits for the GPU */
-    s->nsub = method_substeps_for(S, scale, bound);
-    return 0;
-}
-
-/* Substep k of the transport stage of at most `bound` substeps, by the face
- * speeds vel. Fragment: dens -> dens. Compute: the first substep reads the
- * density field, the others the R32F ρ field; all but the last write the
- * R32F field, the last the density. */
-static int transport_substep(Solver *s, const Field *vel, float cap, int k, int bound)
-{
-    if (k == 0 && transport_begin(s, vel, cap, bound) < 0) return -1;
-    if (s->dynamic) { /* every substep to `bound`, those past the GPU's count empty */
-        const Field *in = k == 0 ? s->dens.read : s->rho.read;
-        pass_transport_tile(s, vel, s->dens.read, in, s->rho.write, s->dens.write, cap, 0.0f, false,
-                            s->plan, k);
-        field_pair_swap(&s->rho);
-        if (k == bound - 1) field_pair_swap(&s->dens);
-        s->mid_transport = k != bound - 1;
-        return 0;
-    }
-    int n = s->nsub;
-    if (k >= n) return 0;
-    float dt_sub = s->p.dt / (float)n;
-    bool last = k == n - 1;
-    s->mid_transport = s->tiled && !last;
-    if (!s->tiled) {
-        pass_transport(s, vel, s->dens.read, s->dens.read, s->ratio, s->dens.write, cap, dt_sub, true);
-        field_pair_swap(&s->dens);
-        return 0;
-    }
-    const Field *in = k == 0 ? s->dens.read : s->rho.read;
-    pass_transport(s, vel, s->dens.read, in, NULL, last ? s->dens.write : s->rho.write, cap, dt_sub,
-                   last);
-    if (last) field_pair_swap(&s->dens);
-    else field_pair_swap(&s->rho);
-    return 0;
-}
-
 /* The gathering drift's face speeds (ref_pass_drift_vel) from ρ̃ (still in
  * the coarse field from the step's first pass) and ρ̃*; the drift's substeps
  * are pass_transport by them. */
@@ -557,23 +322,6 @@ static void pass_gather_begin(Solver *s, const Field *dens, Field *coef, Field *
     run(s, rhs);
 }
 
-/* The gathering solve's Jacobi iterations: e -> out. n = 0: one iteration,
- * a gather_jacobi pass (first: from e = 0); n > 0 (tiled compute, at most
- * SOLVER_JACOBI_TILE): n iterations from e in one gather_jacobi_tile
- * dispatch. */
-static void pass_gather_jacobi(Solver *s, const Field *rhs, const Field *coef, const Field *e,
-                               Field *out, bool first, int n)
-{
-    Shader *sh = use(s, n > 0 ? SH_GATHER_JACOBI_TILE : SH_GATHER_JACOBI);
-    shader_set_texture(sh, "u_rhs", 0, field_texture(rhs));
-    shader_set_texture(sh, "u_coef", 2, field_texture(coef));
-    shader_set_texture(sh, "u_e", 1, field_texture(e));
-    shader_set_float(sh, "u_a", gather_a(s));
-    if (n > 0) shader_set_int(sh, "u_iters", n);
-    else shader_set_int(sh, "u_first", first ? 1 : 0);
-    run(s, out);
-}
-
 /* the donors' ratios into ratio, then the limited fluxes: dens -> out */
 static void pass_gather_apply(Solver *s, const Field *dens, const Field *e, Field *ratio, Field *out)
 {
@@ -615,6 +363,416 @@ static void pass_potential_rhs(Solver *s, const Field *dens, Field *out)
     run(s, out);
 }
 
+static void pass_subtract_grad(Solver *s, const Field *vel, const Field *p, Field *out)
+{
+    Shader *sh = use(s, SH_SUBTRACT_GRAD);
+    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
+    shader_set_texture(sh, "u_p", 1, field_texture(p));
+    run(s, out);
+}
+
+/* The gathering solve's Jacobi iteration: e -> out, one gather_jacobi pass
+ * (first: from e = 0). */
+static void pass_gather_jacobi(Solver *s, const Field *rhs, const Field *coef, const Field *e,
+                               Field *out, bool first)
+{
+    Shader *sh = use(s, SH_GATHER_JACOBI);
+    shader_set_texture(sh, "u_rhs", 0, field_texture(rhs));
+    shader_set_texture(sh, "u_coef", 2, field_texture(coef));
+    shader_set_texture(sh, "u_e", 1, field_texture(e));
+    shader_set_float(sh, "u_a", s->ga_now);
+    shader_set_int(sh, "u_first", first ? 1 : 0);
+    run(s, out);
+}
+
+/* ---- the backends' pass tables, and the pieces they share ------------ */
+
+/* How a GPU backend runs the stages that differ: one pass a stage
+ * (fragment_passes: the fragment backend, and the compute backend on a
+ * software renderer, through the compute entry point) or the tiled compute
+ * passes (tiled_passes, solver_tiles_wanted). solver_create picks one;
+ * solver_pass and vcycle call it and never ask which backend runs. The
+ * other passes are the same on both. */
+struct SolverPasses {
+    int nshaders; /* the shaders it loads: the first nshaders of shader_files */
+    /* its own fields, beyond the common ones */
+    int (*create_fields)(Solver *s, char *err, size_t errlen);
+    /* n damped Jacobi iterations on level l (zero: the first from p = 0;
+     * prolong: after the coarse correction from level l+1) */
+    void (*smooth)(Solver *s, int l, int n, bool zero, bool prolong, FieldPair *x0, Field *b0);
+    /* the same (without the correction), then level l+1's right-hand side:
+     * the residual, restricted */
+    void (*smooth_restrict)(Solver *s, int l, int n, bool zero, FieldPair *x0, Field *b0);
+    /* the rest of a V-cycle from level l > 0 in one pass, where the backend
+     * has one for it (true) */
+    bool (*bottom)(Solver *s, int l, FieldPair *x);
+    /* the pressure's Jacobi iteration k of count; the gathering's, from the
+     * last step's e */
+    void (*pressure_jacobi)(Solver *s, int k, int count);
+    void (*gather_jacobi)(Solver *s, int k, int count);
+    /* substep k of the transport stage of at most `bound` substeps, by the
+     * face speeds vel (clamped to ±cap): dens -> dens */
+    int (*transport_substep)(Solver *s, const Field *vel, float cap, int k, int bound);
+};
+
+/* the level's solution pair: level 0 is x0 (the pressure or the potential) */
+static FieldPair *level_x(Solver *s, int l, FieldPair *x0) { return l == 0 ? x0 : &s->mgx[l]; }
+
+/* its right-hand side: level 0's is b0 */
+static Field *level_b(Solver *s, int l, Field *b0) { return l == 0 ? b0 : s->mgb[l]; }
+
+/* One multigrid V-cycle from level l; see vcycle() in cpu_solver.c. A coarse
+ * level starts from zero: its first smoothing iteration ignores what it holds.
+ * Level 0 is x0 with the right-hand side b0 (the pressure and the divergence,
+ * or the deficit potential and its right-hand side). */
+static void vcycle(Solver *s, int l, FieldPair *x0, Field *b0)
+{
+    FieldPair *x = level_x(s, l, x0);
+    bool last = l == s->nlev - 1;
+    if (l > 0 && s->passes->bottom(s, l, x)) return;
+    if (last && l > 0 && s->lw[l] <= METHOD_MG_COARSE_MAX && s->lh[l] <= METHOD_MG_COARSE_MAX) {
+        Shader *sh = use(s, SH_MG_COARSE);
+        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+        shader_set_texture(sh, "u_div", 0, field_texture(s->mgb[l]));
+        shader_set_int(sh, "u_iters", METHOD_MG_COARSE_ITERS);
+        run(s, x->write);
+        field_pair_swap(x);
+        return;
+    }
+    if (last) {
+        s->passes->smooth(s, l, METHOD_MG_COARSE_ITERS, l > 0, false, x0, b0);
+        return;
+    }
+    s->passes->smooth_restrict(s, l, METHOD_MG_SMOOTH, l > 0, x0, b0);
+    vcycle(s, l + 1, x0, b0);
+    s->passes->smooth(s, l, METHOD_MG_SMOOTH, false, true, x0, b0); /* correction, post-smoothing */
+}
+
+/* The start of a transport stage (its substep 0): S of the face speeds vel
+ * (method.h) reduced to one texel in speed[nspeed - 1]. */
+static void speed_reduce(Solver *s, const Field *vel, float cap)
+{
+    for (int l = 0; l < s->nspeed; l++) {
+        Shader *sh = use(s, SH_SPEED_MAX);
+        const Field *src = l == 0 ? vel : s->speed[l - 1];
+        shader_set_texture(sh, "u_src", 0, field_texture(src));
+        shader_set_int(sh, "u_mode", l == 0 ? 0 : 1);
+        shader_set_ivec2(sh, "u_src_size", field_width(src), field_height(src));
+        shader_set_int(sh, "u_block", SOLVER_SPEED_BLOCK);
+        shader_set_float(sh, "u_cap", cap);
+        run(s, s->speed[l]);
+    }
+}
+
+/* The stage's substep count from S, read back into s->nsub (the GPU waits) */
+static int read_substeps(Solver *s, int bound)
+{
+    float S = 0.0f;
+    if (field_read(s->speed[s->nspeed - 1], &S) < 0) return -1; /* a read-back: waits for the GPU */
+    s->nsub = method_substeps_for(S, method_speed_scale(s->p.dt, s->cell), bound);
+    return 0;
+}
+
+/* ---- one pass a stage (fragment_passes) ---------------------------------- */
+
+static void frag_smooth(Solver *s, int l, int n, bool zero, bool prolong, FieldPair *x0, Field *b0)
+{
+    FieldPair *x = level_x(s, l, x0);
+    if (prolong) {
+        Shader *sh = use(s, SH_MG_PROLONG);
+        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+        shader_set_texture(sh, "u_p", 0, field_texture(x->read));
+        shader_set_texture(sh, "u_coarse", 1, field_texture(s->mgx[l + 1].read));
+        run(s, x->write);
+        field_pair_swap(x);
+    }
+    for (int k = 0; k < n; k++) pass_jacobi_level(s, l, zero && k == 0, x0, b0);
+}
+
+/* the smoothing, then the residual into mgr[l] and its restriction */
+static void frag_smooth_restrict(Solver *s, int l, int n, bool zero, FieldPair *x0, Field *b0)
+{
+    FieldPair *x = level_x(s, l, x0);
+    frag_smooth(s, l, n, zero, false, x0, b0);
+    Shader *sh = use(s, SH_MG_RESIDUAL);
+    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+    shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
+    shader_set_texture(sh, "u_p", 0, field_texture(x->read));
+    shader_set_texture(sh, "u_div", 1, field_texture(level_b(s, l, b0)));
+    run(s, s->mgr[l]);
+    sh = use(s, SH_MG_RESTRICT);
+    shader_set_ivec2(sh, "u_size", s->lw[l + 1], s->lh[l + 1]);
+    shader_set_texture(sh, "u_r", 0, field_texture(s->mgr[l]));
+    run(s, s->mgb[l + 1]);
+}
+
+/* no pass for the bottom of the cycle: the levels run one by one */
+static bool frag_bottom(Solver *s, int l, FieldPair *x)
+{
+    (void)s, (void)l, (void)x;
+    return false;
+}
+
+static void frag_pressure_jacobi(Solver *s, int k, int count)
+{
+    (void)k, (void)count;
+    pass_jacobi_level(s, 0, false, &s->pres, s->div);
+}
+
+static void frag_gather_jacobi(Solver *s, int k, int count)
+{
+    (void)k, (void)count;
+    pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false);
+    field_pair_swap(&s->gerr);
+}
+
+/* one substep of dens moved by the face speeds vel (clamped to ±umax): the
+ * face fluxes and the donors' ratios into ratio, then the update into out */
+static void pass_transport(Solver *s, const Field *vel, const Field *dens, Field *ratio, Field *out,
+                           float umax, float dt_sub)
+{
+    Shader *sh = use(s, SH_ADVECT_RATIO);
+    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
+    shader_set_texture(sh, "u_dens", 1, field_texture(dens));
+    shader_set_float(sh, "u_k", dt_sub / s->cell);
+    shader_set_float(sh, "u_umax", umax);
+    run(s, ratio);
+    sh = use(s, SH_ADVECT_DENSITY);
+    shader_set_texture(sh, "u_dens", 1, field_texture(dens));
+    shader_set_texture(sh, "u_ratio", 2, field_texture(ratio));
+    run(s, out);
+}
+
+/* the count read back at substep 0; each substep dens -> dens */
+static int frag_transport_substep(Solver *s, const Field *vel, float cap, int k, int bound)
+{
+    if (k == 0) {
+        speed_reduce(s, vel, cap);
+        if (read_substeps(s, bound) < 0) return -1;
+    }
+    if (k >= s->nsub) return 0;
+    pass_transport(s, vel, s->dens.read, s->ratio, s->dens.write, cap, s->p.dt / (float)s->nsub);
+    field_pair_swap(&s->dens);
+    return 0;
+}
+
+/* the residual fields of the levels (mg_residual, then mg_restrict) */
+static int frag_fields(Solver *s, char *err, size_t errlen)
+{
+    for (int l = 0; l < s->nlev - 1; l++)
+        if (!(s->mgr[l] = field_create(packed(s->lw[l]), packed(s->lh[l]), 4, err, errlen))) return -1;
+    return 0;
+}
+
+static const SolverPasses fragment_passes = {
+    .nshaders = SH_TRANSPORT_TILE,
+    .create_fields = frag_fields,
+    .smooth = frag_smooth,
+    .smooth_restrict = frag_smooth_restrict,
+    .bottom = frag_bottom,
+    .pressure_jacobi = frag_pressure_jacobi,
+    .gather_jacobi = frag_gather_jacobi,
+    .transport_substep = frag_transport_substep,
+};
+
+/* ---- the tiled compute passes (tiled_passes) ----------------------------- */
+
+/* a level small enough for jacobi_tile (SOLVER_JACOBI_TILE_TEXELS); a larger
+ * one runs one pass an iteration, as fragment_passes */
+static bool level_tiled(const Solver *s, int l)
+{
+    return (long)packed(s->lw[l]) * packed(s->lh[l]) <= SOLVER_JACOBI_TILE_TEXELS;
+}
+
+/* n damped Jacobi iterations on a tiled level l, SOLVER_JACOBI_TILE a
+ * dispatch (jacobi_tile). With restrict_ the last dispatch also writes
+ * level l+1's right-hand side (the residual, restricted), as
+ * mg_restrict_residual would after it. */
+static void jacobi_tile_iters(Solver *s, int l, int n, bool zero, bool prolong, bool restrict_,
+                              FieldPair *x0, Field *b0)
+{
+    FieldPair *x = level_x(s, l, x0);
+    for (int k = 0; k < n; k += SOLVER_JACOBI_TILE) {
+        Shader *sh = use(s, SH_JACOBI_TILE);
+        shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+        shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
+        shader_set_texture(sh, "u_p", 0, field_texture(x->read));
+        shader_set_texture(sh, "u_div", 1, field_texture(level_b(s, l, b0)));
+        bool pro = prolong && k == 0;
+        /* without the correction u_coarse is not read: any field will do */
+        shader_set_texture(sh, "u_coarse", 2, field_texture(pro ? s->mgx[l + 1].read : x->read));
+        shader_set_int(sh, "u_prolong", pro ? 1 : 0);
+        shader_set_int(sh, "u_zero", zero && k == 0 ? 1 : 0);
+        shader_set_int(sh, "u_iters", n - k < SOLVER_JACOBI_TILE ? n - k : SOLVER_JACOBI_TILE);
+        bool res = restrict_ && k + SOLVER_JACOBI_TILE >= n;
+        shader_set_int(sh, "u_restrict", res ? 1 : 0);
+        if (res) {
+            shader_set_ivec2(sh, "u_csize", s->lw[l + 1], s->lh[l + 1]);
+            field_bind_image(s->mgb[l + 1], 1);
+        }
+        run(s, x->write);
+        field_pair_swap(x);
+    }
+}
+
+static void tiled_smooth(Solver *s, int l, int n, bool zero, bool prolong, FieldPair *x0, Field *b0)
+{
+    if (level_tiled(s, l)) jacobi_tile_iters(s, l, n, zero, prolong, false, x0, b0);
+    else frag_smooth(s, l, n, zero, prolong, x0, b0);
+}
+
+/* On a tiled level (and for the residual's halo, SOLVER_JACOBI_TILE > the
+ * smoothing) the smoothing's dispatch also restricts the residual; else
+ * the residual and its restriction in one pass (mg_restrict_residual). */
+static void tiled_smooth_restrict(Solver *s, int l, int n, bool zero, FieldPair *x0, Field *b0)
+{
+    if (level_tiled(s, l) && !s->no_fuse && n < SOLVER_JACOBI_TILE) {
+        jacobi_tile_iters(s, l, n, zero, false, true, x0, b0);
+        return;
+    }
+    tiled_smooth(s, l, n, zero, false, x0, b0);
+    Shader *sh = use(s, SH_MG_RESTRICT_RESIDUAL);
+    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+    shader_set_ivec2(sh, "u_csize", s->lw[l + 1], s->lh[l + 1]);
+    shader_set_float(sh, "u_h", l == 0 ? s->cell : 1.0f);
+    shader_set_texture(sh, "u_p", 0, field_texture(level_x(s, l, x0)->read));
+    shader_set_texture(sh, "u_div", 1, field_texture(level_b(s, l, b0)));
+    run(s, s->mgb[l + 1]);
+}
+
+/* the rest of the cycle from the first level of at most mg_bottom packed
+ * texels a side, in one work group (mg_bottom) */
+static bool tiled_bottom(Solver *s, int l, FieldPair *x)
+{
+    if (packed(s->lw[l]) > s->mg_bottom || packed(s->lh[l]) > s->mg_bottom) return false;
+    Shader *sh = use(s, SH_MG_BOTTOM);
+    shader_set_ivec2(sh, "u_size", s->lw[l], s->lh[l]);
+    shader_set_float(sh, "u_h", 1.0f);
+    shader_set_texture(sh, "u_div", 0, field_texture(s->mgb[l]));
+    shader_set_int(sh, "u_levels", s->nlev - l);
+    pass_dispatch_tiles(x->write, s->mg_bottom, s->mg_bottom);
+    field_pair_swap(x);
+    return true;
+}
+
+/* SOLVER_JACOBI_TILE repetitions a dispatch, made at every
+ * SOLVER_JACOBI_TILE-th k (pass by pass: one a dispatch) */
+static void tiled_pressure_jacobi(Solver *s, int k, int count)
+{
+    if (!level_tiled(s, 0) || s->one_by_one) pass_jacobi_level(s, 0, false, &s->pres, s->div);
+    else if (k % SOLVER_JACOBI_TILE == 0)
+        jacobi_tile_iters(s, 0, count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE, false,
+                          false, false, &s->pres, s->div);
+}
+
+/* fused: SOLVER_JACOBI_TILE iterations a gather_jacobi_tile dispatch, made
+ * at every SOLVER_JACOBI_TILE-th k */
+static void tiled_gather_jacobi(Solver *s, int k, int count)
+{
+    if (!level_tiled(s, 0) || s->one_by_one || s->no_fuse) {
+        frag_gather_jacobi(s, k, count);
+        return;
+    }
+    if (k % SOLVER_JACOBI_TILE != 0) return;
+    Shader *sh = use(s, SH_GATHER_JACOBI_TILE);
+    shader_set_texture(sh, "u_rhs", 0, field_texture(s->grhs));
+    shader_set_texture(sh, "u_coef", 2, field_texture(s->gcoef));
+    shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
+    shader_set_float(sh, "u_a", s->ga_now);
+    shader_set_int(sh, "u_iters", count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE);
+    run(s, s->gerr.write);
+    field_pair_swap(&s->gerr);
+}
+
+/* The tiled substep (transport_tile): in -> out, with k = dt_sub/h from the
+ * CPU (plan 0), or substep `index` of the GPU's own count in buffer plan
+ * (whose last substep writes dens_out instead). On the last substep out is
+ * a density field and ρ*, ρ̃* come from dens. */
+static void pass_transport_tile(Solver *s, const Field *vel, const Field *dens, const Field *in,
+                                Field *out, Field *dens_out, float umax, float dt_sub, bool last,
+                                GLuint plan, int index)
+{
+    Shader *sh = use(s, SH_TRANSPORT_TILE);
+    shader_set_texture(sh, "u_rho", 0, field_texture(in));
+    shader_set_texture(sh, "u_vel", 1, field_texture(vel));
+    shader_set_texture(sh, "u_dens", 2, field_texture(last || plan ? dens : in));
+    shader_set_int(sh, "u_last", last ? 1 : 0);
+    shader_set_int(sh, "u_dynamic", plan ? 1 : 0);
+    shader_set_int(sh, "u_index", index);
+    shader_set_float(sh, "u_k", dt_sub / s->cell);
+    shader_set_float(sh, "u_umax", umax);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, plan ? plan : s->plan);
+    field_bind_image(dens_out ? dens_out : out, 1); /* u_out_dens: the dynamic count's last */
+    if (plan) pass_dispatch_indirect(out, plan, (GLintptr)(16 + 12 * index));
+    else pass_dispatch_tiles(out, s->tgx, s->tgy);
+}
+
+/* The stage's count: on the GPU (bound <= SOLVER_INDIRECT_MAX: substep_plan
+ * writes it and the dispatch arguments into s->plan) or read back. */
+static int tiled_transport_begin(Solver *s, const Field *vel, float cap, int bound)
+{
+    speed_reduce(s, vel, cap);
+    s->dynamic = bound <= SOLVER_INDIRECT_MAX;
+    if (!s->dynamic) return read_substeps(s, bound);
+    Shader *sh = use(s, SH_SUBSTEP_PLAN);
+    shader_set_texture(sh, "u_speed", 0, field_texture(s->speed[s->nspeed - 1]));
+    shader_set_float(sh, "u_scale", method_speed_scale(s->p.dt, s->cell));
+    shader_set_float(sh, "u_dt", s->p.dt);
+    shader_set_int(sh, "u_bound", bound);
+    shader_set_ivec2(sh, "u_groups", (s->w + s->tgx - 1) / s->tgx, (s->h + s->tgy - 1) / s->tgy);
+    glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->plan);
+    glDispatchCompute(1, 1, 1);
+    glMemoryBarrier(GL_COMMAND_BARRIER_BIT | GL_SHADER_STORAGE_BARRIER_BIT);
+    return 0;
+}
+
+/* The first substep reads the density field, the others the R32F ρ field;
+ * all but the last write the R32F field, the last the density. */
+static int tiled_transport_substep(Solver *s, const Field *vel, float cap, int k, int bound)
+{
+    if (k == 0 && tiled_transport_begin(s, vel, cap, bound) < 0) return -1;
+    const Field *in = k == 0 ? s->dens.read : s->rho.read;
+    if (s->dynamic) { /* every substep to `bound`, those past the GPU's count empty */
+        pass_transport_tile(s, vel, s->dens.read, in, s->rho.write, s->dens.write, cap, 0.0f, false,
+                            s->plan, k);
+        field_pair_swap(&s->rho);
+        if (k == bound - 1) field_pair_swap(&s->dens);
+        s->mid_transport = k != bound - 1;
+        return 0;
+    }
+    int n = s->nsub;
+    if (k >= n) return 0;
+    bool last = k == n - 1;
+    s->mid_transport = !last;
+    pass_transport_tile(s, vel, s->dens.read, in, last ? s->dens.write : s->rho.write, NULL, cap,
+                        s->p.dt / (float)n, last, 0, 0);
+    field_pair_swap(last ? &s->dens : &s->rho);
+    return 0;
+}
+
+/* ρ alone (R32F) between the transport's substeps, and substep_plan's buffer */
+static int tiled_fields(Solver *s, char *err, size_t errlen)
+{
+    if (field_pair_create(&s->rho, s->w, s->h, 1, err, errlen) < 0) return -1;
+    glGenBuffers(1, &s->plan);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan);
+    static const unsigned char zero[16 + 12 * SOLVER_INDIRECT_MAX];
+    glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zero, zero, GL_DYNAMIC_COPY);
+    glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
+    return 0;
+}
+
+static const SolverPasses tiled_passes = {
+    .nshaders = SH_COUNT,
+    .create_fields = tiled_fields,
+    .smooth = tiled_smooth,
+    .smooth_restrict = tiled_smooth_restrict,
+    .bottom = tiled_bottom,
+    .pressure_jacobi = tiled_pressure_jacobi,
+    .gather_jacobi = tiled_gather_jacobi,
+    .transport_substep = tiled_transport_substep,
+};
+
 /* ---- the step --------------------------------------------------------------- */
 
 /* solver_pass's first stage: the step's values the passes read. */
@@ -627,30 +785,6 @@ static void take_step_values(Solver *s, const MethodStep *st)
     s->ga_now = st->gather_a;
     s->balance_now = st->balance;
     s->partial_now = st->force_partial;
-}
-
-/* The pressure's Jacobi iteration k of count; compute, tiled: SOLVER_JACOBI_TILE
- * repetitions a dispatch, made at every SOLVER_JACOBI_TILE-th k. */
-static void pressure_jacobi(Solver *s, int k, int count)
-{
-    if (!jacobi_tiled(s, 0) || s->one_by_one) pass_jacobi_level(s, 0, false, &s->pres, s->div);
-    else if (k % SOLVER_JACOBI_TILE == 0)
-        jacobi_iters(s, 0, count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE, false,
-                     &s->pres, s->div);
-}
-
-/* The gathering's Jacobi iteration k of count, from the last step's e; tiled and fused:
- * SOLVER_JACOBI_TILE a dispatch, made at every SOLVER_JACOBI_TILE-th k. */
-static void gather_jacobi(Solver *s, int k, int count)
-{
-    if (!jacobi_tiled(s, 0) || s->one_by_one || s->no_fuse) {
-        pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false, 0);
-        field_pair_swap(&s->gerr);
-    } else if (k % SOLVER_JACOBI_TILE == 0) {
-        pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, false,
-                           count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE);
-        field_pair_swap(&s->gerr);
-    }
 }
 
 /* One pass of the method's list (method.h), on the solver's fields. The
@@ -687,8 +821,8 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         vcycle(s, 0, &s->pres, s->div);
         if (last) mark(s, T_JACOBI);
         break;
-    case METHOD_PASS_PRESSURE_JACOBI: /* compute: SOLVER_JACOBI_TILE repetitions a dispatch */
-        pressure_jacobi(s, k, count);
+    case METHOD_PASS_PRESSURE_JACOBI: /* tiled: SOLVER_JACOBI_TILE repetitions a dispatch */
+        s->passes->pressure_jacobi(s, k, count);
         if (last) mark(s, T_JACOBI);
         break;
     case METHOD_PASS_SUBTRACT_GRAD:
@@ -703,15 +837,15 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
         if (!s->drift_ran && k == 0) mark(s, T_DRIFT); /* no drift: an empty drift group */
-        if (transport_substep(s, s->drift_ran ? s->drift : s->vel.read, s->drift_ran ? s->p.umax : s->umax_now, k,
-                             count) < 0)
+        if (s->passes->transport_substep(s, s->drift_ran ? s->drift : s->vel.read,
+                                         s->drift_ran ? s->p.umax : s->umax_now, k, count) < 0)
             return -1;
         if (last) mark(s, T_ADVECT_DENS);
         break;
     case METHOD_PASS_GATHER_BEGIN:
         pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
     case METHOD_PASS_GATHER_JACOBI: /* from the last step's e; tiled: SOLVER_JACOBI_TILE a dispatch */
-        gather_jacobi(s, k, count);
+        s->passes->gather_jacobi(s, k, count);
         break;
     case METHOD_PASS_GATHER_APPLY:
         pass_gather_apply(s, s->dens.read, s->gerr.read, s->ratio, s->dens.write);
@@ -860,8 +994,6 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
     if (!(s->drift = field_create(s->w, s->h, 2, err, errlen))) return -1; /* wu, wv */
-    if (s->tiled && field_pair_create(&s->rho, s->w, s->h, 1, err, errlen) < 0)
-        return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
     for (int w = s->w, h = s->h; s->nspeed == 0 || w > 1 || h > 1; s->nspeed++) {
         w = (w + SOLVER_SPEED_BLOCK - 1) / SOLVER_SPEED_BLOCK;
@@ -872,24 +1004,13 @@ static int create_fields(Solver *s, char *err, size_t errlen)
         }
         if (!(s->speed[s->nspeed] = field_create(w, h, 1, err, errlen))) return -1;
     }
-    if (s->tiled) {
-        glGenBuffers(1, &s->plan);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, s->plan);
-        static const unsigned char zero[16 + 12 * SOLVER_INDIRECT_MAX];
-        glBufferData(GL_SHADER_STORAGE_BUFFER, sizeof zero, zero, GL_DYNAMIC_COPY);
-        glBindBuffer(GL_SHADER_STORAGE_BUFFER, 0);
-    }
     s->nlev = method_mg_levels(s->w, s->h, s->lw, s->lh);
-    for (int l = 0; l < s->nlev; l++) {
+    for (int l = 1; l < s->nlev; l++) {
         int pw = packed(s->lw[l]), ph = packed(s->lh[l]);
-        /* the residual field: the untiled passes only (mg_restrict_residual needs none) */
-        if (!s->tiled && l < s->nlev - 1 && !(s->mgr[l] = field_create(pw, ph, 4, err, errlen)))
-            return -1;
-        if (l == 0) continue;
         if (field_pair_create(&s->mgx[l], pw, ph, 4, err, errlen) < 0) return -1;
         if (!(s->mgb[l] = field_create(pw, ph, 4, err, errlen))) return -1;
     }
-    return 0;
+    return s->passes->create_fields(s, err, errlen);
 }
 
 Solver *solver_create(int w, int h, const SolverParams *p, SolverKind kind, const char *shader_dir,
@@ -912,7 +1033,8 @@ Solver *solver_create_opts(int w, int h, const SolverParams *p, const SolverOpti
         return NULL;
     }
     s->kind = kind;
-    s->tiled = kind == SOLVER_COMPUTE && solver_tiles_wanted(o);
+    s->prim = kind == SOLVER_COMPUTE ? pass_dispatch : pass_draw;
+    s->passes = kind == SOLVER_COMPUTE && solver_tiles_wanted(o) ? &tiled_passes : &fragment_passes;
     s->w = w;
     s->h = h;
     s->cell = cell_size(w, h);
@@ -930,9 +1052,8 @@ Solver *solver_create_opts(int w, int h, const SolverParams *p, const SolverOpti
              "#define SM_JACOBI_TILE %d\n#define SM_TRANSPORT_GX %d\n#define SM_TRANSPORT_GY %d\n"
              "#define SM_MG_BOTTOM %d\n",
              SOLVER_JACOBI_TILE, s->tgx, s->tgy, s->mg_bottom > 0 ? s->mg_bottom : 4);
-    for (int k = 0; k < SH_COUNT; k++)
-        if ((s->tiled || k < SH_TRANSPORT_TILE) &&
-            !(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],
+    for (int k = 0; k < s->passes->nshaders; k++)
+        if (!(s->sh[k] = shader_load_pass(shader_dir, shader_files[k],
                                           kind == SOLVER_COMPUTE ? SHADER_COMPUTE : SHADER_FRAGMENT,
                                           defines, err, errlen)))
             goto fail;
@@ -1437,7 +1558,7 @@ int solver_debug_pass(Solver *s, SolverPass pass, bool first)
         debug_run(s, METHOD_PASS_GATHER_BEGIN);
         if (first) { /* the first iteration, from e = 0 */
             unfaded(s);
-            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, true, 0);
+            pass_gather_jacobi(s, s->grhs, s->gcoef, s->gerr.read, s->gerr.write, true);
             field_pair_swap(&s->gerr);
         } else {
             debug_run(s, METHOD_PASS_GATHER_JACOBI);
