@@ -380,7 +380,7 @@ static void pass_gather_jacobi(Solver *s, const Field *rhs, const Field *coef, c
     shader_set_texture(sh, "u_rhs", 0, field_texture(rhs));
     shader_set_texture(sh, "u_coef", 2, field_texture(coef));
     shader_set_texture(sh, "u_e", 1, field_texture(e));
-    shader_set_float(sh, "u_a", s->ga_now);
+    shader_set_float(sh, "u_a", gather_a(s));
     shader_set_int(sh, "u_first", first ? 1 : 0);
     run(s, out);
 }
@@ -678,7 +678,7 @@ static void tiled_gather_jacobi(Solver *s, int k, int count)
     shader_set_texture(sh, "u_rhs", 0, field_texture(s->grhs));
     shader_set_texture(sh, "u_coef", 2, field_texture(s->gcoef));
     shader_set_texture(sh, "u_e", 1, field_texture(s->gerr.read));
-    shader_set_float(sh, "u_a", s->ga_now);
+    shader_set_float(sh, "u_a", gather_a(s));
     shader_set_int(sh, "u_iters", count - k < SOLVER_JACOBI_TILE ? count - k : SOLVER_JACOBI_TILE);
     run(s, s->gerr.write);
     field_pair_swap(&s->gerr);
