@@ -53,6 +53,8 @@ shared float s_fx[TY + 2][TX + 3];
 shared float s_fy[TY + 3][TX + 2];
 // ratios of cells x0-1 .. x0+TX by y0-1 .. y0+TY
 shared float s_ratio[TY + 2][TX + 2];
+// 1 when some ρ of the tile and its halo is not 0
+shared uint s_any;
 
 void main()
 {
@@ -61,12 +63,33 @@ void main()
     bool last = u_dynamic != 0 ? u_index == int(p_n) - 1 : u_last != 0;
     int lid = int(gl_LocalInvocationIndex);
     const int n = TX * TY;  // invocations
+    if (lid == 0) s_any = 0u;
+    barrier();
     for (int q = lid; q < (TX + 6) * (TY + 6); q += n) {
         int a = q % (TX + 6), b = q / (TX + 6);
         ivec2 c = clamp(o + ivec2(a - 3, b - 3), ivec2(0), u_size - 1);
-        s_rho[b][a] = texelFetch(u_rho, c, 0).r;
+        float r = texelFetch(u_rho, c, 0).r;
+        s_rho[b][a] = r;
+        if (r != 0.0) s_any = 1u;
     }
     barrier();
+    // Empty smoke (ρ = 0 on the tile and its halo): every flux is 0, so the
+    // tile stays 0; skip the face speeds and the maths (most of a sparse
+    // image's tiles). The whole work group takes the same branch.
+    if (s_any == 0u) {
+        for (int q = lid; q < TX * TY; q += n) {
+            ivec2 c = o + ivec2(q % TX, q / TX);
+            if (any(greaterThanEqual(c, u_size))) continue;
+            vec4 v = vec4(0.0);
+            if (last) {
+                vec4 d = texelFetch(u_dens, c, 0);
+                v = vec4(0.0, d.g, d.b, 0.0);
+            }
+            if (last && u_dynamic != 0) imageStore(u_out_dens, c, v);
+            else imageStore(u_out, c, v);
+        }
+        return;
+    }
     for (int q = lid; q < (TX + 3) * (TY + 2); q += n) {
         int a = q % (TX + 3), b = q / (TX + 3);
         int i = o.x - 1 + a, j = o.y - 1 + b;  // face (i-1 | i) of row j
