@@ -83,6 +83,9 @@ static const char *const shader_files[SH_COUNT] = {
  * (each a multiple of 8, W*H at most 1024) chooses another, for bench
  * sweeps. (Two cells an invocation, a 16x8 group writing 32x16, made the
  * substeps slower on the H100: 3.87 ms a step at 2048² against 2.46.) */
+/* The blur's downsampling goes in two dispatches (sums of blocks of this
+ * side, then the coarse means) when its factor is larger (64 at 4096²). */
+#define SOLVER_DOWNSAMPLE_SPLIT 8
 #define SOLVER_TRANSPORT_GX METHOD_GPU_TRANSPORT_GROUP /* 16 */
 #define SOLVER_TRANSPORT_GY METHOD_GPU_TRANSPORT_GROUP
 
@@ -115,6 +118,7 @@ struct Solver {
     FieldPair pot;              /* the balance force's deficit potential φ, packed */
     float pot_c, dscale;        /* as in cpu_solver.c: ρ* scale for φ, density scale */
     Field *drift;               /* the gathering drift's face speeds (.r, .g) */
+    Field *dsum;                /* the blur's 8 x 8 block sums and counts (.r, .g): a large factor */
     bool drift_ran;             /* the last step ran the drift (for the motion vectors) */
     Field **srcw;               /* the sources' weights (R32F), uploaded once (solver_set_sources) */
     int nsrc;
@@ -202,7 +206,19 @@ static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
     Shader *sh = use(s, SH_DOWNSAMPLE);
     shader_set_texture(sh, "u_src", 0, field_texture(dens));
     shader_set_int(sh, "u_chan", chan);
-    shader_set_int(sh, "u_factor", s->blur.factor);
+    int f = s->blur.factor, split = SOLVER_DOWNSAMPLE_SPLIT;
+    if (f > split) { /* 8 x 8 block sums first: no invocation sums f² texels in a row */
+        shader_set_int(sh, "u_mode", 1);
+        shader_set_int(sh, "u_factor", split);
+        run(s, s->dsum);
+        shader_set_int(sh, "u_mode", 2);
+        shader_set_int(sh, "u_factor", f / split);
+        shader_set_texture(sh, "u_src", 0, field_texture(s->dsum));
+        shader_set_ivec2(sh, "u_src_size", field_width(s->dsum), field_height(s->dsum));
+    } else {
+        shader_set_int(sh, "u_mode", 0);
+        shader_set_int(sh, "u_factor", f);
+    }
     run(s, coarse->write);
     field_pair_swap(coarse);
 
@@ -994,6 +1010,10 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
     if (!(s->drift = field_create(s->w, s->h, 2, err, errlen))) return -1; /* wu, wv */
+    if (!(s->dsum = field_create((s->w + SOLVER_DOWNSAMPLE_SPLIT - 1) / SOLVER_DOWNSAMPLE_SPLIT,
+                                 (s->h + SOLVER_DOWNSAMPLE_SPLIT - 1) / SOLVER_DOWNSAMPLE_SPLIT, 2, err,
+                                 errlen)))
+        return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
     for (int w = s->w, h = s->h; s->nspeed == 0 || w > 1 || h > 1; s->nspeed++) {
         w = (w + SOLVER_SPEED_BLOCK - 1) / SOLVER_SPEED_BLOCK;
@@ -1081,6 +1101,7 @@ void solver_free(Solver *s)
     field_free(s->div);
     field_free(s->ratio);
     field_free(s->drift);
+    field_free(s->dsum);
     field_free(s->gcoef);
     field_free(s->grhs);
     for (int l = 0; l < METHOD_MG_MAX_LEVELS; l++) {

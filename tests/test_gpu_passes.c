@@ -304,6 +304,7 @@ static void test_passes(void)
 {
     test_passes_one(0.04f); /* factor 1 at this size */
     test_passes_one(0.12f); /* a coarse blur grid */
+    test_passes_one(1.0f);  /* factor 16: the downsampling in two dispatches (8 x 8 sums) */
 }
 
 /* a smooth disc and a box, in domain units */
@@ -464,6 +465,9 @@ static void test_diagonal_stripes(void)
 static void test_odd_size(void)
 {
     int w0 = W, h0 = H;
+    W = 67; /* factor 16 at 67x65: the two-dispatch downsampling's clipped blocks */
+    H = 65;
+    test_passes_one(1.0f);
     W = 37;
     H = 29;
     test_passes_one(0.04f);
