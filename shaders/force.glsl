@@ -22,33 +22,59 @@ uniform sampler2D u_phi;
 uniform float u_kb;
 uniform float u_swirl; // dt·ε·L (METHOD_SWIRL_LENGTH) of vorticity confinement (0: off); ref_swirl_force
 
-// The vorticity at corner (i, j) shared by cells (i-1, j-1) .. (i, j), the
-// velocity 0 outside the box (cpu_solver.c's corner_curl).
-float corner_curl(int i, int j)
+// The velocity around the cell (i, j) a pass writes: texels (i-2 .. i+1,
+// j-2 .. j+1), row by row, fetched once (coordinates clamped; a texel off
+// the grid is never used). The 9 corner vorticities of the face's
+// confinement come from these 16 fetches instead of 4 each.
+vec2 g_nb[16];
+// The corner vorticities (i-1 .. i+1, j-1 .. j+1): g_curl[(cj-j+1)*3 + ci-i+1]
+float g_curl[9];
+
+int g_i, g_j;
+
+// The vorticity at corner (g_i + da, g_j + db) shared by the four cells
+// around it, the velocity 0 outside the box (cpu_solver.c's corner_curl),
+// from g_nb. The offsets are constants at every call (unrolled loops), so
+// the arrays are indexed by constants and stay in registers.
+float corner_curl(int da, int db)
 {
-    if (i < 0 || j < 0 || i > u_size.x || j > u_size.y) return 0.0;
-    float vr = (i < u_size.x && j > 0 && j < u_size.y) ? texelFetch(u_vel, ivec2(i, j), 0).g : 0.0;
-    float vl = (i > 0 && j > 0 && j < u_size.y) ? texelFetch(u_vel, ivec2(i - 1, j), 0).g : 0.0;
-    float ut = (j < u_size.y && i > 0 && i < u_size.x) ? texelFetch(u_vel, ivec2(i, j), 0).r : 0.0;
-    float ub = (j > 0 && i > 0 && i < u_size.x) ? texelFetch(u_vel, ivec2(i, j - 1), 0).r : 0.0;
+    int ci = g_i + da, cj = g_j + db;
+    if (ci < 0 || cj < 0 || ci > u_size.x || cj > u_size.y) return 0.0;
+    int k = (db + 2) * 4 + (da + 2);
+    float vr = (ci < u_size.x && cj > 0 && cj < u_size.y) ? g_nb[k].y : 0.0;
+    float vl = (ci > 0 && cj > 0 && cj < u_size.y) ? g_nb[k - 1].y : 0.0;
+    float ut = (cj < u_size.y && ci > 0 && ci < u_size.x) ? g_nb[k].x : 0.0;
+    float ub = (cj > 0 && ci > 0 && ci < u_size.x) ? g_nb[k - 4].x : 0.0;
     return ((vr - vl) - (ut - ub)) * (1.0 / u_h);
 }
 
+void load_curls(int i, int j)
+{
+    g_i = i;
+    g_j = j;
+    for (int b = 0; b < 4; b++)
+        for (int a = 0; a < 4; a++)
+            g_nb[b * 4 + a] = texelFetch(u_vel, clamp(ivec2(i - 2 + a, j - 2 + b), ivec2(0), u_size - 1), 0).rg;
+    for (int b = 0; b < 3; b++)
+        for (int a = 0; a < 3; a++) g_curl[b * 3 + a] = corner_curl(a - 1, b - 1);
+}
+
+// corner (i + di, j + dj), di, dj in -1 .. 1
+float curl_at(int di, int dj) { return g_curl[(dj + 1) * 3 + di + 1]; }
+
 // Vorticity confinement on a face (ref_swirl_force): axis 0 the x face
-// (i-1 | i), 1 the y face (j-1 | j).
-float swirl_force(int i, int j, int axis)
+// (i-1 | i), 1 the y face (j-1 | j); the curls from load_curls.
+float swirl_force(int axis)
 {
     float om, gx, gy;
     if (axis == 0) {
-        om = 0.5 * (corner_curl(i, j) + corner_curl(i, j + 1));
-        gy = abs(corner_curl(i, j + 1)) - abs(corner_curl(i, j));
-        gx = 0.25 * ((abs(corner_curl(i + 1, j)) + abs(corner_curl(i + 1, j + 1))) -
-                     (abs(corner_curl(i - 1, j)) + abs(corner_curl(i - 1, j + 1))));
+        om = 0.5 * (curl_at(0, 0) + curl_at(0, 1));
+        gy = abs(curl_at(0, 1)) - abs(curl_at(0, 0));
+        gx = 0.25 * ((abs(curl_at(1, 0)) + abs(curl_at(1, 1))) - (abs(curl_at(-1, 0)) + abs(curl_at(-1, 1))));
     } else {
-        om = 0.5 * (corner_curl(i, j) + corner_curl(i + 1, j));
-        gx = abs(corner_curl(i + 1, j)) - abs(corner_curl(i, j));
-        gy = 0.25 * ((abs(corner_curl(i, j + 1)) + abs(corner_curl(i + 1, j + 1))) -
-                     (abs(corner_curl(i, j - 1)) + abs(corner_curl(i + 1, j - 1))));
+        om = 0.5 * (curl_at(0, 0) + curl_at(1, 0));
+        gx = abs(curl_at(1, 0)) - abs(curl_at(0, 0));
+        gy = 0.25 * ((abs(curl_at(0, 1)) + abs(curl_at(1, 1))) - (abs(curl_at(0, -1)) + abs(curl_at(1, -1))));
     }
     float len = sqrt(gx * gx + gy * gy);
     if (!(len > 1e-20)) return 0.0;
@@ -62,6 +88,7 @@ vec4 stage()
     vec2 vel = texelFetch(u_vel, c, 0).rg;
     float tc = texelFetch(u_dens, c, 0).b;
     float nu = 0.0, nv = 0.0;
+    if (u_swirl > 0.0) load_curls(i, j);
     if (i > 0) {
         float tl = texelFetch(u_dens, ivec2(i - 1, j), 0).b;
         float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i), float(j) + 0.5));
@@ -69,7 +96,7 @@ vec4 stage()
         float g = (tc - tl) / tf;
         if (u_balance != 0)
             g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i - 1, j)));
-        float f = u_swirl > 0.0 ? swirl_force(i, j, 0) : 0.0;
+        float f = u_swirl > 0.0 ? swirl_force(0) : 0.0;
         nu = clamp((vel.x + u_k * rb * g + f) * u_damp, -u_umax, u_umax);
     }
     if (j > 0) {
@@ -79,7 +106,7 @@ vec4 stage()
         float g = (tc - tb) / tf;
         if (u_balance != 0)
             g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i, j - 1)));
-        float f = u_swirl > 0.0 ? swirl_force(i, j, 1) : 0.0;
+        float f = u_swirl > 0.0 ? swirl_force(1) : 0.0;
         nv = clamp((vel.y + u_k * rb * g + f) * u_damp, -u_umax, u_umax);
     }
     return vec4(nu, nv, 0.0, 0.0);
