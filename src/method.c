@@ -191,7 +191,10 @@ float method_travel_distance(int w, int h, const float *from, const float *to)
             ca += ha[q] / ma, cb += hb[q] / mb;
             w1 += fabs(ca - cb);
         }
-        w1 *= 2.0 * len / PACE_BINS;
+        /* the limit is per axis (each face's speed within ±umax), so along
+         * this direction the smoke can travel 1/max(|cos|, |sin|) as fast:
+         * a diagonal trip of D takes as long as a straight one of D/√2 */
+        w1 *= 2.0 * len / PACE_BINS * fmax(fabs(cx), fabs(cy));
         if (w1 > worst) worst = w1;
     }
     free(ha);

@@ -60,6 +60,15 @@ static void test_travel_distance(void)
         }
     float d = method_travel_distance(W, W, a, b), z = method_travel_distance(W, W, a, a);
     CHECK(fabsf(d - 0.25f) < 0.01f, "a disc moved by 0.25: %g", (double)d);
+    static float c[W * W]; /* the disc moved by (0.25, 0.25): a diagonal trip, as long as (0.25, 0) */
+    for (int j = 0; j < W; j++)
+        for (int i = 0; i < W; i++) {
+            float y = (j + 0.5f) / W - 0.75f, x = (i + 0.5f) / W - 0.55f;
+            c[j * W + i] = x * x + y * y < 0.01f ? 1.0f : 0.0f;
+        }
+    float dd = method_travel_distance(W, W, a, c);
+    CHECK(fabsf(dd - 0.25f) < 0.015f, "a disc moved by (0.25, 0.25) reads its time at the per-axis limit: %g",
+          (double)dd);
     CHECK(z < 1e-6f, "the same image: %g", (double)z);
     SolverParams p;
     method_params_default(&p);
