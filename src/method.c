@@ -191,10 +191,10 @@ float method_travel_distance(int w, int h, const float *from, const float *to)
             ca += ha[q] / ma, cb += hb[q] / mb;
             w1 += fabs(ca - cb);
         }
-        /* the limit is per axis (each face's speed within ±umax), so along
-         * this direction the smoke can travel 1/max(|cos|, |sin|) as fast:
-         * a diagonal trip of D takes as long as a straight one of D/√2 */
-        w1 *= 2.0 * len / PACE_BINS * fmax(fabs(cx), fabs(cy));
+        /* the limit is per axis (each face's speed within ±umax): a move s
+         * takes max(|s_x|, |s_y|)/umax, the largest over directions n of
+         * s·n/(|n_x| + |n_y|); a diagonal trip is √2 faster than its length */
+        w1 *= 2.0 * len / PACE_BINS / (fabs(cx) + fabs(cy));
         if (w1 > worst) worst = w1;
     }
     free(ha);

@@ -234,12 +234,12 @@ float method_pace(const SolverParams *p, long kstep);
  * smoke must travel far: enough to cover METHOD_PACE_REACH·D by
  * METHOD_PACE_FULL of the key, D the largest over 8 directions of the 1-D
  * earth mover's distance between the two images' projections (each
- * normalised to mass 1; domain units), times max(|cos|, |sin|) of the
+ * normalised to mass 1; domain units), over |cos| + |sin| of the
  * direction: the speed limit holds per axis, so a diagonal trip is √2
  * faster (D is the trip's time at the limit, in distance: a disc moved by
  * (dx, dy) reads max(|dx|, |dy|)). 0 (automatic) when the key is not
  * paced (T ≤ METHOD_PACE_TIME, Fattal's force, untimed). */
-#define METHOD_PACE_REACH 1.25f
+#define METHOD_PACE_REACH 1.6f
 float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
 float method_travel_distance(int w, int h, const float *from, const float *to);
 

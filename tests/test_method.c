@@ -73,7 +73,13 @@ static void test_travel_distance(void)
     SolverParams p;
     method_params_default(&p);
     p.arrive = 10.0f;
-    float near = method_pace_for_trip(&p, W, W, a, a), far = method_pace_for_trip(&p, W, W, a, b);
+    static float e[W * W]; /* the disc moved by 0.5: far enough to be paced less */
+    for (int j = 0; j < W; j++)
+        for (int i = 0; i < W; i++) {
+            float y = (j + 0.5f) / W - 0.5f, x = (i + 0.5f) / W - 0.8f;
+            e[j * W + i] = x * x + y * y < 0.01f ? 1.0f : 0.0f;
+        }
+    float near = method_pace_for_trip(&p, W, W, a, a), far = method_pace_for_trip(&p, W, W, a, e);
     CHECK(near == powf(METHOD_PACE_TIME / 10.0f, METHOD_PACE_POWER) && far > near && far <= 1.0f,
           "pace: %g in place, %g for the trip", (double)near, (double)far);
     p.arrive = 3.0f;
