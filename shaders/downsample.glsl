@@ -1,7 +1,7 @@
 // downsample: first stage of the blur. Coarse cell (I, J) = mean of the
 // factor x factor block of fine cells it covers (clipped at the edges).
 // Reads channel u_chan of u_src (0 = ρ, 1 = ρ*). Output: coarse .r.
-// A large factor (over SM_DOWNSAMPLE_SPLIT) goes in two dispatches, so that
+// A large factor (over SOLVER_DOWNSAMPLE_SPLIT, gpu_solver.c) goes in two dispatches, so that
 // no invocation sums thousands of texels one after another (4096 at 4096²
 // by default): u_mode 1 writes each 8 x 8 block's sum and count (.r, .g)
 // from the fine grid, u_mode 2 the coarse mean from those (u_src the sums,

@@ -207,7 +207,9 @@ static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
     shader_set_texture(sh, "u_src", 0, field_texture(dens));
     shader_set_int(sh, "u_chan", chan);
     int f = s->blur.factor, split = SOLVER_DOWNSAMPLE_SPLIT;
-    if (f > split) { /* 8 x 8 block sums first: no invocation sums f² texels in a row */
+    /* 8 x 8 block sums first: no invocation sums f² texels in a row (f is a
+     * power of 2, method_blur_spec: f / 8 is whole) */
+    if (f > split) {
         shader_set_int(sh, "u_mode", 1);
         shader_set_int(sh, "u_factor", split);
         run(s, s->dsum);

@@ -465,7 +465,7 @@ static void test_diagonal_stripes(void)
 static void test_odd_size(void)
 {
     int w0 = W, h0 = H;
-    W = 67; /* factor 16 at 67x65: the two-dispatch downsampling's clipped blocks */
+    W = 67; /* factor 32 at 67x65: the two-dispatch downsampling's clipped blocks */
     H = 65;
     test_passes_one(1.0f);
     W = 37;
