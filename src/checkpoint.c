@@ -457,6 +457,12 @@ static int parse_header(const unsigned char *b, size_t len, Header *H, char *err
     if (version >= 3 && (H->nfields < 1 || H->nfields > CHECKPOINT_MAX_FIELDS))
         return fail(err, errlen, "corrupt header: %u smoke fields (1 to %d)", H->nfields,
                     CHECKPOINT_MAX_FIELDS);
+    uint32_t np = get_u32(b + 112);
+    if (np != METHOD_PARAM_COUNT && np >= 1 && np < METHOD_PARAM_COUNT)
+        return fail(err, errlen,
+                    "written by an older smokemorph (%u method parameters, this one has %d): "
+                    "start the morph again without --resume",
+                    np, METHOD_PARAM_COUNT);
     H->hsize = header_size((int)version, (int)H->nfields);
     H->w = get_i32(b + 24);
     H->h = get_i32(b + 28);

@@ -216,6 +216,33 @@ float method_pace_for_trip(const SolverParams *p, int w, int h, const float *fro
     return r < 1.0f ? r : 1.0f;
 }
 
+/* (Σρ)²/Σρ² of an image, the finite positive cells only: the number of
+ * cells a flat image covers, fewer where the density is uneven. */
+static double effective_area(int w, int h, const float *rho)
+{
+    double s = 0.0, s2 = 0.0;
+    for (size_t k = 0; k < (size_t)w * h; k++) {
+        double a = rho[k] > 0.0f && isfinite(rho[k]) ? rho[k] : 0.0;
+        s += a, s2 += a * a;
+    }
+    return s2 > 0.0 ? s * s / s2 : 0.0;
+}
+
+float method_squeeze(int w, int h, const float *from, const float *to)
+{
+    double a = effective_area(w, h, from), b = effective_area(w, h, to);
+    return a > 0.0 && b > 0.0 ? (float)(a / b) : 1.0f;
+}
+
+float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
+{
+    if (!(p->arrive > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE || !from || !to) return 0.0f;
+    float q = method_squeeze(w, h, from, to);
+    float x = logf(q / METHOD_SQUEEZE_LOW) / logf(METHOD_SQUEEZE_HIGH / METHOD_SQUEEZE_LOW);
+    x = x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; /* also a NaN ratio: 0 */
+    return METHOD_GATHER_LATE + (METHOD_ARRIVE_ON - METHOD_GATHER_LATE) * x;
+}
+
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg)
 {
     float t = (float)nstep * p->dt;
@@ -226,7 +253,10 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
          * as --arrive time the same step */
         float n = roundf(p->arrive / p->dt);
         float tau = (float)kstep / (n < 1.0f ? 1.0f : n);
-        float x = (tau - METHOD_ARRIVE_ON) / (METHOD_ARRIVE_FULL - METHOD_ARRIVE_ON);
+        float on = METHOD_ARRIVE_ON, full = METHOD_ARRIVE_FULL;
+        if (p->gather_from > 0.0f)
+            on = p->gather_from, full = METHOD_GATHER_FULL_AT + METHOD_GATHER_FULL_SLOPE * on;
+        float x = full > on ? (tau - on) / (full - on) : (tau >= on ? 1.0f : 0.0f);
         x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
         *rg = x * x * (3.0f - 2.0f * x);
         return;

@@ -214,6 +214,33 @@ static inline float method_cell_speed(float ul, float ur, float vb, float vt, fl
 #define METHOD_ARRIVE_ON 0.3f
 #define METHOD_ARRIVE_FULL 0.7f
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg);
+/* Where the gathering and the drift join a timed morph (issue 20, point 3):
+ * rg rises from on = --gather-from (0: METHOD_ARRIVE_ON) to 1 at
+ * METHOD_GATHER_FULL_AT + METHOD_GATHER_FULL_SLOPE·on of the way
+ * (METHOD_ARRIVE_FULL at the default on; 0.8 at METHOD_GATHER_LATE; 1 at
+ * METHOD_GATHER_FROM_MAX, the most --gather-from takes). A paced key whose
+ * change the flow can carry (the short reshapes: one disc into one disc,
+ * a heart into a cross) otherwise ends long before its step, the
+ * gathering's compression doing most of it from 30% of the key; a key
+ * that must compress (a large faint start into a small dense target)
+ * needs the gathering's time and keeps the early start. */
+#define METHOD_GATHER_FULL_AT 0.5f
+#define METHOD_GATHER_FULL_SLOPE (2.0f / 3.0f)
+#define METHOD_GATHER_FROM_MAX 0.75f
+#define METHOD_GATHER_LATE 0.45f
+/* The compression a key needs: its start's effective area (Σρ)²/Σρ² over
+ * its target's. At most METHOD_SQUEEZE_LOW the gathering joins at
+ * METHOD_GATHER_LATE, at least METHOD_SQUEEZE_HIGH at METHOD_ARRIVE_ON,
+ * between them on a line in the ratio's logarithm. (The suite's keys:
+ * 0.5-2.0, and 14.5 for a large square into a small disc.) */
+#define METHOD_SQUEEZE_LOW 2.0f
+#define METHOD_SQUEEZE_HIGH 4.0f
+float method_squeeze(int w, int h, const float *from, const float *to);
+/* --gather-from 0 (automatic) for a key of arrival T from `from` to `to`:
+ * METHOD_GATHER_LATE to METHOD_ARRIVE_ON by the key's squeeze where the key
+ * is paced (T > METHOD_PACE_TIME, the balance force), else 0 (the default
+ * METHOD_ARRIVE_ON). */
+float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
 /* The pace of a long timed key (issue 20, point 3): the share of --umax the
  * flow and the drift may use at step kstep of the key. The driving force
  * carries smoke at about the speed limit, which brings most shapes within a

@@ -823,6 +823,7 @@ static int pass_run_one(Morph *m, MorphPassInfo *info)
     in.vf = m->plan.p.vf;
     in.rg = m->plan.rg;
     in.swirl = m->plan.p.swirl;
+    in.gather_from = m->plan.p.gather_from;
     in.arrive = m->plan.p.arrive > 0.0f && m->plan.p.force == SOLVER_FORCE_BALANCE;
     in.fattal = m->plan.p.force == SOLVER_FORCE_FATTAL;
     in.drift = false;
@@ -1303,6 +1304,10 @@ static int keys_make(const Morph *m, const MorphKey *keys, int n, struct MorphKe
             if (R->params.pace == 0.0f)
                 R->params.pace = method_pace_for_trip(&R->params, m->w, m->h, k ? keys[k - 1].target : m->start,
                                                       K->target);
+            /* and the gathering's start from the compression it needs (--gather-from 0) */
+            if (R->params.gather_from == 0.0f)
+                R->params.gather_from = method_gather_from_for_trip(
+                    &R->params, m->w, m->h, k ? keys[k - 1].target : m->start, K->target);
         }
         memcpy(R->move_from, K->move_from, sizeof R->move_from);
         memcpy(R->move_to, K->move_to, sizeof R->move_to);

@@ -123,8 +123,9 @@ typedef struct {
     /* the step's plan (issue 24, for the classroom's words): the eased vf,
      * the gathering and drift's factor (method_ease), the swirl, whether
      * the arrival is timed and the force Fattal's, whether the step's plan
-     * has the drift (its speeds before the transport) */
-    float vf, rg, swirl;
+     * has the drift (its speeds before the transport), and the share of
+     * the way at which the gathering joins (0: METHOD_ARRIVE_ON) */
+    float vf, rg, swirl, gather_from;
     bool arrive, fattal, drift;
 } MorphPassInfo;
 

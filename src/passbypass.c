@@ -145,7 +145,7 @@ void passbypass_explain(const MorphPassInfo *pi, char *buf, size_t n)
     if (pi->arrive) {
         if (pi->rg <= 0.0f)
             snprintf(arr, sizeof arr, " (off: the flow alone carries the smoke for the first %d%% of the way)",
-                     (int)lround(100.0 * METHOD_ARRIVE_ON));
+                     (int)lround(100.0 * (pi->gather_from > 0.0f ? pi->gather_from : METHOD_ARRIVE_ON)));
         else
             snprintf(arr, sizeof arr, " at %d%% (timed arrival)", (int)lround(100.0 * pi->rg));
     } else if (pi->rg < 1.0f) {

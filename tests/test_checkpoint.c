@@ -199,6 +199,26 @@ static void test_version1(void)
     checkpoint_free(&c);
 }
 
+/* A checkpoint from a smokemorph with fewer method parameters (each new
+ * setting of the method adds one: --pace 22, --gather-from 23) is refused
+ * with what to do, not as damaged; more than this one knows is a layout it
+ * cannot read. */
+static void test_older_params(void)
+{
+    Checkpoint c;
+    size_t len;
+    unsigned char *b = written(&c, 6, 5, "older.smc", &len);
+    if (!b) return;
+    put32(b + 112, METHOD_PARAM_COUNT - 1);
+    set_crc(b, len);
+    refused(b, len, "older smokemorph", "one parameter fewer");
+    put32(b + 112, METHOD_PARAM_COUNT + 1);
+    set_crc(b, len);
+    refused(b, len, "layout", "one parameter more");
+    free(b);
+    checkpoint_free(&c);
+}
+
 /* Version 2 (one field) is version 3 of one field with 0 at offset 116. */
 static void test_version2(void)
 {
@@ -448,7 +468,7 @@ static void test_hostile(void)
         {24, 16385, "grid", "w past the limit"},
         {32, 2, "grid", "d = 2"},
         {36, 9, "layout", "nine fields"},
-        {112, 3, "layout", "three parameters"},
+        {112, 3, "older smokemorph", "three parameters"}, {112, 1000, "layout", "a thousand parameters"},
         {40, 0x78787878, "backend", "an unknown backend"},
         {84, 0, "range", "every 0"},
         {80, 8, "range", "an unknown flag"},
@@ -836,6 +856,7 @@ int main(void)
     testlib_tmpdir(g_tmp, sizeof g_tmp, "test_checkpoint");
     RUN(test_round_trip);
     RUN(test_version1);
+    RUN(test_older_params);
     RUN(test_version2);
     RUN(test_fields);
     RUN(test_hostile);

@@ -612,10 +612,11 @@ static void test_tool_keys(void)
             double from = atof(f[8]), mid = atof(f[9]), at = atof(f[10]), morph_at = atof(f[11]),
                    drift = atof(f[13]);
             /* the key is reached on its beat, not long before: half way the
-             * smoke is still on its way (5-s keys at 32², paced: 0.20-0.42 of
-             * the error at the range's start, 0.13 at the least unpaced;
-             * docs/FIDELITY.md has the suite's) */
-            CHECK(mid >= 0.15 * from, "%s key %d: error %.3f half way, from %.3f", seqs[q], k, mid, from);
+             * smoke is still on its way, the issue's quarter (5-s keys at
+             * 32², paced, the gathering joining by the key's squeeze: 0.40-0.68
+             * of the error at the range's start; 0.20-0.42 with it at 30% of
+             * every key, --gather-from 0.3; docs/FIDELITY.md has the suite's) */
+            CHECK(mid >= 0.25 * from, "%s key %d: error %.3f half way, from %.3f", seqs[q], k, mid, from);
             printf("  info: %s key %d at step %ld (held %s): error %.3f -> %.3f, drift %.1e\n", seqs[q], k,
                    step, f[7], from, at, drift);
             CHECK(step == 505L * k, "%s key %d: read at step %ld, not %ld", seqs[q], k, step, 505L * k);

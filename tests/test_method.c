@@ -86,6 +86,89 @@ static void test_travel_distance(void)
     CHECK(method_pace_for_trip(&p, W, W, a, b) == 0.0f, "3 s: not paced (automatic)");
 }
 
+/* Issue 20, point 3: where the gathering and the drift join a timed morph.
+ * The default from 30% to 70% of the way; --gather-from F from F to
+ * 0.5 + 2F/3, never before F and fully on from there; untimed and Fattal's
+ * methods keep their own easing. */
+static void test_gather_from(void)
+{
+    SolverParams p;
+    method_params_default(&p);
+    p.arrive = 10.0f;
+    long n = lroundf(p.arrive / p.dt);
+    float vf, rg, last = 0.0f;
+    bool rising = true;
+    for (long k = 0; k <= n; k++) {
+        method_ease(&p, k, k, &vf, &rg);
+        float tau = (float)k / (float)n;
+        if (tau <= METHOD_ARRIVE_ON) CHECK(rg == 0.0f, "default: off at %g of the way, got %g", (double)tau, (double)rg);
+        if (tau >= METHOD_ARRIVE_FULL + 1e-4f) CHECK(rg == 1.0f, "default: on at %g, got %g", (double)tau, (double)rg);
+        rising = rising && rg >= last, last = rg;
+    }
+    p.gather_from = 0.45f;
+    float full = METHOD_GATHER_FULL_AT + METHOD_GATHER_FULL_SLOPE * 0.45f;
+    CHECK(fabsf(full - 0.8f) < 1e-6f, "0.45: fully on at 0.8 of the way, %g", (double)full);
+    for (long k = 0; k <= n; k++) {
+        method_ease(&p, k, k, &vf, &rg);
+        float tau = (float)k / (float)n;
+        if (tau <= 0.45f) CHECK(rg == 0.0f, "0.45: off at %g of the way, got %g", (double)tau, (double)rg);
+        if (tau > 0.46f && tau < 0.79f) CHECK(rg > 0.0f && rg < 1.0f, "0.45: rising at %g, got %g", (double)tau, (double)rg);
+        if (tau >= full + 1e-4f) CHECK(rg == 1.0f, "0.45: on at %g, got %g", (double)tau, (double)rg);
+        rising = rising && (k == 0 || rg >= last), last = rg;
+    }
+    CHECK(rising, "rg never falls within a key");
+    p.gather_from = METHOD_GATHER_FROM_MAX; /* the latest: fully on at the key's step */
+    method_ease(&p, n, n, &vf, &rg);
+    float at_end = rg;
+    method_ease(&p, n - 1, n - 1, &vf, &rg);
+    CHECK(at_end == 1.0f && rg < 1.0f, "%g: on at the key's step (%g), not before (%g)", (double)METHOD_GATHER_FROM_MAX,
+          (double)at_end, (double)rg);
+    p.force = SOLVER_FORCE_FATTAL; /* the paper's method: untimed, the ease-gather ramp */
+    method_ease(&p, 0, 0, &vf, &rg);
+    float r0 = rg;
+    method_ease(&p, n, n, &vf, &rg);
+    CHECK(r0 == 0.0f && rg == 1.0f, "Fattal's method: --ease-gather's ramp, %g and %g", (double)r0, (double)rg);
+}
+
+/* The compression a key needs, and where its gathering joins: a disc into
+ * one of half the radius squeezes 4×; the same image 1; a key that needs
+ * little compression joins late, one that squeezes 4× at the default,
+ * between them on the ratio's logarithm; 3-s and Fattal's keys 0. */
+static void test_squeeze(void)
+{
+    enum { W = 64 };
+    static float big[W * W], small[W * W], mid[W * W];
+    TestlibShape sharp = {.domain = true};
+    testlib_disc(big, W, W, &sharp, 0.5, 0.5, 0.3, 1.0);
+    testlib_disc(small, W, W, &sharp, 0.5, 0.5, 0.15, 1.0);
+    testlib_disc(mid, W, W, &sharp, 0.5, 0.5, 0.3 / sqrt(2.8), 1.0);
+    float q = method_squeeze(W, W, big, small), one = method_squeeze(W, W, big, big);
+    CHECK(fabsf(q - 4.0f) < 0.2f, "a disc into half its radius: %g", (double)q);
+    CHECK(fabsf(one - 1.0f) < 1e-6f, "the same image: %g", (double)one);
+    CHECK(fabsf(method_squeeze(W, W, small, big) - 0.25f) < 0.02f, "an expansion reads below 1");
+    static float faint[W * W];
+    for (int k = 0; k < W * W; k++) faint[k] = 0.01f * big[k];
+    CHECK(fabsf(method_squeeze(W, W, faint, big) - 1.0f) < 1e-5f, "the density's scale does not count");
+    SolverParams p;
+    method_params_default(&p);
+    p.arrive = 10.0f;
+    float same = method_gather_from_for_trip(&p, W, W, big, big);
+    float squeeze = method_gather_from_for_trip(&p, W, W, big, small);
+    float between = method_gather_from_for_trip(&p, W, W, big, mid);
+    float wider = method_gather_from_for_trip(&p, W, W, small, big);
+    CHECK(same == METHOD_GATHER_LATE && wider == METHOD_GATHER_LATE, "little compression: late, %g and %g",
+          (double)same, (double)wider);
+    CHECK(fabsf(squeeze - METHOD_ARRIVE_ON) < 0.01f, "4x: at the default, %g", (double)squeeze);
+    CHECK(between < METHOD_GATHER_LATE - 0.02f && between > METHOD_ARRIVE_ON + 0.02f, "2.8x: between, %g",
+          (double)between);
+    static float empty[W * W];
+    CHECK(method_gather_from_for_trip(&p, W, W, empty, big) == METHOD_GATHER_LATE, "an empty start: late");
+    p.arrive = 3.0f;
+    CHECK(method_gather_from_for_trip(&p, W, W, big, small) == 0.0f, "3 s: the default (0)");
+    p.arrive = 10.0f, p.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_gather_from_for_trip(&p, W, W, big, small) == 0.0f, "Fattal's method: untimed (0)");
+}
+
 static void test_zeroed_is_default(void)
 {
     SolverParams z, d;
@@ -182,6 +265,8 @@ int main(void)
 {
     RUN(test_pace);
     RUN(test_travel_distance);
+    RUN(test_gather_from);
+    RUN(test_squeeze);
     RUN(test_zeroed_is_default);
     RUN(test_partial_and_explicit_zero);
     RUN(test_backend_resolves);
