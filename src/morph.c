@@ -62,7 +62,8 @@ struct Morph {
     /* keyframe schedule: key 1 is target, keys k >= 2 are keys[(k-2)*W*H];
      * key is the one the backend holds; sched[k-1] is key k's step and
      * parameters (NULL without a schedule); base the parameters given to
-     * morph_create (or the last morph_set_params outside a schedule) */
+     * morph_create (or the last morph_set_params outside a schedule),
+     * resolved and timed for the pair's trip, given them as given */
     float *keys;
     int nkeys, key;
     long key_every;
@@ -86,6 +87,7 @@ struct Morph {
     double mass_now, key_mass, tmass;
     float *moved; /* W*H: a moving key's target at this step's pose */
     SolverParams base;
+    SolverParams given; /* base as given: --pace 0 and --gather-from 0 still automatic */
     /* a step run a pass at a time: its plan, the cursor, the last pass */
     bool pass_active;
     MethodStep plan;
@@ -396,6 +398,27 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
     return morph_create_opts(w, h, p, NULL, start, target, mass_match, backend, shader_dir, err, errlen);
 }
 
+/* A timed morph's automatic pace and gathering start (--pace 0,
+ * --gather-from 0) from its trip, `from` to `to`: the same rule for a
+ * single pair (its --arrive) as for each key (its range). Nothing for an
+ * untimed morph or one that is not paced (method.h). */
+static void timing_for_trip(SolverParams *q, int w, int h, const float *from, const float *to)
+{
+    if (!(q->arrive > 0.0f)) return;
+    if (q->pace == 0.0f) q->pace = method_pace_for_trip(q, w, h, from, to);
+    if (q->gather_from == 0.0f) q->gather_from = method_gather_from_for_trip(q, w, h, from, to);
+}
+
+/* A single pair's parameters: P as given, resolved, timed for its trip from
+ * `from` to `to` (kept as given for the next trip: morph_swap). */
+static void base_set(Morph *m, const SolverParams *p, const float *from, const float *to)
+{
+    m->given = *p;
+    m->base = *p;
+    method_params_resolve(&m->base);
+    timing_for_trip(&m->base, m->w, m->h, from, to);
+}
+
 Morph *morph_create_opts(int w, int h, const SolverParams *p, const SolverOptions *o, const float *start,
                          const float *target, bool mass_match, MorphBackend backend,
                          const char *shader_dir, char *err, size_t errlen)
@@ -412,8 +435,8 @@ Morph *morph_create_opts(int w, int h, const SolverParams *p, const SolverOption
     m->backend = backend;
     m->nkeys = m->key = 1;
     m->last_pass = METHOD_PASS_COUNT;
-    m->base = *p;
-    method_params_resolve(&m->base);
+    base_set(m, p, start, target);
+    p = &m->base;
     memcpy(m->start, start, n * sizeof(float));
     memcpy(m->target, target, n * sizeof(float));
     if (backend == MORPH_CPU) {
@@ -1166,7 +1189,12 @@ int morph_swap(Morph *m)
     float *t = m->start;
     m->start = m->target;
     m->target = t;
-    if (!m->sched) return m->ops->set_target(m->b, m->target, m->mass_match);
+    if (!m->sched) { /* the way back is a trip of its own: a compression's is a spreading */
+        SolverParams given = m->given;
+        base_set(m, &given, m->start, m->target);
+        if (m->ops->set_params(m->b, &m->base) < 0) return -1;
+        return m->ops->set_target(m->b, m->target, m->mass_match);
+    }
     /* in a schedule: matched to the mass now (the sources' smoke to come is
      * not the swap's), until the next key */
     double mass;
@@ -1295,19 +1323,14 @@ static int keys_make(const Morph *m, const MorphKey *keys, int n, struct MorphKe
         struct MorphKeyRun *R = &sched[k];
         const MorphKey *K = &keys[k];
         R->step = K->step;
-        R->params = K->params ? *K->params : m->base;
+        R->params = K->params ? *K->params : m->given;
         method_params_resolve(&R->params);
         /* a timed key arrives at its step: its arrival time is its range */
         if (R->params.arrive > 0.0f) { /* (within --arrive's range: a checkpoint keeps it) */
             R->params.arrive = fminf(1e4f, (float)(K->step - (k ? keys[k - 1].step : 0)) * R->params.dt);
-            /* and a pace that follows its length and its trip (--pace 0) */
-            if (R->params.pace == 0.0f)
-                R->params.pace = method_pace_for_trip(&R->params, m->w, m->h, k ? keys[k - 1].target : m->start,
-                                                      K->target);
-            /* and the gathering's start from the compression it needs (--gather-from 0) */
-            if (R->params.gather_from == 0.0f)
-                R->params.gather_from = method_gather_from_for_trip(
-                    &R->params, m->w, m->h, k ? keys[k - 1].target : m->start, K->target);
+            /* and a pace and a gathering start that follow its length and
+             * its trip (--pace 0, --gather-from 0) */
+            timing_for_trip(&R->params, m->w, m->h, k ? keys[k - 1].target : m->start, K->target);
         }
         memcpy(R->move_from, K->move_from, sizeof R->move_from);
         memcpy(R->move_to, K->move_to, sizeof R->move_to);
@@ -1448,8 +1471,8 @@ int morph_set_params(Morph *m, const SolverParams *p)
 {
     if (finish_pending(m) < 0) return -1;
     if (!m->sched) {
-        m->base = *p;
-        method_params_resolve(&m->base);
+        base_set(m, p, m->start, m->target);
+        p = &m->base;
     }
     return m->ops->set_params(m->b, p);
 }

@@ -81,6 +81,56 @@ static void test_schedule(void)
     morph_free(m);
 }
 
+/* Issue 20, point 3: a timed morph's pace and gathering start follow its
+ * trip, by the same rule for a single pair (its --arrive) as for each key
+ * (its range): a large flat square into a small disc is a compression, so
+ * the gathering joins at the default 30%; the way back (morph_swap) and a
+ * key of the same size join late; an explicit --gather-from is kept; a
+ * 3-s morph is not paced. */
+static void test_timing_for_trip(void)
+{
+    static float big[N], small[N];
+    TestlibShape sharp = {.domain = true};
+    testlib_box(big, W, H, &sharp, 0.5, 0.5, 0.4, 0.4, 1.0);
+    testlib_disc(small, W, H, &sharp, 0.5, 0.5, 0.12, 1.0);
+    SolverParams p;
+    method_params_default(&p);
+    p.arrive = 10.0f;
+    Morph *m = testlib_morph(W, H, &p, big, small, true, MORPH_CPU, NULL);
+    CHECK(m != NULL, "morph_create");
+    if (!m) return;
+    float want = method_gather_from_for_trip(&p, W, H, big, small);
+    CHECK(fabsf(want - METHOD_ARRIVE_ON) < 1e-6f, "the square into the disc squeezes: %g", (double)want);
+    CHECK(morph_params(m)->gather_from == want && morph_params(m)->pace == method_pace_for_trip(&p, W, H, big, small) &&
+              morph_params(m)->pace > 0.0f,
+          "a single pair: gather-from %g, pace %g", (double)morph_params(m)->gather_from,
+          (double)morph_params(m)->pace);
+    CHECK(morph_swap(m) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE,
+          "the way back spreads: %g", (double)morph_params(m)->gather_from);
+    CHECK(morph_set_params(m, &p) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE,
+          "set again as given, still automatic for the trip now: %g", (double)morph_params(m)->gather_from);
+    SolverParams q = p;
+    q.gather_from = 0.6f;
+    CHECK(morph_set_params(m, &q) == 0 && morph_params(m)->gather_from == 0.6f, "--gather-from 0.6 is kept");
+    morph_free(m);
+    /* keys of 1000 steps (10 s): each its own trip, from the key before */
+    m = testlib_morph(W, H, &p, big, small, true, MORPH_CPU, NULL);
+    if (!m) return;
+    const float *keys[2] = {small, big};
+    CHECK(morph_set_keys(m, keys, 2, 1000) == 0, "morph_set_keys");
+    CHECK(morph_step(m) == 0 && fabsf(morph_params(m)->gather_from - METHOD_ARRIVE_ON) < 1e-6f,
+          "key 1 squeezes: %g", (double)morph_params(m)->gather_from);
+    for (int s = 0; s < 1000; s++) morph_step(m);
+    CHECK(morph_key(m) == 2 && morph_params(m)->gather_from == METHOD_GATHER_LATE, "key 2 spreads: %g",
+          (double)morph_params(m)->gather_from);
+    morph_free(m);
+    p.arrive = 3.0f;
+    m = testlib_morph(W, H, &p, big, small, true, MORPH_CPU, NULL);
+    if (!m) return;
+    CHECK(morph_params(m)->gather_from == 0.0f && morph_params(m)->pace == 0.0f, "3 s: not paced, the default start");
+    morph_free(m);
+}
+
 /* At a key only the target changes: a sequence's state after the switch
  * equals, bit for bit, a morph whose target was set by hand at that step;
  * its velocity differs from a morph that starts from the same density
@@ -166,6 +216,7 @@ int main(void)
 {
     make_shapes();
     RUN(test_schedule);
+    RUN(test_timing_for_trip);
     RUN(test_carry_over);
     RUN(test_error_active_key);
     return check_done();
