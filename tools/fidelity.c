@@ -296,8 +296,10 @@ static void usage(void)
            "  steps to 5%%         the first observed step in the range with error <= 0.05,\n"
            "                      counted from the range's start\n"
            "  mass drift          max |mass - mass(0)| / mass(0) over the range\n"
+           "  fastest fall        the error's largest fall between observations, per\n"
+           "                      %d steps, over err from: a key that pops in reads high\n"
            "docs/FIDELITY.md defines them precisely.\n",
-           NPAIRS, 100.0 * KEY_PASS, KEY_EVERY_DEFAULT, SAMPLE_EVERY);
+           NPAIRS, 100.0 * KEY_PASS, KEY_EVERY_DEFAULT, SAMPLE_EVERY, SAMPLE_EVERY);
 }
 
 /* Parse an integer option in [lo, hi] or fail naming it. */
@@ -880,6 +882,10 @@ typedef struct {
     long steps5[NSEQ_KEYS];        /* first observed step <= KEY_PASS, from the range's start */
     double drift[NSEQ_KEYS];       /* max |mass - mass(0)| / mass(0) over the range */
     double stripes0, stripes_max[NSEQ_KEYS];
+    /* the error's fastest fall between observations, per SAMPLE_EVERY steps,
+     * over err_from (a key that pops in reads high), and where it ended */
+    double fall_max[NSEQ_KEYS];
+    long fall_step[NSEQ_KEYS];
     double seconds;
 } SeqResult;
 
@@ -942,6 +948,10 @@ static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, i
         r->steps5[k] = -1;
         r->drift[k] = 0.0;
         r->stripes_max[k] = 0.0;
+        r->fall_max[k] = 0.0;
+        r->fall_step[k] = -1;
+        double prev_e = r->err_from[k];
+        long prev_step = first;
         for (long step = first + 1; step <= last; step++) {
             if (morph_step(m) < 0) {
                 snprintf(err, errlen, "step %ld failed", step);
@@ -963,6 +973,9 @@ static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, i
             if (!(drift <= r->drift[k])) r->drift[k] = drift; /* NaN sticks */
             if (r->steps5[k] < 0 && e <= KEY_PASS) r->steps5[k] = step - first;
             if (mid) r->err_mid[k] = e;
+            double fall = (prev_e - e) / (double)(step - prev_step) * SAMPLE_EVERY / r->err_from[k];
+            if (fall > r->fall_max[k]) r->fall_max[k] = fall, r->fall_step[k] = step - first;
+            prev_e = e, prev_step = step;
             double st = fidelity_stripes(rho, w, h);
             if (st > r->stripes_max[k]) r->stripes_max[k] = st;
             if (snap) strip_put_row(s, 1 + 2 * k, 0, rho);
@@ -1116,14 +1129,14 @@ static void print_seq_table(const Opts *o, const int *order, int total, const Se
 {
     (void)o;
     printf("| sequence | grid | key | target | step | err from | err half way | half / from | err at key "
-           "| steps to 5%% | mass drift | stripes (max/start) | <= 5%% |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| steps to 5%% | mass drift | stripes (max/start) | fastest fall | <= 5%% |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int q = 0; q < total; q++) {
         const Sequence *sq = &sequences[order[q]];
         const SeqResult *r = &res[order[q]];
         for (int k = 0; k < NSEQ_KEYS; k++) {
-            char ks[32], ef[32], ek[32], s5[32], dr[32], st[32], em[32], hr[32];
-            printf("| %s | %d² | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sq->name, r->w,
+            char ks[32], ef[32], ek[32], s5[32], dr[32], st[32], em[32], hr[32], fm[32];
+            printf("| %s | %d² | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sq->name, r->w,
                    k + 1, sq->key_name[k], fmt_step(ks, sizeof ks, r->key_step[k]),
                    fmt_num(ef, sizeof ef, "%.3f", r->err_from[k]), fmt_num(em, sizeof em, "%.3f", r->err_mid[k]),
                    fmt_num(hr, sizeof hr, "%.2f", r->err_mid[k] / r->err_from[k]),
@@ -1131,7 +1144,7 @@ static void print_seq_table(const Opts *o, const int *order, int total, const Se
                    fmt_step(s5, sizeof s5, r->steps5[k]),
                    isnan(r->drift[k]) ? "NaN" : fmt_num(dr, sizeof dr, "%.1e", r->drift[k]),
                    fmt_num(st, sizeof st, "%.2f", fidelity_stripe_ratio(r->stripes_max[k], r->stripes0)),
-                   r->err_key[k] <= KEY_PASS ? "pass" : "FAIL");
+                   fmt_num(fm, sizeof fm, "%.3f", r->fall_max[k]), r->err_key[k] <= KEY_PASS ? "pass" : "FAIL");
         }
     }
 }
@@ -1141,7 +1154,8 @@ static void write_seq_csv(const char *path, const int *order, int total, const S
     FILE *f = fopen(path, "w");
     if (!f) fail("cannot write %s: %s", path, strerror(errno));
     fprintf(f, "sequence,grid_w,grid_h,key_every,key,target,key_step,key_held,err_from,err_mid,err_key,"
-               "morph_err_key,steps_to_5,mass_drift,stripes0,stripes_max,stripes_ratio,pass,seconds\n");
+               "morph_err_key,steps_to_5,mass_drift,stripes0,stripes_max,stripes_ratio,pass,seconds,fall_max,"
+               "fall_step\n");
     for (int q = 0; q < total; q++) {
         const SeqResult *r = &res[order[q]];
         for (int k = 0; k < NSEQ_KEYS; k++) {
@@ -1158,7 +1172,10 @@ static void write_seq_csv(const char *path, const int *order, int total, const S
             csv_num(f, r->stripes0);
             csv_num(f, r->stripes_max[k]);
             csv_num(f, fidelity_stripe_ratio(r->stripes_max[k], r->stripes0));
-            fprintf(f, ",%d,%.2f\n", r->err_key[k] <= KEY_PASS, r->seconds);
+            fprintf(f, ",%d,%.2f", r->err_key[k] <= KEY_PASS, r->seconds);
+            csv_num(f, r->fall_max[k]);
+            csv_step(f, r->fall_step[k]);
+            fputc('\n', f);
         }
     }
     if (ferror(f) | (fclose(f) != 0)) fail("cannot write %s: %s", path, strerror(errno));
