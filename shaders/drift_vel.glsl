@@ -25,7 +25,7 @@ uniform sampler2D u_phi;
 uniform float u_kw;    // vw / (density scale) / h
 uniform float u_haze;  // METHOD_DRIFT_HAZE times the density scale
 uniform sampler2D u_vel; // the flow (projected): the drift keeps |flow + drift| <= u_umax
-uniform float u_flowmax; // the flow's own limit this step (the pace of a long key; else u_umax)
+uniform float u_flowscale; // the pace of a long key: the flow slowed, umax_flow/umax (else 1)
 uniform float u_umax;
 
 // The 3x3 cells around the cell (i, j) this invocation writes, each read
@@ -87,7 +87,7 @@ vec4 stage()
     float vt = 0.25 * (raw_v(0, 0) + raw_v(-1, 0) + raw_v(0, 1) + raw_v(-1, 1));
     float ut = 0.25 * (raw_u(0, 0) + raw_u(1, 0) + raw_u(0, -1) + raw_u(1, -1));
     // the flow's limit (cpu_solver.c's drift_flow_limit)
-    vec2 f = clamp(texelFetch(u_vel, c, 0).rg, -u_flowmax, u_flowmax);
+    vec2 f = u_flowscale * clamp(texelFetch(u_vel, c, 0).rg, -u_umax, u_umax);
     return vec4(f.x + clamp(capped(a, vt), -u_umax - f.x, u_umax - f.x),
                 f.y + clamp(capped(b, ut), -u_umax - f.y, u_umax - f.y), 0.0, 0.0);
 }

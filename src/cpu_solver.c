@@ -533,14 +533,17 @@ static float drift_capped(float a, float t, float cap)
 }
 
 /* The flow's limit on the drift (issue 20): the drift adds to the flow, so
- * each face's drift is clamped to keep |clamp(u, ±umax) + w| ≤ umax, the
- * speed limit the flow itself has: smoke never outruns what the flow could
- * carry. u, v NULL: no flow (the drift alone, capped at umax). */
+ * each face's drift is clamped to keep |f + w| ≤ umax, the speed limit the
+ * flow itself has: smoke never outruns what the flow could carry. f is the
+ * flow as the transport moves smoke by it, r·clamp(u, ±umax) with r =
+ * flowmax/umax (a long key's pace: the whole flow slowed, not clamped at
+ * flowmax). u, v NULL: no flow (the drift alone, capped at umax). */
 static void drift_flow_limit(int w, int h, float flowmax, float umax, const float *u, const float *v,
                              float *wu, float *wv)
 {
+    float r = flowmax < umax ? flowmax / umax : 1.0f;
     for (size_t k = 0; k < (size_t)w * h; k++) {
-        float uc = u ? clampf(u[k], -flowmax, flowmax) : 0.0f, vc = v ? clampf(v[k], -flowmax, flowmax) : 0.0f;
+        float uc = u ? r * clampf(u[k], -umax, umax) : 0.0f, vc = v ? r * clampf(v[k], -umax, umax) : 0.0f;
         wu[k] = uc + clampf(wu[k], -umax - uc, umax - uc);
         wv[k] = vc + clampf(wv[k], -umax - vc, umax - vc);
     }
@@ -911,7 +914,6 @@ static void ref_force(RefSolver *s, const MethodStep *st)
     int w = s->w, h = s->h;
     const SolverParams *p = &st->p;
     SolverParams q = *p; /* a field's force that is not the last: no damping, no clamp */
-    q.umax = st->umax_flow; /* the flow's limit: a long key's pace */
     if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX, q.swirl = 0.0f; /* the last field's adds it */
     ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
                    s->u, s->v, s->t0, s->t1);
@@ -926,11 +928,11 @@ static void ref_advect_density(RefSolver *s, const MethodStep *st, int k, float 
     int w = s->w, h = s->h;
     const SolverParams *p = &st->p;
     const float *tu = s->drift_ran ? s->wu : s->u, *tv = s->drift_ran ? s->wv : s->v;
-    float cap = s->drift_ran ? p->umax : st->umax_flow; /* flow + drift: within umax */
+    float tdt = p->dt * method_transport_share(st, s->drift_ran); /* a long key's pace: slow motion */
     if (k == 0)
-        s->nsub = method_substeps_for(ref_pass_speed(w, h, cap, tu, tv),
-                                         method_speed_scale(p->dt, hh), method_advect_substeps(w, h, p));
-    if (k < s->nsub) transport(s, tu, tv, cap, p->dt / (float)s->nsub);
+        s->nsub = method_substeps_for(ref_pass_speed(w, h, p->umax, tu, tv), method_speed_scale(tdt, hh),
+                                      method_advect_substeps(w, h, p));
+    if (k < s->nsub) transport(s, tu, tv, p->umax, tdt / (float)s->nsub);
 }
 
 static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
@@ -1120,10 +1122,10 @@ const float *ref_velocity_v(const RefSolver *s) { return s->v; }
 int ref_read_motion(const RefSolver *s, float *u, float *v)
 {
     size_t n = (size_t)s->w * s->h;
-    float um = s->umax_now > 0.0f ? s->umax_now : s->p.umax;
-    for (size_t k = 0; k < n; k++) {
-        u[k] = s->drift_ran ? s->wu[k] : clampf(s->u[k], -um, um);
-        v[k] = s->drift_ran ? s->wv[k] : clampf(s->v[k], -um, um);
+    float um = s->p.umax, r = s->umax_now > 0.0f && s->umax_now < um ? s->umax_now / um : 1.0f;
+    for (size_t k = 0; k < n; k++) { /* the flow as the transport moved smoke by it (a long key: slowed) */
+        u[k] = s->drift_ran ? s->wu[k] : r * clampf(s->u[k], -um, um);
+        v[k] = s->drift_ran ? s->wv[k] : r * clampf(s->v[k], -um, um);
     }
     return 0;
 }

@@ -238,8 +238,9 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                         const float *u, const float *v, float *wu, float *wv);
-/* ... with the flow clamped to flowmax (MethodStep.umax_flow: a long key's
- * pace) before the drift is added; flow + drift still within p->umax. */
+/* ... with the flow slowed to flowmax (MethodStep.umax_flow: a long key's
+ * pace), clamp(u, ±umax)·flowmax/umax, before the drift is added; flow +
+ * drift still within p->umax. */
 void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                               const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                               float flowmax, const float *u, const float *v, float *wu, float *wv);

@@ -126,6 +126,7 @@ struct Solver {
     long kstep;                 /* steps since the target was set: the arrival's clock */
     float vf_now, rg_now;       /* this step's faded vf and gathering factor */
     float umax_now;             /* this step's flow speed limit (MethodStep.umax_flow) */
+    float tdt;                  /* the transport's time: dt·method_transport_share (a long key's slow motion) */
     float kb_now, ga_now;       /* the plan's balance coefficient and gathering a */
     bool balance_now;           /* the plan's: the balance force is on (φ is solved) */
     bool one_by_one;            /* solver_step_pass: one Jacobi iteration a pass, always */
@@ -251,7 +252,7 @@ static void pass_force(Solver *s, const Field *vel, const Field *dens, const Fie
     shader_set_float(sh, "u_k", s->p.dt * s->vf_now / s->cell);
     /* a field's force that another field's follows: added undamped, unclamped */
     shader_set_float(sh, "u_damp", s->partial_now ? 1.0f : 1.0f / (1.0f + s->p.dt * s->p.vd));
-    shader_set_float(sh, "u_umax", s->partial_now ? FLT_MAX : s->umax_now);
+    shader_set_float(sh, "u_umax", s->partial_now ? FLT_MAX : s->p.umax);
     shader_set_float(sh, "u_eps", s->p.eps);
     bool balance = s->balance_now;
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
@@ -313,7 +314,7 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_float(sh, "u_kw", balance ? s->p.vw / s->dscale / s->cell : 0.0f);
     shader_set_float(sh, "u_haze", METHOD_DRIFT_HAZE * s->dscale);
     shader_set_texture(sh, "u_vel", 3, field_texture(s->vel.read));
-    shader_set_float(sh, "u_flowmax", s->umax_now);
+    shader_set_float(sh, "u_flowscale", s->umax_now < s->p.umax ? s->umax_now / s->p.umax : 1.0f);
     shader_set_float(sh, "u_umax", s->p.umax);
     run(s, out);
 }
@@ -327,6 +328,7 @@ static void unfaded(Solver *s)
     s->vf_now = s->p.vf;
     s->rg_now = 1.0f;
     s->umax_now = s->p.umax;
+    s->tdt = s->p.dt;
 }
 
 /* the gathering solve's D and right-hand side, packed, once per step */
@@ -487,7 +489,7 @@ static int read_substeps(Solver *s, int bound)
 {
     float S = 0.0f;
     if (field_read(s->speed[s->nspeed - 1], &S) < 0) return -1; /* a read-back: waits for the GPU */
-    s->nsub = method_substeps_for(S, method_speed_scale(s->p.dt, s->cell), bound);
+    s->nsub = method_substeps_for(S, method_speed_scale(s->tdt, s->cell), bound);
     return 0;
 }
 
@@ -569,7 +571,7 @@ static int frag_transport_substep(Solver *s, const Field *vel, float cap, int k,
         if (read_substeps(s, bound) < 0) return -1;
     }
     if (k >= s->nsub) return 0;
-    pass_transport(s, vel, s->dens.read, s->ratio, s->dens.write, cap, s->p.dt / (float)s->nsub);
+    pass_transport(s, vel, s->dens.read, s->ratio, s->dens.write, cap, s->tdt / (float)s->nsub);
     field_pair_swap(&s->dens);
     return 0;
 }
@@ -734,8 +736,8 @@ static int tiled_transport_begin(Solver *s, const Field *vel, float cap, int bou
     if (!s->dynamic) return read_substeps(s, bound);
     Shader *sh = use(s, SH_SUBSTEP_PLAN);
     shader_set_texture(sh, "u_speed", 0, field_texture(s->speed[s->nspeed - 1]));
-    shader_set_float(sh, "u_scale", method_speed_scale(s->p.dt, s->cell));
-    shader_set_float(sh, "u_dt", s->p.dt);
+    shader_set_float(sh, "u_scale", method_speed_scale(s->tdt, s->cell));
+    shader_set_float(sh, "u_dt", s->tdt);
     shader_set_int(sh, "u_bound", bound);
     shader_set_ivec2(sh, "u_groups", (s->w + s->tgx - 1) / s->tgx, (s->h + s->tgy - 1) / s->tgy);
     glBindBufferBase(GL_SHADER_STORAGE_BUFFER, 1, s->plan);
@@ -763,7 +765,7 @@ static int tiled_transport_substep(Solver *s, const Field *vel, float cap, int k
     bool last = k == n - 1;
     s->mid_transport = !last;
     pass_transport_tile(s, vel, s->dens.read, in, last ? s->dens.write : s->rho.write, NULL, cap,
-                        s->p.dt / (float)n, last, 0, 0);
+                        s->tdt / (float)n, last, 0, 0);
     field_pair_swap(last ? &s->dens : &s->rho);
     return 0;
 }
@@ -855,8 +857,8 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
         if (!s->drift_ran && k == 0) mark(s, T_DRIFT); /* no drift: an empty drift group */
-        if (s->passes->transport_substep(s, s->drift_ran ? s->drift : s->vel.read,
-                                         s->drift_ran ? s->p.umax : s->umax_now, k, count) < 0)
+        s->tdt = s->p.dt * method_transport_share(st, s->drift_ran);
+        if (s->passes->transport_substep(s, s->drift_ran ? s->drift : s->vel.read, s->p.umax, k, count) < 0)
             return -1;
         if (last) mark(s, T_ADVECT_DENS);
         break;
@@ -1297,10 +1299,10 @@ int solver_read_motion(Solver *s, float *u, float *v)
     if (s->drift_ran) return read_channels(s, s->drift, u, v, NULL); /* the transport's speeds: flow + drift */
     if (read_channels(s, s->vel.read, u, v, NULL) < 0) return -1;
     size_t n = (size_t)s->w * s->h;
-    float um = s->umax_now;
-    for (size_t k = 0; k < n; k++) {
-        u[k] = u[k] < -um ? -um : (u[k] > um ? um : u[k]);
-        v[k] = v[k] < -um ? -um : (v[k] > um ? um : v[k]);
+    float um = s->p.umax, r = s->umax_now < um ? s->umax_now / um : 1.0f;
+    for (size_t k = 0; k < n; k++) { /* the flow as the transport moved smoke by it (a long key: slowed) */
+        u[k] = r * (u[k] < -um ? -um : (u[k] > um ? um : u[k]));
+        v[k] = r * (v[k] < -um ? -um : (v[k] > um ? um : v[k]));
     }
     return 0;
 }

@@ -201,6 +201,8 @@ float method_travel_distance(int w, int h, const float *from, const float *to)
     return (float)worst;
 }
 
+static float squeeze_share(int w, int h, const float *from, const float *to);
+
 float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
 {
     float T = p->arrive;
@@ -213,7 +215,10 @@ float method_pace_for_trip(const SolverParams *p, int w, int h, const float *fro
     float need = METHOD_PACE_REACH * method_travel_distance(w, h, from, to) / (p->umax * T);
     float rt = (need - 0.5f * ramp) / (up + 0.5f * ramp); /* r with r·up + (r + 1)/2·ramp = need */
     r = rt > r ? rt : r;
-    return r < 1.0f ? r : 1.0f;
+    r = r < 1.0f ? r : 1.0f;
+    /* a compression's change is the gathering's, which the pace does not
+     * slow: a slowed flow only leaves it less of the key */
+    return r + (1.0f - r) * squeeze_share(w, h, from, to);
 }
 
 /* (Σρ)²/Σρ² of an image, the finite positive cells only: the number of
@@ -234,13 +239,19 @@ float method_squeeze(int w, int h, const float *from, const float *to)
     return a > 0.0 && b > 0.0 ? (float)(a / b) : 1.0f;
 }
 
+/* 0 for a squeeze of at most METHOD_SQUEEZE_LOW, 1 from METHOD_SQUEEZE_HIGH,
+ * between them on the ratio's logarithm */
+static float squeeze_share(int w, int h, const float *from, const float *to)
+{
+    float q = method_squeeze(w, h, from, to);
+    float x = logf(q / METHOD_SQUEEZE_LOW) / logf(METHOD_SQUEEZE_HIGH / METHOD_SQUEEZE_LOW);
+    return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; /* also a NaN ratio: 0 */
+}
+
 float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
 {
     if (!(p->arrive > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE || !from || !to) return 0.0f;
-    float q = method_squeeze(w, h, from, to);
-    float x = logf(q / METHOD_SQUEEZE_LOW) / logf(METHOD_SQUEEZE_HIGH / METHOD_SQUEEZE_LOW);
-    x = x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; /* also a NaN ratio: 0 */
-    return METHOD_GATHER_LATE + (METHOD_ARRIVE_ON - METHOD_GATHER_LATE) * x;
+    return METHOD_GATHER_LATE + (METHOD_ARRIVE_ON - METHOD_GATHER_LATE) * squeeze_share(w, h, from, to);
 }
 
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg)
@@ -263,6 +274,12 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
     }
     float xg = p->tramp > 0.0f ? fminf(1.0f, t / p->tramp) : 1.0f;
     *rg = xg * xg;
+}
+
+float method_transport_share(const MethodStep *st, bool drift_ran)
+{
+    float u = st->p.umax;
+    return drift_ran || !(st->umax_flow < u) || !(u > 0.0f) ? 1.0f : st->umax_flow / u;
 }
 
 static const char *const pass_names[METHOD_PASS_COUNT] = {

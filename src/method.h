@@ -266,7 +266,7 @@ float method_pace(const SolverParams *p, long kstep);
  * faster (D is the trip's time at the limit, in distance: a disc moved by
  * (dx, dy) reads max(|dx|, |dy|)). 0 (automatic) when the key is not
  * paced (T ≤ METHOD_PACE_TIME, Fattal's force, untimed). */
-#define METHOD_PACE_REACH 1.6f
+#define METHOD_PACE_REACH 2.0f
 float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
 float method_travel_distance(int w, int h, const float *from, const float *to);
 
@@ -308,9 +308,10 @@ typedef struct {
     int n;
     SolverParams p;      /* the parameters, vf eased (p.vf is this step's v_f) */
     float rg;            /* the gathering and drift fade-in factor, 0..1 */
-    float umax_flow;     /* the flow's speed limit this step: p.umax·method_pace (the
-                          * force's clamp, the transport's without drift); the
-                          * flow plus the drift stay within p.umax */
+    float umax_flow;     /* the flow's speed limit this step: p.umax·method_pace; the
+                          * transport moves smoke by the flow slowed to it
+                          * (method_transport_share); the flow plus the drift
+                          * stay within p.umax */
     float gather_a;      /* the implicit gathering's a = rg·dt·vg/h² */
     float kb;            /* the balance force's vb / density scale (0: off) */
     bool balance;        /* the balance force is on (φ is solved) */
@@ -320,6 +321,15 @@ typedef struct {
      * field's pass that is not the last: no damping (vd 0), no clamp. */
     bool force_partial;
 } MethodStep;
+/* How the pace slows the flow: the transport moves smoke by the flow
+ * clamped to ±umax times the pace, which is the flow at its speed for
+ * dt·pace (the same fluxes): the whole flow in slow motion, its structure
+ * kept. (Clamping each face at umax·pace instead made the flow a field of
+ * ±umax·pace wherever it was faster, whose convergence lines tore the
+ * smoke into comb-like teeth along the edges of the first half of a long
+ * key; docs/FIDELITY.md.) With the drift (flow + drift, already slowed,
+ * ref_pass_drift_vel_paced) 1; else umax_flow/umax. */
+float method_transport_share(const MethodStep *st, bool drift_ran);
 
 /* The plan of step nstep (0 after a new start density; kstep after the
  * target was set: method_ease) on grid g; dscale is the target's density

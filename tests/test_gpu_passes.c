@@ -410,6 +410,14 @@ static void test_whole_steps(void)
     p.vw = 1000.0f;
     p.wmax = 1.0f;
     whole_steps(&p, "balance drift 1000, cap 1");
+    /* a long key's pace (issue 20): the flow in slow motion (the transport's
+     * time dt·pace), then with the drift added to the slowed flow */
+    method_params_default(&p);
+    p.arrive = 10.0f;
+    p.framp = 0.0f;
+    whole_steps(&p, "paced flow, 10 s");
+    p.gather_from = 0.001f;
+    whole_steps(&p, "paced flow and the drift from the start, 10 s");
 }
 
 /* The stripes of issue 7 on the GPU: a disc into the same disc in the
