@@ -209,11 +209,12 @@ float method_pace_for_trip(const SolverParams *p, int w, int h, const float *fro
     if (!(T > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE || !from || !to || !(p->umax > 0.0f))
         return 0.0f;
     float r = powf(METHOD_PACE_TIME / T, METHOD_PACE_POWER);
-    /* the way covered by METHOD_PACE_FULL of the key at the limit: r·umax
-     * until METHOD_PACE_UP, then the smoothstep's mean (r + 1)/2 */
-    float up = METHOD_PACE_UP, ramp = METHOD_PACE_FULL - METHOD_PACE_UP;
-    float need = METHOD_PACE_REACH * method_travel_distance(w, h, from, to) / (p->umax * T);
-    float rt = (need - 0.5f * ramp) / (up + 0.5f * ramp); /* r with r·up + (r + 1)/2·ramp = need */
+    /* the way covered by METHOD_PACE_ARRIVE of the key, in units of
+     * METHOD_PACE_SPEED·umax·T: r until METHOD_PACE_UP, the smoothstep's
+     * mean (r + 1)/2 to METHOD_PACE_FULL, then 1 */
+    float up = METHOD_PACE_UP, ramp = METHOD_PACE_FULL - METHOD_PACE_UP, late = METHOD_PACE_ARRIVE - METHOD_PACE_FULL;
+    float need = method_travel_distance(w, h, from, to) / (METHOD_PACE_SPEED * p->umax * T);
+    float rt = (need - 0.5f * ramp - late) / (up + 0.5f * ramp); /* r·up + (r + 1)/2·ramp + late = need */
     r = rt > r ? rt : r;
     r = r < 1.0f ? r : 1.0f;
     /* a compression's change is the gathering's, which the pace does not

@@ -258,15 +258,21 @@ float method_gather_from_for_trip(const SolverParams *p, int w, int h, const flo
 float method_pace(const SolverParams *p, long kstep);
 /* --pace 0 (automatic) for a key of arrival T from `from` to `to`: the
  * time's share (METHOD_PACE_TIME/T)^METHOD_PACE_POWER, or more where the
- * smoke must travel far: enough to cover METHOD_PACE_REACH·D by
- * METHOD_PACE_FULL of the key, D the largest over 8 directions of the 1-D
- * earth mover's distance between the two images' projections (each
- * normalised to mass 1; domain units), over |cos| + |sin| of the
- * direction: the speed limit holds per axis, so a diagonal trip is √2
- * faster (D is the trip's time at the limit, in distance: a disc moved by
- * (dx, dy) reads max(|dx|, |dy|)). 0 (automatic) when the key is not
- * paced (T ≤ METHOD_PACE_TIME, Fattal's force, untimed). */
-#define METHOD_PACE_REACH 2.0f
+ * smoke must travel far: a trip of D covered by METHOD_PACE_ARRIVE of the
+ * key, the smoke moving on average at METHOD_PACE_SPEED of the pace's limit
+ * (the flow is slowed, not clamped: method_transport_share), r·umax until
+ * METHOD_PACE_UP, the smoothstep's mean (r + 1)/2 to METHOD_PACE_FULL,
+ * then umax. D is the largest over 8 directions of the 1-D earth mover's
+ * distance between the two images' projections (each normalised to mass 1;
+ * domain units), over |cos| + |sin| of the direction: the speed limit
+ * holds per axis, so a diagonal trip is √2 faster (D is the trip's time at
+ * the limit, in distance: a disc moved by (dx, dy) reads max(|dx|, |dy|)).
+ * A key that must compress (method_squeeze) is paced less, not at all from
+ * METHOD_SQUEEZE_HIGH: its change is the gathering's, which the pace does
+ * not slow. 0 (automatic) when the key is not paced (T ≤ METHOD_PACE_TIME,
+ * Fattal's force, untimed). */
+#define METHOD_PACE_SPEED 0.42f
+#define METHOD_PACE_ARRIVE 0.9f
 float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
 float method_travel_distance(int w, int h, const float *from, const float *to);
 

@@ -163,10 +163,34 @@ static void test_squeeze(void)
           (double)between);
     static float empty[W * W];
     CHECK(method_gather_from_for_trip(&p, W, W, empty, big) == METHOD_GATHER_LATE, "an empty start: late");
+    /* the pace: a compression's change is the gathering's, so its flow is
+     * not slowed; the same trip without one is paced at the time's share */
+    float rq = method_pace_for_trip(&p, W, W, big, small), rs = method_pace_for_trip(&p, W, W, big, big);
+    CHECK(rq == 1.0f && fabsf(rs - powf(METHOD_PACE_TIME / 10.0f, METHOD_PACE_POWER)) < 1e-6f,
+          "pace: %g squeezing 4x, %g in place", (double)rq, (double)rs);
     p.arrive = 3.0f;
     CHECK(method_gather_from_for_trip(&p, W, W, big, small) == 0.0f, "3 s: the default (0)");
     p.arrive = 10.0f, p.force = SOLVER_FORCE_FATTAL;
     CHECK(method_gather_from_for_trip(&p, W, W, big, small) == 0.0f, "Fattal's method: untimed (0)");
+}
+
+/* The pace slows the whole flow: the transport's time is dt·umax_flow/umax
+ * without the drift (the same fluxes as the flow times the pace), dt with
+ * it (flow + drift already slowed); 1 when not paced. */
+static void test_transport_share(void)
+{
+    SolverParams p;
+    method_params_default(&p);
+    p.arrive = 10.0f;
+    MethodStep st;
+    method_plan(&p, method_grid(64, 64), 1, 1, 1.0f, &st);
+    float r = method_pace(&p, 1);
+    CHECK(r < 1.0f && fabsf(method_transport_share(&st, false) - r) < 1e-6f, "paced: %g, the pace %g",
+          (double)method_transport_share(&st, false), (double)r);
+    CHECK(method_transport_share(&st, true) == 1.0f, "with the drift: 1");
+    p.arrive = 3.0f;
+    method_plan(&p, method_grid(64, 64), 1, 1, 1.0f, &st);
+    CHECK(method_transport_share(&st, false) == 1.0f, "3 s: not paced");
 }
 
 static void test_zeroed_is_default(void)
@@ -267,6 +291,7 @@ int main(void)
     RUN(test_travel_distance);
     RUN(test_gather_from);
     RUN(test_squeeze);
+    RUN(test_transport_share);
     RUN(test_zeroed_is_default);
     RUN(test_partial_and_explicit_zero);
     RUN(test_backend_resolves);
