@@ -3,8 +3,9 @@
 // (i-1 | i) and (j-1 | j), m = min(1, ρ̃*_face / mob), with the speed
 // vector's length capped (the other component from the four faces around). ρ̃ is the coarse
 // blurred density sampled at the cell centres, ρ̃* is density.b. Last the
-// flow's limit: each face's drift keeps |clamp(flow, ±umax) + drift| <= umax
-// (issue 20). Out: the transport's face speeds, clamped flow + drift (.r on
+// flow's limit: each face's drift keeps |f + drift| <= umax, f the flow as the
+// transport moves smoke by it, u_flowscale·clamp(flow, ±umax) (a long key's
+// pace slows it; issue 20). Out: the transport's face speeds, f + drift (.r on
 // the x faces, .g on the y faces), laid out like the velocity: the density's
 // one transport stage moves ρ by them this step.
 // With u_balance, the balance drift is added: m_φ·u_kw·∂φ of the deficit

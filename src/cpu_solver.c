@@ -718,6 +718,7 @@ struct RefSolver {
     float *eg;                   /* the last gathering solve's e: the next one's start */
     float *wu, *wv;              /* the transport's face speeds, flow + drift (METHOD_PASS_DRIFT_VEL) */
     float umax_now;              /* the last step's speed limit (method_pace) */
+    float flow_share;            /* the last transport's flow share (method_transport_share: the motion vectors) */
     bool drift_ran;              /* this (the last) step ran the drift: the transport moved by wu, wv */
     float pot_c;                 /* c: the target scaled to the density's mass */
     float dscale;                /* the target's density scale Σρ*²/Σρ* */
@@ -929,6 +930,7 @@ static void ref_advect_density(RefSolver *s, const MethodStep *st, int k, float 
     const SolverParams *p = &st->p;
     const float *tu = s->drift_ran ? s->wu : s->u, *tv = s->drift_ran ? s->wv : s->v;
     float tdt = p->dt * method_transport_share(st, s->drift_ran); /* a long key's pace: slow motion */
+    s->flow_share = method_transport_share(st, false);
     if (k == 0)
         s->nsub = method_substeps_for(ref_pass_speed(w, h, p->umax, tu, tv), method_speed_scale(tdt, hh),
                                       method_advect_substeps(w, h, p));
@@ -1122,7 +1124,7 @@ const float *ref_velocity_v(const RefSolver *s) { return s->v; }
 int ref_read_motion(const RefSolver *s, float *u, float *v)
 {
     size_t n = (size_t)s->w * s->h;
-    float um = s->p.umax, r = s->umax_now > 0.0f && s->umax_now < um ? s->umax_now / um : 1.0f;
+    float um = s->p.umax, r = s->flow_share > 0.0f ? s->flow_share : 1.0f;
     for (size_t k = 0; k < n; k++) { /* the flow as the transport moved smoke by it (a long key: slowed) */
         u[k] = s->drift_ran ? s->wu[k] : r * clampf(s->u[k], -um, um);
         v[k] = s->drift_ran ? s->wv[k] : r * clampf(s->v[k], -um, um);

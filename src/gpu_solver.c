@@ -127,6 +127,7 @@ struct Solver {
     float vf_now, rg_now;       /* this step's faded vf and gathering factor */
     float umax_now;             /* this step's flow speed limit (MethodStep.umax_flow) */
     float tdt;                  /* the transport's time: dt·method_transport_share (a long key's slow motion) */
+    float flow_share;           /* the last transport's flow share (method_transport_share: the motion vectors) */
     float kb_now, ga_now;       /* the plan's balance coefficient and gathering a */
     bool balance_now;           /* the plan's: the balance force is on (φ is solved) */
     bool one_by_one;            /* solver_step_pass: one Jacobi iteration a pass, always */
@@ -850,7 +851,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         field_pair_swap(&s->vel);
         mark(s, T_SUBTRACT);
         break;
-    case METHOD_PASS_DRIFT_VEL: /* the transport's face speeds: clamped flow + drift */
+    case METHOD_PASS_DRIFT_VEL: /* the transport's face speeds: clamped (and paced) flow + drift */
         pass_drift_vel(s, s->dens.read, s->coarse.read, s->pot.read, s->drift);
         s->drift_ran = true;
         mark(s, T_DRIFT);
@@ -858,6 +859,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
         if (!s->drift_ran && k == 0) mark(s, T_DRIFT); /* no drift: an empty drift group */
         s->tdt = s->p.dt * method_transport_share(st, s->drift_ran);
+        s->flow_share = method_transport_share(st, false);
         if (s->passes->transport_substep(s, s->drift_ran ? s->drift : s->vel.read, s->p.umax, k, count) < 0)
             return -1;
         if (last) mark(s, T_ADVECT_DENS);
@@ -1299,7 +1301,7 @@ int solver_read_motion(Solver *s, float *u, float *v)
     if (s->drift_ran) return read_channels(s, s->drift, u, v, NULL); /* the transport's speeds: flow + drift */
     if (read_channels(s, s->vel.read, u, v, NULL) < 0) return -1;
     size_t n = (size_t)s->w * s->h;
-    float um = s->p.umax, r = s->umax_now < um ? s->umax_now / um : 1.0f;
+    float um = s->p.umax, r = s->flow_share > 0.0f ? s->flow_share : 1.0f;
     for (size_t k = 0; k < n; k++) { /* the flow as the transport moved smoke by it (a long key: slowed) */
         u[k] = r * (u[k] < -um ? -um : (u[k] > um ? um : u[k]));
         v[k] = r * (v[k] < -um ? -um : (v[k] > um ? um : v[k]));

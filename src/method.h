@@ -241,16 +241,21 @@ float method_squeeze(int w, int h, const float *from, const float *to);
  * is paced (T > METHOD_PACE_TIME, the balance force), else 0 (the default
  * METHOD_ARRIVE_ON). */
 float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
-/* The pace of a long timed key (issue 20, point 3): the share of --umax the
- * flow and the drift may use at step kstep of the key. The driving force
- * carries smoke at about the speed limit, which brings most shapes within a
- * few percent in 2–4 s whatever the key's length, so a 10-s key stood still
- * for its second half. With arrive = T > METHOD_PACE_TIME (and the balance
- * force), the limit starts at r = --pace, or with 0 (automatic)
- * (METHOD_PACE_TIME/T)^METHOD_PACE_POWER, of --umax and rises (smoothstep) to all of it from METHOD_PACE_UP to
- * METHOD_PACE_FULL of the key: the smoke travels slowly through the key's
- * first half and approaches at full speed. 1 otherwise (single pairs at the
- * default 3 s, --arrive 0, Fattal's method). */
+/* The pace of a long timed key (issue 20, point 3): the share r of its own
+ * speed at which the flow carries the smoke at step kstep of the key (the
+ * transport's time dt·r: method_transport_share; the flow itself, its
+ * force, damping and self-advection run at full dt and --umax, only the
+ * smoke's transport by it is slowed; the drift is added to the slowed flow
+ * within the full --umax). The driving force carries smoke at about the
+ * speed limit, which brings most shapes within a few percent in 2–4 s
+ * whatever the key's length, so a 10-s key stood still for its second
+ * half. With arrive = T > METHOD_PACE_TIME (and the balance force), r
+ * starts at --pace, or with 0 (automatic) (METHOD_PACE_TIME/T)^
+ * METHOD_PACE_POWER or more (method_pace_for_trip), and rises (smoothstep)
+ * to 1 from METHOD_PACE_UP to METHOD_PACE_FULL of the key: the smoke
+ * travels slowly through the key's first half and approaches at full
+ * speed. 1 otherwise (single pairs at the default 3 s, --arrive 0,
+ * Fattal's method). */
 #define METHOD_PACE_TIME 3.0f
 #define METHOD_PACE_POWER 1.5f
 #define METHOD_PACE_UP 0.5f
@@ -329,8 +334,8 @@ typedef struct {
 } MethodStep;
 /* How the pace slows the flow: the transport moves smoke by the flow
  * clamped to ±umax times the pace, which is the flow at its speed for
- * dt·pace (the same fluxes): the whole flow in slow motion, its structure
- * kept. (Clamping each face at umax·pace instead made the flow a field of
+ * dt·pace (the same fluxes): the smoke rides the whole flow in slow
+ * motion, the flow's shape kept (the flow itself evolves at full speed). (Clamping each face at umax·pace instead made the flow a field of
  * ±umax·pace wherever it was faster, whose convergence lines tore the
  * smoke into comb-like teeth along the edges of the first half of a long
  * key; docs/FIDELITY.md.) With the drift (flow + drift, already slowed,

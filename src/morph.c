@@ -1471,7 +1471,12 @@ int morph_set_params(Morph *m, const SolverParams *p)
 {
     if (finish_pending(m) < 0) return -1;
     if (!m->sched) {
-        base_set(m, p, m->start, m->target);
+        /* the timed values read from morph_params and given back (the
+         * window changes one setting of them) stay automatic */
+        SolverParams q = *p;
+        if (m->given.pace == 0.0f && q.pace == m->base.pace) q.pace = 0.0f;
+        if (m->given.gather_from == 0.0f && q.gather_from == m->base.gather_from) q.gather_from = 0.0f;
+        base_set(m, &q, m->start, m->target);
         p = &m->base;
     }
     return m->ops->set_params(m->b, p);

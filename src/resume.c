@@ -221,7 +221,14 @@ int resume_load(Config *c, Checkpoint *ck, const Scene *scene)
         log_error("config", "%s", why);
         goto fail;
     }
-    if (!scene) c->params = p; /* a scene's fields are made with its own, then given the state's */
+    if (!scene) { /* a scene's fields are made with its own, then given the state's */
+        /* the state's pace and gathering start are its key's, timed for its
+         * trip: the morph (its later keys, the way back) times its own
+         * from the values given (0: automatic), as the uninterrupted run did */
+        float pace = c->params.pace, gather_from = c->params.gather_from;
+        c->params = p;
+        c->params.pace = pace, c->params.gather_from = gather_from;
+    }
     c->mass_match = ck->state.mass_match;
     ck->state.params = p;
     return 0;

@@ -27,7 +27,7 @@
 static char bin[PATH_MAX];
 static char tmp[128];  /* fixtures */
 static char work[256]; /* every child's cwd */
-static char disc[300], square[300];
+static char disc[300], square[300], dot[300];
 static char scene2[300], scene2b[300], scene1[300], scene1b[300]; /* scenes of 2 fields, and of 1 */
 static TestlibResult R;
 static int g_kill_ms, g_kill_sig;
@@ -317,6 +317,26 @@ static void test_resume_sequence(const char *backend)
 }
 
 static void test_resume_sequence_cpu(void) { test_resume_sequence(NULL); }
+
+/* Keys longer than 3 s are timed by their trips (issue 20): key 2 squeezes
+ * the square into a dot (unpaced, the gathering from 30%), key 3 spreads it
+ * back (paced, the gathering from 45%). Resumed inside key 2, key 3 still
+ * takes its own timing: the frames equal an uninterrupted run's. */
+static void test_resume_paced_sequence(void)
+{
+    reset_work();
+    run("--cpu", "-q", "--grid", "32", "--key-every", "310", "--every", "100", "--frames", "A", disc, square,
+        dot, square, NULL);
+    expect_ok(__LINE__);
+    run("--cpu", "-q", "--grid", "32", "--key-every", "310", "--every", "100", "--frames", "B",
+        "--checkpoint-every", "400", disc, square, dot, square, NULL);
+    expect_ok(__LINE__);
+    remove_frames("B", 5, 10);
+    run("--cpu", "-q", "--grid", "32", "--key-every", "310", "--every", "100", "--frames", "B", "--resume",
+        "B/checkpoint_000400.smc", disc, square, dot, square, NULL);
+    expect_ok(__LINE__);
+    CHECK(diff_frames("A", "B", 1, 10) == 0, "resumed inside a paced sequence's key 2: frames differ");
+}
 static void test_resume_sequence_gpu(void) { on_gpu_backends(test_resume_sequence); }
 
 /* ---- the GPU backends on llvmpipe ---------------------------------------------------- */
@@ -695,11 +715,19 @@ int main(void)
     testlib_cli_start("test_farm", bin, tmp, sizeof tmp, work, sizeof work, NULL);
     snprintf(disc, sizeof disc, "%s/disc.png", tmp);
     snprintf(square, sizeof square, "%s/square.png", tmp);
+    snprintf(dot, sizeof dot, "%s/dot.png", tmp);
     Image *a = image_create(48, 48, 1), *b = image_create(48, 48, 1);
     char err[256];
     static const TestlibShape dom = {.domain = true, .width = 0.02};
     testlib_disc(a->px, 48, 48, &dom, 0.35, 0.4, 0.2, 1.0);
     testlib_box(b->px, 48, 48, &dom, 0.65, 0.6, 0.2, 0.15, 1.0);
+    Image *d = image_create(48, 48, 1);
+    if (d) testlib_disc(d->px, 48, 48, &dom, 0.5, 0.5, 0.07, 1.0);
+    if (!d || image_save_png(dot, d, 8, err, sizeof err) < 0) {
+        printf("FAIL fixtures: %s\n0 passed, 1 failed\n", d ? err : "out of memory");
+        return 1;
+    }
+    image_free(d);
     if (image_save_png(disc, a, 8, err, sizeof err) < 0 || image_save_png(square, b, 8, err, sizeof err) < 0) {
         printf("FAIL fixtures: %s\n0 passed, 1 failed\n", err);
         return 1;
@@ -737,6 +765,7 @@ int main(void)
     RUN(test_interrupt_resume);
     RUN(test_resume_gpu);
     RUN(test_resume_sequence_cpu);
+    RUN(test_resume_paced_sequence);
     RUN(test_resume_sequence_gpu);
     RUN(test_resume_scene_cpu);
     RUN(test_resume_scene_gpu);

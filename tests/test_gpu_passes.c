@@ -365,6 +365,15 @@ static void whole_steps(const SolverParams *pp, const char *what)
               fabs(gd - rd) <= 1e-3 * rd + 1e-5 * vs,
           "20 steps (%s): GPU metrics mass %.7g error %.7g max_div %.7g, CPU %.7g %.7g %.7g", what,
           gm, ge, gd, rm, re, rd);
+    /* the motion vectors, what moved the smoke in the last step (on a long
+     * key the flow slowed by its pace; with the drift, flow + drift) */
+    float *ru = malloc(n * 4), *rv = malloc(n * 4);
+    if (ru && rv && solver_read_motion(s, gu, gv) == 0 && ref_read_motion(r, ru, rv) == 0) {
+        double mu = rel_l2(gu, ru, n, 1, 1), mv = rel_l2(gv, rv, n, 1, 1);
+        CHECK(mu <= TOL && mv <= TOL, "20 steps (%s): motion vectors rel L2 %.3g %.3g", what, mu, mv);
+    }
+    free(ru);
+    free(rv);
 done:
     ref_free(r);
     solver_free(s);

@@ -109,6 +109,13 @@ static void test_timing_for_trip(void)
           "the way back spreads: %g", (double)morph_params(m)->gather_from);
     CHECK(morph_set_params(m, &p) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE,
           "set again as given, still automatic for the trip now: %g", (double)morph_params(m)->gather_from);
+    /* as the window does: the parameters read back, one changed, given back;
+     * the timing stays automatic (the way back spreads again) */
+    SolverParams back = *morph_params(m);
+    back.vf *= 1.1f;
+    CHECK(morph_set_params(m, &back) == 0 && morph_swap(m) == 0 &&
+              fabsf(morph_params(m)->gather_from - METHOD_ARRIVE_ON) < 1e-6f,
+          "read back and given back: still automatic, the squeeze again %g", (double)morph_params(m)->gather_from);
     SolverParams q = p;
     q.gather_from = 0.6f;
     CHECK(morph_set_params(m, &q) == 0 && morph_params(m)->gather_from == 0.6f, "--gather-from 0.6 is kept");

@@ -165,7 +165,11 @@ static void test_squeeze(void)
     CHECK(method_gather_from_for_trip(&p, W, W, empty, big) == METHOD_GATHER_LATE, "an empty start: late");
     /* the pace: a compression's change is the gathering's, so its flow is
      * not slowed; the same trip without one is paced at the time's share */
-    float rq = method_pace_for_trip(&p, W, W, big, small), rs = method_pace_for_trip(&p, W, W, big, big);
+    static float tiny[W * W]; /* a squeeze of about 9: well past METHOD_SQUEEZE_HIGH */
+    testlib_disc(tiny, W, W, &sharp, 0.5, 0.5, 0.1, 1.0);
+    CHECK(method_squeeze(W, W, big, tiny) > 2.0f * METHOD_SQUEEZE_HIGH, "the tiny disc squeezes %g",
+          (double)method_squeeze(W, W, big, tiny));
+    float rq = method_pace_for_trip(&p, W, W, big, tiny), rs = method_pace_for_trip(&p, W, W, big, big);
     CHECK(rq == 1.0f && fabsf(rs - powf(METHOD_PACE_TIME / 10.0f, METHOD_PACE_POWER)) < 1e-6f,
           "pace: %g squeezing 4x, %g in place", (double)rq, (double)rs);
     p.arrive = 3.0f;

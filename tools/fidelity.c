@@ -974,7 +974,8 @@ static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, i
             if (r->steps5[k] < 0 && e <= KEY_PASS) r->steps5[k] = step - first;
             if (mid) r->err_mid[k] = e;
             double fall = (prev_e - e) / (double)(step - prev_step) * SAMPLE_EVERY / r->err_from[k];
-            if (fall > r->fall_max[k]) r->fall_max[k] = fall, r->fall_step[k] = step - first;
+            if (!isnan(r->fall_max[k]) && !(fall <= r->fall_max[k])) /* a NaN sticks */
+                r->fall_max[k] = fall, r->fall_step[k] = step - first;
             prev_e = e, prev_step = step;
             double st = fidelity_stripes(rho, w, h);
             if (st > r->stripes_max[k]) r->stripes_max[k] = st;
