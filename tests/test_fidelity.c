@@ -644,19 +644,27 @@ static void test_tool_keys(void)
         const char *line = strstr(table, row);
         CHECK(line && strstr(line, "| 1515 |"), "%s: the table's third key row:\n%s", seqs[q], table);
     }
-    /* the strip: 2 rows of 7 panels (step 0; 50 and 505 steps into each
-     * key), keys under the key frames, grey elsewhere */
+    /* the strip: 2 rows of 13 panels (step 0; a quarter, half and three
+     * quarters into each key and its step), keys under the key frames,
+     * grey elsewhere */
     char path[512];
     snprintf(path, sizeof path, "%s/kstrips/split-merge.png", dir);
     Image *im = testlib_load(path, IMAGE_CHANNEL_LUMA);
-    CHECK(im && im->w == 7 * 32 + 6 * 2 && im->h == 2 * 32 + 2, "key strip %dx%d", im ? im->w : 0,
+    CHECK(im && im->w == 13 * 32 + 12 * 2 && im->h == 2 * 32 + 2, "key strip %dx%d", im ? im->w : 0,
           im ? im->h : 0);
-    if (im && im->w == 236 && im->h == 66) {
+    if (im && im->w == 440 && im->h == 66) {
         const float *bottom = im->px + (size_t)34 * im->w;
         CHECK(fabsf(bottom[16 * im->w + 16] - 0.3f) < 0.01f, "under step 0: grey");
+        for (int q = 1; q <= 3; q++) { /* the quarters of key 1: frames of smoke, grey under them */
+            float top = 0.0f;
+            for (int j = 0; j < 32; j++)
+                for (int i = 0; i < 32; i++) top = fmaxf(top, im->px[(size_t)j * im->w + q * 34 + i]);
+            CHECK(top > 0.5f && fabsf(bottom[16 * im->w + q * 34 + 16] - 0.3f) < 0.01f,
+                  "panel %d: smoke up to %g, %g under it", q, top, bottom[16 * im->w + q * 34 + 16]);
+        }
         /* key 1 (three discs) under the frame at step 505: the big disc at
          * (0.28, 0.3) is dense in both */
-        int x = 2 * 34 + 9, y = 10;
+        int x = 4 * 34 + 9, y = 10;
         CHECK(bottom[y * im->w + x] > 0.5f && im->px[y * im->w + x] > 0.2f, "key 1 %g, frame %g",
               bottom[y * im->w + x], im->px[y * im->w + x]);
     }

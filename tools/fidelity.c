@@ -269,8 +269,9 @@ static void usage(void)
            "  --key-every N       steps a key, 2..1000000 (default %ld; implies --keys);\n"
            "                      key k is reached at step k*N\n"
            "                      With --keys, --strips DIR writes DIR/SEQ.png: frames at\n"
-           "                      step 0 and, for each key, N/10 steps into its range and\n"
-           "                      at its step, with the key's image under the latter\n"
+           "                      step 0 and, for each key, a quarter, half and three\n"
+           "                      quarters into its range and at its step, with the\n"
+           "                      key's image under the latter\n"
            "  --mktargets PATH    the mktargets tool (default: next to this program)\n"
            "  --shader-dir DIR    the shaders (default: the search path smokemorph uses)\n"
            "  --help              show this help\n"
@@ -889,12 +890,13 @@ typedef struct {
     double seconds;
 } SeqResult;
 
-#define SEQ_STRIP_PANELS (1 + 2 * NSEQ_KEYS)
+#define SEQ_STRIP_PANELS (1 + 4 * NSEQ_KEYS)
 
 /* Morph sequence q on a w x h grid: the start, then each key for
  * o->key_every steps (morph_set_keys). Observes every SAMPLE_EVERY steps,
  * at the first and the last step of each key's range (the last is the
- * key's step) and (for the strip) every/10 steps into each range.
+ * key's step) and a quarter, half and three quarters into each range (the
+ * strip's frames; observed with or without one, so the measures agree).
  * At every observation the error against the key of that step, computed
  * here, must equal the morph's own metric (the error against the target it
  * holds): a key switched a step early or late fails the run. */
@@ -937,7 +939,7 @@ static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, i
     mass = mass0;
     r->stripes0 = fidelity_stripes(rho, w, h);
     strip_put_row(s, 0, 0, rho);
-    long transit = N / 10 > 0 ? N / 10 : 1;
+    const long quarter[3] = {N / 4, N / 2, 3 * N / 4}; /* the strip's frames in a range (observed always) */
     for (int k = 0; k < NSEQ_KEYS; k++) {
         long first = (long)k * N, last = first + N;
         /* rho and mass are the state at step `first`, which is what the
@@ -959,8 +961,11 @@ static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, i
             }
             /* the range's first and last steps are observed too: the morph
              * must hold key k+1 from the first to the last, exactly */
-            bool at_key = step == last, snap = s && step == first + transit, mid = step == first + N / 2;
-            if (!at_key && !snap && !mid && step != first + 1 && step % SAMPLE_EVERY != 0) continue;
+            int snap = -1;
+            for (int q = 0; q < 3; q++)
+                if (step == first + quarter[q]) snap = q;
+            bool at_key = step == last, mid = step == first + N / 2;
+            if (!at_key && snap < 0 && !mid && step != first + 1 && step % SAMPLE_EVERY != 0) continue;
             if (morph_observe(m, rho, &mass, &em, NULL) < 0) goto out_readback;
             double e = fidelity_error(rho, tgt, n);
             if (morph_key(m) != k + 1 || !(fabs(em - e) <= 1e-3 * (e > 1.0 ? e : 1.0))) {
@@ -979,14 +984,14 @@ static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, i
             prev_e = e, prev_step = step;
             double st = fidelity_stripes(rho, w, h);
             if (st > r->stripes_max[k]) r->stripes_max[k] = st;
-            if (snap) strip_put_row(s, 1 + 2 * k, 0, rho);
+            if (s && snap >= 0) strip_put_row(s, 1 + 4 * k + snap, 0, rho);
             if (at_key) {
                 r->key_step[k] = step;
                 r->key_held[k] = morph_key(m);
                 r->err_key[k] = e;
                 r->morph_err_key[k] = em;
-                strip_put_row(s, 2 + 2 * k, 0, rho);
-                strip_put_row(s, 2 + 2 * k, 1, key[k]->px);
+                strip_put_row(s, 4 + 4 * k, 0, rho);
+                strip_put_row(s, 4 + 4 * k, 1, key[k]->px);
             }
         }
     }
