@@ -458,7 +458,7 @@ static int parse_header(const unsigned char *b, size_t len, Header *H, char *err
         return fail(err, errlen, "corrupt header: %u smoke fields (1 to %d)", H->nfields,
                     CHECKPOINT_MAX_FIELDS);
     uint32_t np = get_u32(b + 112);
-    if (np != METHOD_PARAM_COUNT && np >= 1 && np < METHOD_PARAM_COUNT)
+    if (np >= 1 && np < METHOD_PARAM_COUNT)
         return fail(err, errlen,
                     "written by an older smokemorph (%u method parameters, this one has %d): "
                     "start the morph again without --resume",

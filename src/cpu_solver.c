@@ -541,7 +541,7 @@ static float drift_capped(float a, float t, float cap)
 static void drift_flow_limit(int w, int h, float flowmax, float umax, const float *u, const float *v,
                              float *wu, float *wv)
 {
-    float r = flowmax < umax ? flowmax / umax : 1.0f;
+    float r = method_flow_share(flowmax, umax);
     for (size_t k = 0; k < (size_t)w * h; k++) {
         float uc = u ? r * clampf(u[k], -umax, umax) : 0.0f, vc = v ? r * clampf(v[k], -umax, umax) : 0.0f;
         wu[k] = uc + clampf(wu[k], -umax - uc, umax - uc);
@@ -717,7 +717,6 @@ struct RefSolver {
     float *phi;                  /* the deficit potential: ∇²φ = ρ − c·ρ* */
     float *eg;                   /* the last gathering solve's e: the next one's start */
     float *wu, *wv;              /* the transport's face speeds, flow + drift (METHOD_PASS_DRIFT_VEL) */
-    float umax_now;              /* the last step's speed limit (method_pace) */
     float flow_share;            /* the last transport's flow share (method_transport_share: the motion vectors) */
     bool drift_ran;              /* this (the last) step ran the drift: the transport moved by wu, wv */
     float pot_c;                 /* c: the target scaled to the density's mass */
@@ -930,7 +929,7 @@ static void ref_advect_density(RefSolver *s, const MethodStep *st, int k, float 
     const SolverParams *p = &st->p;
     const float *tu = s->drift_ran ? s->wu : s->u, *tv = s->drift_ran ? s->wv : s->v;
     float tdt = p->dt * method_transport_share(st, s->drift_ran); /* a long key's pace: slow motion */
-    s->flow_share = method_transport_share(st, false);
+    if (k == 0) s->flow_share = method_transport_share(st, false);
     if (k == 0)
         s->nsub = method_substeps_for(ref_pass_speed(w, h, p->umax, tu, tv), method_speed_scale(tdt, hh),
                                       method_advect_substeps(w, h, p));
@@ -1041,7 +1040,6 @@ void ref_copy_velocity(RefSolver *dst, const RefSolver *src)
 void ref_step_begin(RefSolver *s, MethodStep *st)
 {
     method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->kstep++, s->dscale, st);
-    s->umax_now = st->umax_flow;
     s->nsub = 0;
     s->drift_ran = false;
     s->last = METHOD_PASS_COUNT;

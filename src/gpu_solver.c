@@ -315,7 +315,7 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_float(sh, "u_kw", balance ? s->p.vw / s->dscale / s->cell : 0.0f);
     shader_set_float(sh, "u_haze", METHOD_DRIFT_HAZE * s->dscale);
     shader_set_texture(sh, "u_vel", 3, field_texture(s->vel.read));
-    shader_set_float(sh, "u_flowscale", s->umax_now < s->p.umax ? s->umax_now / s->p.umax : 1.0f);
+    shader_set_float(sh, "u_flowscale", method_flow_share(s->umax_now, s->p.umax));
     shader_set_float(sh, "u_umax", s->p.umax);
     run(s, out);
 }
@@ -858,8 +858,10 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
         if (!s->drift_ran && k == 0) mark(s, T_DRIFT); /* no drift: an empty drift group */
-        s->tdt = s->p.dt * method_transport_share(st, s->drift_ran);
-        s->flow_share = method_transport_share(st, false);
+        if (k == 0) { /* the stage's time (a long key's slow motion) and the motion vectors' share */
+            s->tdt = s->p.dt * method_transport_share(st, s->drift_ran);
+            s->flow_share = method_transport_share(st, false);
+        }
         if (s->passes->transport_substep(s, s->drift_ran ? s->drift : s->vel.read, s->p.umax, k, count) < 0)
             return -1;
         if (last) mark(s, T_ADVECT_DENS);

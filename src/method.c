@@ -277,10 +277,14 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
     *rg = xg * xg;
 }
 
+float method_flow_share(float umax_flow, float umax)
+{
+    return umax_flow < umax && umax > 0.0f ? umax_flow / umax : 1.0f;
+}
+
 float method_transport_share(const MethodStep *st, bool drift_ran)
 {
-    float u = st->p.umax;
-    return drift_ran || !(st->umax_flow < u) || !(u > 0.0f) ? 1.0f : st->umax_flow / u;
+    return drift_ran ? 1.0f : method_flow_share(st->umax_flow, st->p.umax);
 }
 
 static const char *const pass_names[METHOD_PASS_COUNT] = {

@@ -341,6 +341,8 @@ typedef struct {
  * key; docs/FIDELITY.md.) With the drift (flow + drift, already slowed,
  * ref_pass_drift_vel_paced) 1; else umax_flow/umax. */
 float method_transport_share(const MethodStep *st, bool drift_ran);
+/* The share itself: umax_flow/umax, 1 when not paced (or umax is not > 0). */
+float method_flow_share(float umax_flow, float umax);
 
 /* The plan of step nstep (0 after a new start density; kstep after the
  * target was set: method_ease) on grid g; dscale is the target's density
