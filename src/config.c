@@ -1026,6 +1026,7 @@ static int check_together(Config *c, char *err, size_t errlen)
         c->params.framp = 0.0f;
         c->params.tramp = 0.0f;
         c->params.swirl = 0.0f; /* vorticity confinement is an addition too */
+        c->params.subgrid = 0.0f; /* and the subgrid mixing */
     }
     const char *why = method_params_check(&c->params);
     if (why) {

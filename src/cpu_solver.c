@@ -619,6 +619,78 @@ static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *sp
 }
 
 /* ---------------------------------------------------------------------- */
+/* Subgrid mixing (method.h, METHOD_PASS_MIX)                             */
+
+/* The flow's strain rate |S| = √((∂u/∂x − ∂v/∂y)² + (∂u/∂y + ∂v/∂x)²) at
+ * the centre of cell (i, j): the normal rates from the cell's own faces, the
+ * shear from the neighbours' centred velocities (one-sided at the walls). */
+static float strain_at(int w, int h, const float *u, const float *v, float hh, int i, int j)
+{
+    float ux = (U(w, h, u, i + 1, j) - U(w, h, u, i, j)) / hh;
+    float vy = (V(w, h, v, i, j + 1) - V(w, h, v, i, j)) / hh;
+    int jm = j > 0 ? j - 1 : j, jp = j < h - 1 ? j + 1 : j;
+    int im = i > 0 ? i - 1 : i, ip = i < w - 1 ? i + 1 : i;
+    float ucp = 0.5f * (U(w, h, u, i, jp) + U(w, h, u, i + 1, jp));
+    float ucm = 0.5f * (U(w, h, u, i, jm) + U(w, h, u, i + 1, jm));
+    float vcp = 0.5f * (V(w, h, v, ip, j) + V(w, h, v, ip, j + 1));
+    float vcm = 0.5f * (V(w, h, v, im, j) + V(w, h, v, im, j + 1));
+    float uy = (ucp - ucm) / ((float)(jp - jm) * hh), vx = (vcp - vcm) / ((float)(ip - im) * hh);
+    float a = ux - vy, b = uy + vx;
+    return sqrtf(a * a + b * b);
+}
+
+/* How far cell c is from its target: |ρ − ρ*|/(ρ + ρ*), 0 where it matches
+ * (and where neither has smoke), 1 where only one has. */
+static inline float mix_mismatch(float r, float t)
+{
+    float sum = r + t;
+    return sum > 0.0f ? fminf(fabsf(r - t) / sum, 1.0f) : 0.0f;
+}
+
+/* Whether cell c is where the target is: min(1, ρ̃* ÷ (METHOD_MIX_NEAR·s)), s
+ * the target's density scale; 0 far from the target (smoke in transit: the
+ * flow carries it whole, mixing would spread it on the way). */
+static inline float mix_near(float tb, float inv)
+{
+    return fminf(tb * inv, 1.0f);
+}
+
+void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *rho,
+                       const float *tgt, const float *tgt_blur, float dscale, float *d)
+{
+    float inv = dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * dscale) : 0.0f;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            size_t c = IDX(i, j);
+            float g = mix_mismatch(rho[c], tgt[c]);
+            g *= mix_near(tgt_blur[c], inv);
+            d[c] = fminf(k * strain_at(w, h, u, v, hh, i, j) * g, METHOD_MIX_CAP);
+        }
+}
+
+void ref_pass_mix_iter(int w, int h, const float *d, const float *rho0, const float *delta, bool first,
+                       float *delta_out)
+{
+    static const int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            float rc = rho0[IDX(i, j)], ec = first ? 0.0f : delta[IDX(i, j)], dc = d[IDX(i, j)], acc = 0.0f;
+            for (int q = 0; q < 4; q++) {
+                int ni = i + di[q], nj = j + dj[q];
+                if (ni < 0 || ni >= w || nj < 0 || nj >= h) continue;
+                float en = first ? 0.0f : delta[IDX(ni, nj)];
+                acc += 0.5f * (dc + d[IDX(ni, nj)]) * ((rho0[IDX(ni, nj)] - rc) + (en - ec));
+            }
+            delta_out[IDX(i, j)] = ec + acc;
+        }
+}
+
+void ref_pass_mix_apply(int w, int h, const float *rho0, const float *delta, float *rho_out)
+{
+    for (size_t c = 0; c < (size_t)w * h; c++) rho_out[c] = rho0[c] + delta[c];
+}
+
+/* ---------------------------------------------------------------------- */
 /* Gathering: implicit on e = ρ − ρ*, coefficient D = ρ0·ρ̃* lagged.      */
 
 static inline float coefD(int w, const float *rho0, const float *tb, int i, int j)
@@ -717,6 +789,7 @@ struct RefSolver {
     float *phi;                  /* the deficit potential: ∇²φ = ρ − c·ρ* */
     float *eg;                   /* the last gathering solve's e: the next one's start */
     float *wu, *wv;              /* the transport's face speeds, flow + drift (METHOD_PASS_DRIFT_VEL) */
+    float *mixd;                 /* the subgrid mixing's coefficient d of each cell (METHOD_PASS_MIX) */
     float flow_share;            /* the last transport's flow share (method_transport_share: the motion vectors) */
     bool drift_ran;              /* this (the last) step ran the drift: the transport moved by wu, wv */
     float pot_c;                 /* c: the target scaled to the density's mass */
@@ -749,7 +822,7 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
     method_blur_spec(w, h, s->p.sigma, &s->blur);
     size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
     float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr, &s->phi, &s->eg,
-                      &s->t0, &s->t1, &s->t2, &s->t3, &s->wu, &s->wv};
+                      &s->t0, &s->t1, &s->t2, &s->t3, &s->wu, &s->wv, &s->mixd};
     for (size_t k = 0; k < sizeof full / sizeof full[0]; k++)
         if (!(*full[k] = calloc(n, sizeof(float)))) goto fail_fields;
     if (!(s->c0 = calloc(nc, sizeof(float))) || !(s->c1 = calloc(nc, sizeof(float))))
@@ -776,7 +849,7 @@ void ref_free(RefSolver *s)
 {
     if (!s) return;
     float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr, s->phi, s->eg,
-                    s->t0, s->t1, s->t2, s->t3, s->c0, s->c1, s->wu, s->wv};
+                    s->t0, s->t1, s->t2, s->t3, s->c0, s->c1, s->wu, s->wv, s->mixd};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
     for (int l = 0; l < METHOD_MG_MAX_LEVELS; l++) {
         free(s->mx[l]);
@@ -984,6 +1057,17 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
         ref_advect_density(s, st, k, hh);
+        break;
+    case METHOD_PASS_MIX: /* by the flow's strain, in the flow's share of the step */
+        if (k == 0)
+            ref_pass_mix_coef(w, h, method_mix_k(w, h, st, method_mix_iters(w, h, p)), hh, s->u, s->v, s->rho,
+                              s->tgt, s->tgt_blur, s->dscale, s->mixd);
+        ref_pass_mix_iter(w, h, s->mixd, s->rho, s->t0, k == 0, s->t1);
+        SWAP(s->t0, s->t1);
+        if (k == method_mix_iters(w, h, p) - 1) {
+            ref_pass_mix_apply(w, h, s->rho, s->t0, s->t2);
+            SWAP(s->rho, s->t2);
+        }
         break;
     case METHOD_PASS_GATHER_BEGIN:
         memcpy(s->t0, s->eg, n * sizeof(float));

@@ -31,7 +31,7 @@ enum {
     SH_DIVERGENCE, SH_JACOBI, SH_SUBTRACT_GRAD, SH_ADVECT_DENSITY, SH_GATHER_JACOBI,
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
     SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
-    SH_GATHER_RHS, SH_SPEED_MAX, SH_ADD_SOURCE, SH_SPLAT_DENSITY,
+    SH_GATHER_RHS, SH_SPEED_MAX, SH_ADD_SOURCE, SH_SPLAT_DENSITY, SH_MIX_COEF, SH_MIX, SH_MIX_APPLY,
     SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* tiled only */
     SH_MG_BOTTOM, SH_GATHER_JACOBI_TILE,
     SH_COUNT
@@ -44,7 +44,7 @@ static const char *const shader_files[SH_COUNT] = {
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
-    "drift_vel.glsl", "gather_rhs.glsl", "speed_max.glsl", "add_source.glsl", "splat_density.glsl", "transport_tile.glsl",
+    "drift_vel.glsl", "gather_rhs.glsl", "speed_max.glsl", "add_source.glsl", "splat_density.glsl", "mix_coef.glsl", "mix.glsl", "mix_apply.glsl", "transport_tile.glsl",
     "jacobi_tile.glsl", "mg_restrict_residual.glsl", "substep_plan.glsl", "mg_bottom.glsl",
     "gather_jacobi_tile.glsl",
 };
@@ -115,6 +115,7 @@ struct Solver {
     BlurSpec blur;
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
+    FieldPair mixe;             /* the subgrid mixing's increment δ, packed (METHOD_PASS_MIX) */
     FieldPair pot;              /* the balance force's deficit potential φ, packed */
     float pot_c, dscale;        /* as in cpu_solver.c: ρ* scale for φ, density scale */
     Field *drift;               /* the gathering drift's face speeds (.r, .g) */
@@ -136,6 +137,7 @@ struct Solver {
     Field *div, *ratio, *scratch; /* ratio: positivity ratios (.r) and transport
                                    * fluxes (.g, .b); scratch: uploads */
     Field *gcoef;               /* the gathering's D = ρ0·ρ̃*, packed */
+    Field *mixd;                /* the subgrid mixing's d, packed (METHOD_PASS_MIX) */
     Field *grhs;                /* and its right-hand side ρ0 − ρ*, packed */
     FieldPair rho;              /* tiled: ρ alone (R32F) between transport substeps */
     Field *speed[SOLVER_SPEED_LEVELS]; /* the speed reduction, down to one texel */
@@ -358,6 +360,39 @@ static void pass_gather_apply(Solver *s, const Field *dens, const Field *e, Fiel
             run(s, out);
         }
     }
+}
+
+/* the subgrid mixing's d (packed) from the flow vel and dens's mismatch: k = method_mix_k */
+static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, float k, Field *out)
+{
+    Shader *sh = use(s, SH_MIX_COEF);
+    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
+    shader_set_texture(sh, "u_dens", 1, field_texture(dens));
+    shader_set_float(sh, "u_near", s->dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * s->dscale) : 0.0f);
+    shader_set_float(sh, "u_k", k);
+    shader_set_float(sh, "u_cap", METHOD_MIX_CAP);
+    run(s, out);
+}
+
+/* one mixing iteration on the packed increment: e.read -> e.write (first: from δ = 0) */
+static void pass_mix(Solver *s, const Field *dens, const Field *d, FieldPair *e, bool first)
+{
+    Shader *sh = use(s, SH_MIX);
+    shader_set_texture(sh, "u_dens", 0, field_texture(dens));
+    shader_set_texture(sh, "u_d", 1, field_texture(d));
+    shader_set_texture(sh, "u_delta", 2, field_texture(e->read));
+    shader_set_int(sh, "u_first", first);
+    run(s, e->write);
+    field_pair_swap(e);
+}
+
+/* ρ0 + δ: dens -> out */
+static void pass_mix_apply(Solver *s, const Field *dens, const Field *e, Field *out)
+{
+    Shader *sh = use(s, SH_MIX_APPLY);
+    shader_set_texture(sh, "u_dens", 0, field_texture(dens));
+    shader_set_texture(sh, "u_delta", 1, field_texture(e));
+    run(s, out);
 }
 
 /* ρ̃* into density.b from density.g */
@@ -866,6 +901,14 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
             return -1;
         if (last) mark(s, T_ADVECT_DENS);
         break;
+    case METHOD_PASS_MIX: /* by the flow's strain, in the flow's share of the step */
+        if (k == 0) pass_mix_coef(s, s->vel.read, s->dens.read, method_mix_k(s->w, s->h, st, count), s->mixd);
+        pass_mix(s, s->dens.read, s->mixd, &s->mixe, k == 0);
+        if (k == count - 1) {
+            pass_mix_apply(s, s->dens.read, s->mixe.read, s->dens.write);
+            field_pair_swap(&s->dens);
+        }
+        break;
     case METHOD_PASS_GATHER_BEGIN:
         pass_gather_begin(s, s->dens.read, s->gcoef, s->grhs); break;
     case METHOD_PASS_GATHER_JACOBI: /* from the last step's e; tiled: SOLVER_JACOBI_TILE a dispatch */
@@ -1013,6 +1056,8 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (field_pair_create(&s->pot, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->gerr, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (!(s->gcoef = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
+    if (!(s->mixd = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
+    if (field_pair_create(&s->mixe, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (!(s->grhs = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
@@ -1101,7 +1146,7 @@ void solver_free(Solver *s)
 {
     if (!s) return;
     for (int k = 0; k < SH_COUNT; k++) shader_free(s->sh[k]);
-    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse, &s->rho};
+    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse, &s->rho, &s->mixe};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     for (int l = 0; l < s->nspeed; l++) field_free(s->speed[l]);
     if (s->plan) glDeleteBuffers(1, &s->plan);
@@ -1111,6 +1156,7 @@ void solver_free(Solver *s)
     field_free(s->drift);
     field_free(s->dsum);
     field_free(s->gcoef);
+    field_free(s->mixd);
     field_free(s->grhs);
     for (int l = 0; l < METHOD_MG_MAX_LEVELS; l++) {
         field_pair_free(&s->mgx[l]);

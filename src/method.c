@@ -287,10 +287,28 @@ float method_transport_share(const MethodStep *st, bool drift_ran)
     return drift_ran ? 1.0f : method_flow_share(st->umax_flow, st->p.umax);
 }
 
+int method_mix_iters(int w, int h, const SolverParams *p)
+{
+    if (!(p->subgrid > 0.0f) || p->force != SOLVER_FORCE_BALANCE || w < 1 || h < 1) return 0;
+    double l = (double)(w < h ? w : h) / METHOD_MIX_SCALE; /* L in cells */
+    double need = ceil((double)p->subgrid * l * l * METHOD_MIX_STRAIN / METHOD_MIX_CAP);
+    double most = floor(METHOD_MIX_WORK / ((double)w * (double)h)); /* 0 from 4096²: off */
+    if (most > METHOD_MIX_ITERS_MAX) most = METHOD_MIX_ITERS_MAX;
+    if (need > most) need = most;
+    return need < 1 ? 0 : (int)need;
+}
+
+float method_mix_k(int w, int h, const MethodStep *st, int iters)
+{
+    if (iters < 1) return 0.0f;
+    float l = (float)(w < h ? w : h) / (float)METHOD_MIX_SCALE;
+    return st->p.subgrid * l * l * st->p.dt * method_transport_share(st, false) / (float)iters;
+}
+
 static const char *const pass_names[METHOD_PASS_COUNT] = {
     "blur rho", "potential rhs", "potential V-cycle", "force + damping", "advect velocity",
     "divergence", "pressure V-cycle", "pressure Jacobi", "subtract gradient",
-    "transport speeds (flow + drift)", "advect density", "gather begin", "gather Jacobi", "gather apply",
+    "transport speeds (flow + drift)", "advect density", "subgrid mixing", "gather begin", "gather Jacobi", "gather apply",
 };
 
 const char *method_pass_name(MethodPass pass)
@@ -332,6 +350,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     add(st, METHOD_PASS_SUBTRACT_GRAD, 1);
     add(st, METHOD_PASS_DRIFT_VEL, drift);                          /* 5. density transport: by the flow */
     add(st, METHOD_PASS_ADVECT_DENSITY, ns);                        /*    (+ drift): at most ns substeps */
+    add(st, METHOD_PASS_MIX, method_mix_iters(g.w, g.h, p));        /*    filaments the grid can't carry */
     add(st, METHOD_PASS_GATHER_BEGIN, gather);                      /* 6. the gathering term */
     add(st, METHOD_PASS_GATHER_JACOBI, gather ? method_gather_iters(g.w, g.h, p) : 0);
     add(st, METHOD_PASS_GATHER_APPLY, gather);
@@ -402,6 +421,7 @@ MethodOut method_pass_output(MethodPass pass)
     case METHOD_PASS_GATHER_BEGIN: /* the warm start e (and, on the GPU, D and ρ − ρ*) */
     case METHOD_PASS_GATHER_JACOBI: return METHOD_OUT_GATHER_E;
     case METHOD_PASS_ADVECT_DENSITY:
+    case METHOD_PASS_MIX:
     case METHOD_PASS_GATHER_APPLY:
     case METHOD_PASS_COUNT: break;
     }

@@ -183,6 +183,9 @@ void passbypass_explain(const MorphPassInfo *pi, char *buf, size_t n)
         snprintf(buf, n, "the smoke carried by the flow%s (conservative, within --umax)",
                  pi->drift ? " and the drift" : "");
         break;
+    case METHOD_PASS_MIX:
+        snprintf(buf, n, "subgrid mixing: smoke strained thinner than the grid carries diffuses (mass kept)");
+        break;
     case METHOD_PASS_GATHER_BEGIN:
         snprintf(buf, n, "gathering%s: its implicit solve starts from e = \xcf\x81 \xe2\x88\x92 \xcf\x81*", arr);
         break;

@@ -427,6 +427,16 @@ static void test_whole_steps(void)
     whole_steps(&p, "paced flow, 10 s");
     p.gather_from = 0.001f;
     whole_steps(&p, "paced flow and the drift from the start, 10 s");
+    /* the subgrid mixing (issue 20 point 2): its coefficient from the flow's
+     * strain, the mismatch and the target's nearness, its iterations on the
+     * packed increment; strong (2 iterations at this grid), then paced */
+    method_params_default(&p);
+    p.subgrid = 8.0f;
+    p.arrive = 0.0f;
+    p.framp = 0.0f;
+    whole_steps(&p, "subgrid mixing 8");
+    p.arrive = 10.0f;
+    whole_steps(&p, "subgrid mixing 8, paced flow, 10 s");
 }
 
 /* The stripes of issue 7 on the GPU: a disc into the same disc in the

@@ -90,6 +90,35 @@ static void test_travel_distance(void)
  * The default from 30% to 70% of the way; --gather-from F from F to
  * 0.5 + 2F/3, never before F and fully on from there; untimed and Fattal's
  * methods keep their own easing. */
+/* The subgrid mixing's iterations (method.h): off by default, with
+ * Fattal's force and from the work bound's grid; C·(L/h)² by the strain
+ * bound, capped. */
+static void test_mix_iters(void)
+{
+    SolverParams p;
+    method_params_default(&p);
+    CHECK(method_mix_iters(128, 128, &p) == 0, "off by default: %d", method_mix_iters(128, 128, &p));
+    p.subgrid = 4.0f;
+    CHECK(method_mix_iters(128, 128, &p) == 4, "128^2, C 4: %d (want 4)", method_mix_iters(128, 128, &p));
+    CHECK(method_mix_iters(256, 256, &p) == 16, "256^2: %d (want 16)", method_mix_iters(256, 256, &p));
+    CHECK(method_mix_iters(512, 512, &p) == METHOD_MIX_ITERS_MAX, "512^2: capped at %d: %d", METHOD_MIX_ITERS_MAX,
+          method_mix_iters(512, 512, &p));
+    CHECK(method_mix_iters(2048, 2048, &p) == 2, "2048^2: the work bound, 2: %d", method_mix_iters(2048, 2048, &p));
+    CHECK(method_mix_iters(4096, 4096, &p) == 0, "4096^2: off: %d", method_mix_iters(4096, 4096, &p));
+    CHECK(method_mix_iters(64, 32, &p) == 1, "a small grid: at least one: %d", method_mix_iters(64, 32, &p));
+    p.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_mix_iters(128, 128, &p) == 0, "Fattal's method: off");
+    p.force = SOLVER_FORCE_BALANCE;
+    MethodStep st;
+    method_plan(&p, method_grid(128, 128), 0, 0, 1.0f, &st);
+    float k = method_mix_k(128, 128, &st, 4);
+    CHECK(fabsf(k - 4.0f * st.p.dt * method_transport_share(&st, false) / 4.0f) < 1e-9f, "k at 128^2: %g", (double)k);
+    bool planned = false;
+    for (int i = 0; i < st.n; i++)
+        if (st.stage[i].pass == METHOD_PASS_MIX) planned = st.stage[i].count == 4;
+    CHECK(planned, "the plan runs the mixing 4 times at 128^2");
+}
+
 static void test_gather_from(void)
 {
     SolverParams p;
@@ -293,6 +322,7 @@ int main(void)
 {
     RUN(test_pace);
     RUN(test_travel_distance);
+    RUN(test_mix_iters);
     RUN(test_gather_from);
     RUN(test_squeeze);
     RUN(test_transport_share);

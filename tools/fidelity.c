@@ -453,6 +453,7 @@ static void parse_args(int argc, char **argv, Opts *o)
         o->params.framp = 0.0f;
         o->params.tramp = 0.0f;
         o->params.swirl = 0.0f;
+        o->params.subgrid = 0.0f;
     }
     const char *bad = method_params_check(&o->params);
     if (bad) fail("--param: %s", bad);

@@ -1,0 +1,50 @@
+// mix_coef: the subgrid mixing's coefficient d = min(k·|S|·g·n, cap) of every
+// cell, |S| the flow's strain rate at the cell's centre, g = |ρ − ρ*|/(ρ + ρ*)
+// how far the cell is from its target (0 where it matches), n = min(1, ρ̃*·
+// u_near) whether it is where the target is (0 in transit), packed 2x2 cells to
+// a texel (packed.glsl); once per step, for the iterations of mix.glsl.
+// Mirrors strain_at and ref_pass_mix_coef in src/cpu_solver.c.
+#include "packed.glsl"
+
+uniform sampler2D u_vel;
+uniform sampler2D u_dens;  // ρ, ρ*, ρ̃*
+uniform float u_near;      // 1/(METHOD_MIX_NEAR·s), s the target's density scale
+uniform float u_k;    // method_mix_k: C·(L/h)²·dt·(the flow's share)/iterations
+uniform float u_cap;  // METHOD_MIX_CAP
+
+float strain_at(int i, int j)
+{
+    float ux = (Uf(u_vel, i + 1, j) - Uf(u_vel, i, j)) / u_h;
+    float vy = (Vf(u_vel, i, j + 1) - Vf(u_vel, i, j)) / u_h;
+    int jm = j > 0 ? j - 1 : j, jp = j < u_size.y - 1 ? j + 1 : j;
+    int im = i > 0 ? i - 1 : i, ip = i < u_size.x - 1 ? i + 1 : i;
+    float ucp = 0.5 * (Uf(u_vel, i, jp) + Uf(u_vel, i + 1, jp));
+    float ucm = 0.5 * (Uf(u_vel, i, jm) + Uf(u_vel, i + 1, jm));
+    float vcp = 0.5 * (Vf(u_vel, ip, j) + Vf(u_vel, ip, j + 1));
+    float vcm = 0.5 * (Vf(u_vel, im, j) + Vf(u_vel, im, j + 1));
+    float uy = (ucp - ucm) / (float(jp - jm) * u_h), vx = (vcp - vcm) / (float(ip - im) * u_h);
+    float a = ux - vy, b = uy + vx;
+    return sqrt(a * a + b * b);
+}
+
+float mismatch(int i, int j)
+{
+    vec4 d = texelFetch(u_dens, ivec2(i, j), 0);
+    float sum = d.r + d.g;
+    float g = sum > 0.0 ? min(abs(d.r - d.g) / sum, 1.0) : 0.0;
+    return g * min(d.b * u_near, 1.0);
+}
+
+float coef(int i, int j)
+{
+    if (i >= u_size.x || j >= u_size.y) return 0.0;
+    return min(u_k * strain_at(i, j) * mismatch(i, j), u_cap);
+}
+
+vec4 stage()
+{
+    ivec2 T = cell();
+    ivec4 i = packed_i(T), j = packed_j(T);
+    vec4 D = vec4(coef(i.x, j.x), coef(i.y, j.y), coef(i.z, j.z), coef(i.w, j.w));
+    return packed_sel(packed_valid(T), D);
+}
