@@ -362,6 +362,22 @@ static void pass_gather_apply(Solver *s, const Field *dens, const Field *e, Fiel
     }
 }
 
+/* the subgrid mixing's fields, made the first time it runs (off by default:
+ * three packed fields, 192 MB at 4096², that a morph without it never needs) */
+static int mix_fields(Solver *s)
+{
+    if (s->mixd) return 0;
+    char err[256];
+    if (!(s->mixd = field_create(packed(s->w), packed(s->h), 4, err, sizeof err)) ||
+        field_pair_create(&s->mixe, packed(s->w), packed(s->h), 4, err, sizeof err) < 0) {
+        log_error("solver", "the subgrid mixing: %s", err);
+        field_free(s->mixd);
+        s->mixd = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 /* the subgrid mixing's d (packed) from the flow vel and dens's mismatch: k = method_mix_k */
 static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, float k, Field *out)
 {
@@ -902,6 +918,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (last) mark(s, T_ADVECT_DENS);
         break;
     case METHOD_PASS_MIX: /* by the flow's strain, in the flow's share of the step */
+        if (mix_fields(s) < 0) return -1;
         if (k == 0) pass_mix_coef(s, s->vel.read, s->dens.read, method_mix_k(s->w, s->h, st, count), s->mixd);
         pass_mix(s, s->dens.read, s->mixd, &s->mixe, k == 0);
         if (k == count - 1) {
@@ -1056,8 +1073,6 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (field_pair_create(&s->pot, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (field_pair_create(&s->gerr, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (!(s->gcoef = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
-    if (!(s->mixd = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
-    if (field_pair_create(&s->mixe, packed(s->w), packed(s->h), 4, err, errlen) < 0) return -1;
     if (!(s->grhs = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
