@@ -1166,7 +1166,9 @@ static void test_mix_passes(void)
     }
     double m1 = 0.0;
     for (size_t k = 0; k < n; k++) m1 += rho[k];
-    CHECK(fabs(m1 / m0 - 1.0) < 1e-6, "mixing: mass %.9g -> %.9g (1600 iterations)", m0, m1);
+    /* 5e-9 measured; iterating on ρ itself (the increment added every
+     * iteration) loses 2.7e-7 on the same field */
+    CHECK(fabs(m1 / m0 - 1.0) < 5e-8, "mixing: mass %.9g -> %.9g (1600 iterations)", m0, m1);
     CHECK(positive, "mixing: a negative density");
     CHECK(maxf(rho, n) < 0.99f, "mixing at d up to the cap smooths the field: max %g", (double)maxf(rho, n));
 
