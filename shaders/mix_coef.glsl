@@ -27,7 +27,8 @@ float strain_at(int i, int j)
     return sqrt(a * a + b * b);
 }
 
-float mismatch(int i, int j)
+// g·n: the mismatch g (mix_mismatch) times the target's nearness n (mix_near)
+float gate(int i, int j)
 {
     vec4 d = texelFetch(u_dens, ivec2(i, j), 0);
     float sum = d.r + d.g;
@@ -38,7 +39,7 @@ float mismatch(int i, int j)
 float coef(int i, int j)
 {
     if (i >= u_size.x || j >= u_size.y) return 0.0;
-    return min(u_k * strain_at(i, j) * mismatch(i, j), u_cap);
+    return min(u_k * strain_at(i, j) * gate(i, j), u_cap);
 }
 
 vec4 stage()

@@ -1058,17 +1058,19 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
         ref_advect_density(s, st, k, hh);
         break;
-    case METHOD_PASS_MIX: /* by the flow's strain, in the flow's share of the step */
+    case METHOD_PASS_MIX: { /* by the flow's strain, in the flow's share of the step */
+        int count = method_stage_count(st, pass);
         if (k == 0)
-            ref_pass_mix_coef(w, h, method_mix_k(w, h, st, method_mix_iters(w, h, p)), hh, s->u, s->v, s->rho,
-                              s->tgt, s->tgt_blur, s->dscale, s->mixd);
+            ref_pass_mix_coef(w, h, method_mix_k(w, h, st, count), hh, s->u, s->v, s->rho, s->tgt, s->tgt_blur,
+                              s->dscale, s->mixd);
         ref_pass_mix_iter(w, h, s->mixd, s->rho, s->t0, k == 0, s->t1);
         SWAP(s->t0, s->t1);
-        if (k == method_mix_iters(w, h, p) - 1) {
+        if (k == count - 1) {
             ref_pass_mix_apply(w, h, s->rho, s->t0, s->t2);
             SWAP(s->rho, s->t2);
         }
         break;
+    }
     case METHOD_PASS_GATHER_BEGIN:
         memcpy(s->t0, s->eg, n * sizeof(float));
         break;

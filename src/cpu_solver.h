@@ -245,11 +245,12 @@ void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spe
 void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                               const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                               float flowmax, const float *u, const float *v, float *wu, float *wv);
-/* Subgrid mixing (method.h): each cell's d = min(k·|S|·g, METHOD_MIX_CAP), |S|
- * the flow's strain rate at its centre (k: method_mix_k; hh the cell size),
- * g = |ρ − ρ*|/(ρ + ρ*) how far the cell is from its target (0 where it
- * matches: arrived smoke is left to the gathering, the target stays the
- * fixed point). Then the explicit iterations ρ += Σ_faces ½(d_c + d_n)
+/* Subgrid mixing (method.h): each cell's d = min(k·|S|·g·n, METHOD_MIX_CAP),
+ * |S| the flow's strain rate at its centre (k: method_mix_k; hh the cell
+ * size), g = |ρ − ρ*|/(ρ + ρ*) how far the cell is from its target (0 where
+ * it matches: arrived smoke is left to the gathering, the target stays the
+ * fixed point), n = min(1, ρ̃* ÷ (METHOD_MIX_NEAR·dscale)) whether the target
+ * is there (0 for smoke in transit). Then the explicit iterations ρ += Σ_faces ½(d_c + d_n)
  * (ρ_n − ρ_c), carried on the increment δ = ρ − ρ0 (first: δ = 0) and
  * added to ρ0 once: the face fluxes cancel in pairs (mass kept) and take at
  * most 4·METHOD_MIX_CAP of a cell (ρ ≥ 0). (Iterating on ρ itself lost the

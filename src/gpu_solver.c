@@ -865,9 +865,9 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
 {
     Solver *s = self;
     take_step_values(s, st);
-    int last = 0, count = 1; /* the stage's last repetition: where its timer mark goes */
-    for (int q = 0; q < st->n; q++)
-        if (st->stage[q].pass == pass) count = st->stage[q].count, last = k == count - 1;
+    int count = method_stage_count(st, pass);
+    int last = count > 0 && k == count - 1; /* the stage's last repetition: where its timer mark goes */
+    if (count == 0) count = 1;
     switch (pass) {
     case METHOD_PASS_BLUR_RHO:
         pass_blur(s, s->dens.read, 0, &s->coarse);

@@ -379,6 +379,13 @@ bool method_next(const MethodStep *st, MethodCursor *c, MethodPass *pass, int *k
     return true;
 }
 
+int method_stage_count(const MethodStep *st, MethodPass pass)
+{
+    for (int s = 0; s < st->n; s++)
+        if (st->stage[s].pass == pass) return st->stage[s].count;
+    return 0;
+}
+
 int method_pass_total(const MethodStep *st)
 {
     int n = 0;

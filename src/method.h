@@ -419,6 +419,8 @@ typedef struct {
 bool method_next(const MethodStep *st, MethodCursor *c, MethodPass *pass, int *k, int *count);
 /* The passes of the plan, every repetition counted (the cursor's end index). */
 int method_pass_total(const MethodStep *st);
+/* The repetitions of pass in the plan (0: not in it). */
+int method_stage_count(const MethodStep *st, MethodPass pass);
 
 /* What each pass writes, for showing it (the pass-by-pass mode): one value
  * per pass of the list. */
