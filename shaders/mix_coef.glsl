@@ -1,6 +1,7 @@
 // mix_coef: the subgrid mixing's coefficient d = min(k·|S|·g·n, cap) of every
-// cell, |S| the flow's strain rate at the cell's centre, g = |ρ − ρ*|/(ρ + ρ*)
-// how far the cell is from its target (0 where it matches), n = min(1, ρ̃*·
+// cell, |S| the flow's strain rate at the cell's centre, g = |ρ̃ − ρ̃*|/(ρ̃ + ρ̃*)
+// how far the smoke near the cell is from its target, of the blurred fields
+// (ρ̃ sampled from the coarse field at the cell's centre; 0 where they match), n = min(1, ρ̃*·
 // u_near) whether it is where the target is (0 in transit), packed 2x2 cells to
 // a texel (packed.glsl); once per step, for the iterations of mix.glsl.
 // Mirrors strain_at and ref_pass_mix_coef in src/cpu_solver.c.
@@ -8,6 +9,9 @@
 
 uniform sampler2D u_vel;
 uniform sampler2D u_dens;  // ρ, ρ*, ρ̃*
+uniform sampler2D u_rblur; // ρ̃, coarse (from the step's first pass)
+uniform int u_factor;      // the coarse field's factor and size (sample_coarse)
+uniform ivec2 u_csize;
 uniform float u_near;      // 1/(METHOD_MIX_NEAR·s), s the target's density scale
 uniform float u_k;    // method_mix_k: C·(L/h)²·dt·(the flow's share)/iterations
 uniform float u_cap;  // METHOD_MIX_CAP
@@ -30,10 +34,11 @@ float strain_at(int i, int j)
 // g·n: the mismatch g (mix_mismatch) times the target's nearness n (mix_near)
 float gate(int i, int j)
 {
-    vec4 d = texelFetch(u_dens, ivec2(i, j), 0);
-    float sum = d.r + d.g;
-    float g = sum > 0.0 ? min(abs(d.r - d.g) / sum, 1.0) : 0.0;
-    return g * min(d.b * u_near, 1.0);
+    float tb = texelFetch(u_dens, ivec2(i, j), 0).b;
+    float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i) + 0.5, float(j) + 0.5));
+    float sum = rb + tb;
+    float g = sum > 0.0 ? min(abs(rb - tb) / sum, 1.0) : 0.0;
+    return g * min(tb * u_near, 1.0);
 }
 
 float coef(int i, int j)

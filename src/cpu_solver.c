@@ -639,8 +639,12 @@ static float strain_at(int w, int h, const float *u, const float *v, float hh, i
     return sqrtf(a * a + b * b);
 }
 
-/* How far cell c is from its target: |ρ − ρ*|/(ρ + ρ*), 0 where it matches
- * (and where neither has smoke), 1 where only one has. */
+/* How far the smoke near a cell is from its target: |ρ̃ − ρ̃*|/(ρ̃ + ρ̃*) of
+ * the blurred fields, 0 where they match (and where neither has smoke), 1
+ * where only one has. Blurred, so that smoke still on its way into a shape
+ * is mixed while it gathers, and the target's own fine detail (where ρ and
+ * ρ* differ cell by cell long after the smoke has arrived) does not keep it
+ * mixing. */
 static inline float mix_mismatch(float r, float t)
 {
     float sum = r + t;
@@ -655,14 +659,15 @@ static inline float mix_near(float tb, float inv)
     return fminf(tb * inv, 1.0f);
 }
 
-void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *rho,
-                       const float *tgt, const float *tgt_blur, float dscale, float *d)
+void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const BlurSpec *spec,
+                       const float *rho_blur_coarse, const float *tgt_blur, float dscale, float *d)
 {
     float inv = dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * dscale) : 0.0f;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             size_t c = IDX(i, j);
-            float g = mix_mismatch(rho[c], tgt[c]);
+            float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j + 0.5f);
+            float g = mix_mismatch(rb, tgt_blur[c]);
             g *= mix_near(tgt_blur[c], inv);
             d[c] = fminf(k * strain_at(w, h, u, v, hh, i, j) * g, METHOD_MIX_CAP);
         }
@@ -1061,8 +1066,8 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_MIX: { /* by the flow's strain, in the flow's share of the step */
         int count = method_stage_count(st, pass);
         if (k == 0)
-            ref_pass_mix_coef(w, h, method_mix_k(w, h, st, count), hh, s->u, s->v, s->rho, s->tgt, s->tgt_blur,
-                              s->dscale, s->mixd);
+            ref_pass_mix_coef(w, h, method_mix_k(w, h, st, count), hh, s->u, s->v, &s->blur, s->c0,
+                              s->tgt_blur, s->dscale, s->mixd);
         ref_pass_mix_iter(w, h, s->mixd, s->rho, s->t0, k == 0, s->t1);
         SWAP(s->t0, s->t1);
         if (k == count - 1) {

@@ -247,9 +247,12 @@ void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpe
                               float flowmax, const float *u, const float *v, float *wu, float *wv);
 /* Subgrid mixing (method.h): each cell's d = min(k·|S|·g·n, METHOD_MIX_CAP),
  * |S| the flow's strain rate at its centre (k: method_mix_k; hh the cell
- * size), g = |ρ − ρ*|/(ρ + ρ*) how far the cell is from its target (0 where
- * it matches: arrived smoke is left to the gathering, the target stays the
- * fixed point), n = min(1, ρ̃* ÷ (METHOD_MIX_NEAR·dscale)) whether the target
+ * size), g = |ρ̃ − ρ̃*|/(ρ̃ + ρ̃*) how far the smoke near the cell is from
+ * its target, of the blurred fields (ρ̃ from the coarse rho_blur_coarse, at
+ * the cell's centre; 0 where they match: arrived smoke is left to the
+ * gathering, the target stays the fixed point, and its fine detail, where ρ
+ * and ρ* differ cell by cell after the smoke has arrived, does not keep it
+ * mixing), n = min(1, ρ̃* ÷ (METHOD_MIX_NEAR·dscale)) whether the target
  * is there (0 for smoke in transit). Then the explicit iterations ρ += Σ_faces ½(d_c + d_n)
  * (ρ_n − ρ_c), carried on the increment δ = ρ − ρ0 (first: δ = 0) and
  * added to ρ0 once: the face fluxes cancel in pairs (mass kept) and take at
@@ -257,8 +260,8 @@ void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpe
  * flux a dense cell gives where it is under half an ulp of its density,
  * while the faint cell it goes to kept it: the mass grew by about 1e-9 an
  * iteration, 9e-5 over 3000 steps at 512².) */
-void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *rho,
-                       const float *tgt, const float *tgt_blur, float dscale, float *d);
+void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const BlurSpec *spec,
+                       const float *rho_blur_coarse, const float *tgt_blur, float dscale, float *d);
 void ref_pass_mix_iter(int w, int h, const float *d, const float *rho0, const float *delta, bool first,
                        float *delta_out);
 void ref_pass_mix_apply(int w, int h, const float *rho0, const float *delta, float *rho_out);

@@ -378,12 +378,16 @@ static int mix_fields(Solver *s)
     return 0;
 }
 
-/* the subgrid mixing's d (packed) from the flow vel and dens's mismatch: k = method_mix_k */
-static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, float k, Field *out)
+/* the subgrid mixing's d (packed) from the flow vel and the blurred mismatch
+ * of rblur (ρ̃, coarse) with dens's ρ̃*: k = method_mix_k */
+static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const Field *rblur, float k, Field *out)
 {
     Shader *sh = use(s, SH_MIX_COEF);
     shader_set_texture(sh, "u_vel", 0, field_texture(vel));
     shader_set_texture(sh, "u_dens", 1, field_texture(dens));
+    shader_set_texture(sh, "u_rblur", 2, field_texture(rblur));
+    shader_set_int(sh, "u_factor", s->blur.factor);
+    shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
     shader_set_float(sh, "u_near", s->dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * s->dscale) : 0.0f);
     shader_set_float(sh, "u_k", k);
     shader_set_float(sh, "u_cap", METHOD_MIX_CAP);
@@ -919,7 +923,9 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_MIX: /* by the flow's strain, in the flow's share of the step */
         if (mix_fields(s) < 0) return -1;
-        if (k == 0) pass_mix_coef(s, s->vel.read, s->dens.read, method_mix_k(s->w, s->h, st, count), s->mixd);
+        if (k == 0) /* ρ̃ still in the coarse field from the step's first pass, as for the drift */
+            pass_mix_coef(s, s->vel.read, s->dens.read, s->coarse.read, method_mix_k(s->w, s->h, st, count),
+                          s->mixd);
         pass_mix(s, s->dens.read, s->mixd, &s->mixe, k == 0);
         if (k == count - 1) {
             pass_mix_apply(s, s->dens.read, s->mixe.read, s->dens.write);

@@ -1138,8 +1138,9 @@ static void soft_disc(int w, int h, float cx, float cy, float r, float *rho);
 /* Subgrid mixing (issue 20 point 2, method.h): the iterations keep the mass
  * (carried on the increment: iterating on ρ itself lost ~1e-9 of it an
  * iteration where dense cells gave less than half an ulp) and the density
- * positive; the coefficient is 0 without strain, where the smoke matches its
- * target and away from the target, capped elsewhere. */
+ * positive; the coefficient follows the blurred mismatch |ρ̃ − ρ̃*|/(ρ̃ + ρ̃*),
+ * is 0 without strain, where the blurred smoke matches its target and away
+ * from the target, capped elsewhere. */
 static void test_mix_passes(void)
 {
     int w = 48, h = 40;
@@ -1172,30 +1173,52 @@ static void test_mix_passes(void)
     CHECK(positive, "mixing: a negative density");
     CHECK(maxf(rho, n) < 0.99f, "mixing at d up to the cap smooths the field: max %g", (double)maxf(rho, n));
 
-    /* the coefficient: a shear u = y, the smoke off its target, the target near */
+    /* the coefficient: a shear u = y, the blurred smoke off its blurred
+     * target, the target near; ρ̃ is read from the coarse field */
     float hh = 1.0f / (float)(w < h ? w : h);
-    float *u = falloc(n), *v = falloc(n), *tgt = falloc(n), *tb = falloc(n);
+    float *u = falloc(n), *v = falloc(n), *tb = falloc(n);
+    BlurSpec bs;
+    method_blur_spec(w, h, 0.04f, &bs);
+    size_t nc = (size_t)bs.cw * bs.ch;
+    float *rb = falloc(nc);
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) AT(u, w, i, j) = i > 0 ? (float)j * hh : 0.0f;
-    for (size_t k = 0; k < n; k++) rho[k] = 1.0f, tgt[k] = 0.5f, tb[k] = 0.5f;
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, rho, tgt, tb, 1.0f, d);
+    for (size_t k = 0; k < nc; k++) rb[k] = 1.0f;
+    for (size_t k = 0; k < n; k++) tb[k] = 0.5f;
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, &bs, rb, tb, 1.0f, d);
     float mid = AT(d, w, w / 2, h / 2);
     CHECK(fabsf(mid - 0.05f * (1.0f / 3.0f)) < 1e-4f, "shear 1, mismatch 1/3, near: d %g (want %g)", (double)mid,
           0.05 / 3.0);
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, rho, tgt, tb, 1.0f, d);
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, &bs, rb, tb, 1.0f, d);
     CHECK(maxf(d, n) == METHOD_MIX_CAP, "d is capped at %g: %g", (double)METHOD_MIX_CAP, (double)maxf(d, n));
-    for (size_t k = 0; k < n; k++) tgt[k] = 1.0f;
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, rho, tgt, tb, 1.0f, d);
-    CHECK(maxf(d, n) == 0.0f, "smoke that matches its target is not mixed: %g", (double)maxf(d, n));
-    for (size_t k = 0; k < n; k++) tgt[k] = 0.0f, tb[k] = 0.0f;
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, rho, tgt, tb, 1.0f, d);
+    /* the gate follows the blurred mismatch cell by cell: ρ̃ rising from 0.5
+     * (matched) on the left to 1.5 on the right, ρ̃* = 0.5 everywhere */
+    for (int j = 0; j < bs.ch; j++)
+        for (int i = 0; i < bs.cw; i++) rb[(size_t)j * bs.cw + i] = 0.5f + (float)i / (float)(bs.cw - 1);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, &bs, rb, tb, 1.0f, d);
+    float worst = 0.0f;
+    for (int j = 1; j < h - 1; j++)
+        for (int i = 1; i < w - 1; i++) {
+            float r = ref_sample_coarse(&bs, rb, (float)i + 0.5f, (float)j + 0.5f);
+            float want = 0.05f * 1.0f * fabsf(r - 0.5f) / (r + 0.5f); /* strain 1, near */
+            worst = fmaxf(worst, fabsf(AT(d, w, i, j) - want));
+        }
+    CHECK(worst < 1e-4f, "the gate follows the blurred mismatch |rb - tb|/(rb + tb): worst %g", (double)worst);
+    CHECK(AT(d, w, 1, h / 2) < AT(d, w, w - 2, h / 2), "more mixing where the blurred smoke is farther off: %g %g",
+          (double)AT(d, w, 1, h / 2), (double)AT(d, w, w - 2, h / 2));
+    for (size_t k = 0; k < nc; k++) rb[k] = 0.5f;
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, &bs, rb, tb, 1.0f, d);
+    CHECK(maxf(d, n) == 0.0f, "smoke that matches its target (blurred) is not mixed: %g", (double)maxf(d, n));
+    for (size_t k = 0; k < nc; k++) rb[k] = 1.0f;
+    for (size_t k = 0; k < n; k++) tb[k] = 0.0f;
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, &bs, rb, tb, 1.0f, d);
     CHECK(maxf(d, n) == 0.0f, "smoke away from the target (in transit) is not mixed: %g", (double)maxf(d, n));
     for (size_t k = 0; k < n; k++) tb[k] = 0.5f;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) AT(u, w, i, j) = i > 0 ? 0.3f : 0.0f; /* a uniform flow: no strain inside */
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, rho, tgt, tb, 1.0f, d);
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, &bs, rb, tb, 1.0f, d);
     CHECK(AT(d, w, w / 2, h / 2) == 0.0f, "a uniform flow strains nothing: %g", (double)AT(d, w, w / 2, h / 2));
-    free(rho); free(d); free(e0); free(e1); free(out); free(u); free(v); free(tgt); free(tb);
+    free(rho); free(d); free(e0); free(e1); free(out); free(u); free(v); free(tb); free(rb);
 }
 
 /* The mixing's point (issue 20 point 2): a dense disc drawn into a large
