@@ -362,8 +362,9 @@ static void pass_gather_apply(Solver *s, const Field *dens, const Field *e, Fiel
     }
 }
 
-/* the subgrid mixing's fields, made the first time it runs (off by default:
- * three packed fields, 192 MB at 4096², that a morph without it never needs) */
+/* the subgrid mixing's fields, made the first time it runs (a morph without
+ * it never needs them: --subgrid 0, Fattal's force, or from 4096², where its
+ * work bound leaves no iterations; three packed fields, 192 MB there) */
 static int mix_fields(Solver *s)
 {
     if (s->mixd) return 0;

@@ -90,14 +90,17 @@ static void test_travel_distance(void)
  * The default from 30% to 70% of the way; --gather-from F from F to
  * 0.5 + 2F/3, never before F and fully on from there; untimed and Fattal's
  * methods keep their own easing. */
-/* The subgrid mixing's iterations (method.h): off by default, with
- * Fattal's force and from the work bound's grid; C·(L/h)² by the strain
- * bound, capped. */
+/* The subgrid mixing's iterations (method.h): on by default (C = 4), off
+ * at C = 0, with Fattal's force and from the work bound's grid; C·(L/h)²
+ * by the strain bound, capped. */
 static void test_mix_iters(void)
 {
     SolverParams p;
     method_params_default(&p);
-    CHECK(method_mix_iters(128, 128, &p) == 0, "off by default: %d", method_mix_iters(128, 128, &p));
+    CHECK(p.subgrid == 4.0f && method_mix_iters(128, 128, &p) == 4, "on by default, C 4: %g, %d iterations",
+          (double)p.subgrid, method_mix_iters(128, 128, &p));
+    p.subgrid = 0.0f;
+    CHECK(method_mix_iters(128, 128, &p) == 0, "--subgrid 0: off: %d", method_mix_iters(128, 128, &p));
     p.subgrid = 4.0f;
     CHECK(method_mix_iters(128, 128, &p) == 4, "128^2, C 4: %d (want 4)", method_mix_iters(128, 128, &p));
     CHECK(method_mix_iters(256, 256, &p) == 16, "256^2: %d (want 16)", method_mix_iters(256, 256, &p));
