@@ -5,7 +5,8 @@
 // With u_balance, the balance force (cpu_solver.h): Fattal's term is weighted
 // by min(ρ̃, ρ̃*) instead of ρ̃, and u_kb·ρ̃·∂φ of the deficit potential φ
 // (packed, from potential_rhs and a multigrid solve) is added.
-// With u_swirl > 0, vorticity confinement dt·ε·L·(N × ω) is added too.
+// With u_swirl > 0, vorticity confinement dt·ε·L·(N × ω) is added too, ω
+// the smoothed corner vorticity in u_curl.
 #include "packed.glsl"
 
 uniform sampler2D u_vel;
@@ -22,48 +23,22 @@ uniform sampler2D u_phi;
 uniform float u_kb;
 uniform float u_swirl; // dt·ε·L (METHOD_SWIRL_LENGTH) of vorticity confinement (0: off); ref_swirl_force
 
-// The velocity around the cell (i, j) a pass writes: texels (i-2 .. i+1,
-// j-2 .. j+1), row by row, fetched once (coordinates clamped; a texel off
-// the grid is never used). The 9 corner vorticities of the face's
-// confinement come from these 16 fetches instead of 4 each.
-vec2 g_nb[16];
-// The corner vorticities (i-1 .. i+1, j-1 .. j+1): g_curl[(cj-j+1)*3 + ci-i+1]
-float g_curl[9];
+// The smoothed corner vorticity (curl.glsl, then blur.glsl): corner (i, j)
+// at texel (i, j) of (W+1) x (H+1), 0 off it.
+uniform sampler2D u_curl;
 
 int g_i, g_j;
 
-// The vorticity at corner (g_i + da, g_j + db) shared by the four cells
-// around it, the velocity 0 outside the box (cpu_solver.c's corner_curl),
-// from g_nb. The offsets are constants at every call (unrolled loops), so
-// the arrays are indexed by constants and stay in registers.
-float corner_curl(int da, int db)
+// corner (g_i + di, g_j + dj)
+float curl_at(int di, int dj)
 {
-    int ci = g_i + da, cj = g_j + db;
+    int ci = g_i + di, cj = g_j + dj;
     if (ci < 0 || cj < 0 || ci > u_size.x || cj > u_size.y) return 0.0;
-    int k = (db + 2) * 4 + (da + 2);
-    float vr = (ci < u_size.x && cj > 0 && cj < u_size.y) ? g_nb[k].y : 0.0;
-    float vl = (ci > 0 && cj > 0 && cj < u_size.y) ? g_nb[k - 1].y : 0.0;
-    float ut = (cj < u_size.y && ci > 0 && ci < u_size.x) ? g_nb[k].x : 0.0;
-    float ub = (cj > 0 && ci > 0 && ci < u_size.x) ? g_nb[k - 4].x : 0.0;
-    return ((vr - vl) - (ut - ub)) * (1.0 / u_h);
+    return texelFetch(u_curl, ivec2(ci, cj), 0).r;
 }
-
-void load_curls(int i, int j)
-{
-    g_i = i;
-    g_j = j;
-    for (int b = 0; b < 4; b++)
-        for (int a = 0; a < 4; a++)
-            g_nb[b * 4 + a] = texelFetch(u_vel, clamp(ivec2(i - 2 + a, j - 2 + b), ivec2(0), u_size - 1), 0).rg;
-    for (int b = 0; b < 3; b++)
-        for (int a = 0; a < 3; a++) g_curl[b * 3 + a] = corner_curl(a - 1, b - 1);
-}
-
-// corner (i + di, j + dj), di, dj in -1 .. 1
-float curl_at(int di, int dj) { return g_curl[(dj + 1) * 3 + di + 1]; }
 
 // Vorticity confinement on a face (ref_swirl_force): axis 0 the x face
-// (i-1 | i), 1 the y face (j-1 | j); the curls from load_curls.
+// (i-1 | i), 1 the y face (j-1 | j); the curls from u_curl around (g_i, g_j).
 float swirl_force(int axis)
 {
     float om, gx, gy;
@@ -88,7 +63,8 @@ vec4 stage()
     vec2 vel = texelFetch(u_vel, c, 0).rg;
     float tc = texelFetch(u_dens, c, 0).b;
     float nu = 0.0, nv = 0.0;
-    if (u_swirl > 0.0) load_curls(i, j);
+    g_i = i;
+    g_j = j;
     if (i > 0) {
         float tl = texelFetch(u_dens, ivec2(i - 1, j), 0).b;
         float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i), float(j) + 0.5));

@@ -134,22 +134,43 @@ static float corner_curl(int w, int h, const float *u, const float *v, int i, in
     return ((vr - vl) - (ut - ub)) * inv_h;
 }
 
+void ref_pass_curl(int w, int h, const float *u, const float *v, float *curl)
+{
+    float inv_h = 1.0f / cell_size(w, h);
+    for (int j = 0; j <= h; j++)
+        for (int i = 0; i <= w; i++) curl[(size_t)j * (w + 1) + i] = corner_curl(w, h, u, v, i, j, inv_h);
+}
+
+void ref_swirl_curl(int w, int h, const float *u, const float *v, float *curl, float *tmp)
+{
+    BlurSpec spec;
+    method_swirl_spec(w, h, &spec);
+    ref_pass_curl(w, h, u, v, curl);
+    ref_pass_blur_1d(&spec, 0, curl, tmp);
+    ref_pass_blur_1d(&spec, 1, tmp, curl);
+}
+
+/* corner (i, j) of the (w+1) x (h+1) curl field, 0 off it */
+static inline float curl_at(int w, int h, const float *curl, int i, int j)
+{
+    return (i < 0 || j < 0 || i > w || j > h) ? 0.0f : curl[(size_t)j * (w + 1) + i];
+}
+
 /* Vorticity confinement (Fedkiw, Stam & Jensen 2001) on a face: ε·L·(N × ω)
- * with ω the face's vorticity (the mean of its two corners) and N =
+ * with ω the face's smoothed vorticity (the mean of its two corners) and N =
  * ∇|ω| / |∇|ω|| from the six corners around it; axis 0 gives the x
  * component on the x face (i-1 | i), axis 1 the y component on the y face
  * (j-1 | j). Shaders compute the same in force.glsl. */
-float ref_swirl_force(int w, int h, const float *u, const float *v, int i, int j, int axis,
-                      float eps_h, float inv_h)
+float ref_swirl_force(int w, int h, const float *curl, int i, int j, int axis, float eps_h)
 {
-#define AC(a, b) fabsf(corner_curl(w, h, u, v, (a), (b), inv_h))
+#define AC(a, b) fabsf(curl_at(w, h, curl, (a), (b)))
     float om, gx, gy;
     if (axis == 0) { /* corners (i, j) and (i, j+1) */
-        om = 0.5f * (corner_curl(w, h, u, v, i, j, inv_h) + corner_curl(w, h, u, v, i, j + 1, inv_h));
+        om = 0.5f * (curl_at(w, h, curl, i, j) + curl_at(w, h, curl, i, j + 1));
         gy = AC(i, j + 1) - AC(i, j);
         gx = 0.25f * ((AC(i + 1, j) + AC(i + 1, j + 1)) - (AC(i - 1, j) + AC(i - 1, j + 1)));
     } else { /* corners (i, j) and (i+1, j) */
-        om = 0.5f * (corner_curl(w, h, u, v, i, j, inv_h) + corner_curl(w, h, u, v, i + 1, j, inv_h));
+        om = 0.5f * (curl_at(w, h, curl, i, j) + curl_at(w, h, curl, i + 1, j));
         gx = AC(i + 1, j) - AC(i, j);
         gy = 0.25f * ((AC(i, j + 1) + AC(i + 1, j + 1)) - (AC(i, j - 1) + AC(i + 1, j - 1)));
     }
@@ -161,12 +182,12 @@ float ref_swirl_force(int w, int h, const float *u, const float *v, int i, int j
 
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
-                    float kb, const float *u, const float *v, float *u_out, float *v_out)
+                    float kb, const float *curl, const float *u, const float *v, float *u_out, float *v_out)
 {
     float hh = cell_size(w, h);
     float damp = 1.0f / (1.0f + p->dt * p->vd);
     float k = p->dt * p->vf / hh;
-    float sw = p->dt * p->swirl * METHOD_SWIRL_LENGTH, inv_h = 1.0f / hh; /* dt·ε·L */
+    float sw = curl ? p->dt * p->swirl * METHOD_SWIRL_LENGTH : 0.0f; /* dt·ε·L */
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             /* x face between (i-1, j) and (i, j) */
@@ -177,7 +198,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float tf = fmaxf(0.5f * (tl + tr), p->eps);
                 float g = (tr - tl) / tf;
                 if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]);
-                float f = sw > 0.0f ? ref_swirl_force(w, h, u, v, i, j, 0, sw, inv_h) : 0.0f;
+                float f = sw > 0.0f ? ref_swirl_force(w, h, curl, i, j, 0, sw) : 0.0f;
                 nu = clampf((u[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);
             }
             if (j > 0) {
@@ -186,7 +207,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float tf = fmaxf(0.5f * (tb + tt), p->eps);
                 float g = (tt - tb) / tf;
                 if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]);
-                float f = sw > 0.0f ? ref_swirl_force(w, h, u, v, i, j, 1, sw, inv_h) : 0.0f;
+                float f = sw > 0.0f ? ref_swirl_force(w, h, curl, i, j, 1, sw) : 0.0f;
                 nv = clampf((v[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);
             }
             u_out[IDX(i, j)] = nu;
@@ -795,6 +816,7 @@ struct RefSolver {
     float *eg;                   /* the last gathering solve's e: the next one's start */
     float *wu, *wv;              /* the transport's face speeds, flow + drift (METHOD_PASS_DRIFT_VEL) */
     float *mixd;                 /* the subgrid mixing's coefficient d of each cell (METHOD_PASS_MIX) */
+    float *curl, *curl_tmp;      /* the smoothed corner vorticity, (w+1) x (h+1) (the force's confinement) */
     float flow_share;            /* the last transport's flow share (method_transport_share: the motion vectors) */
     bool drift_ran;              /* this (the last) step ran the drift: the transport moved by wu, wv */
     float pot_c;                 /* c: the target scaled to the density's mass */
@@ -832,6 +854,9 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
         if (!(*full[k] = calloc(n, sizeof(float)))) goto fail_fields;
     if (!(s->c0 = calloc(nc, sizeof(float))) || !(s->c1 = calloc(nc, sizeof(float))))
         goto fail_fields;
+    size_t ncorner = (size_t)(w + 1) * (h + 1);
+    if (!(s->curl = calloc(ncorner, sizeof(float))) || !(s->curl_tmp = calloc(ncorner, sizeof(float))))
+        goto fail_fields;
     s->nlev = method_mg_levels(w, h, s->lw, s->lh);
     for (int l = 0; l < s->nlev; l++) {
         size_t nl = (size_t)s->lw[l] * s->lh[l];
@@ -854,7 +879,7 @@ void ref_free(RefSolver *s)
 {
     if (!s) return;
     float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr, s->phi, s->eg,
-                    s->t0, s->t1, s->t2, s->t3, s->c0, s->c1, s->wu, s->wv, s->mixd};
+                    s->t0, s->t1, s->t2, s->t3, s->c0, s->c1, s->wu, s->wv, s->mixd, s->curl, s->curl_tmp};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
     for (int l = 0; l < METHOD_MG_MAX_LEVELS; l++) {
         free(s->mx[l]);
@@ -993,8 +1018,10 @@ static void ref_force(RefSolver *s, const MethodStep *st)
     const SolverParams *p = &st->p;
     SolverParams q = *p; /* a field's force that is not the last: no damping, no clamp */
     if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX, q.swirl = 0.0f; /* the last field's adds it */
+    bool swirl = q.swirl > 0.0f;
+    if (swirl) ref_swirl_curl(w, h, s->u, s->v, s->curl, s->curl_tmp);
     ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
-                   s->u, s->v, s->t0, s->t1);
+                   swirl ? s->curl : NULL, s->u, s->v, s->t0, s->t1);
     SWAP(s->u, s->t0); /* the velocity with the force in u, v (for the next field's) */
     SWAP(s->v, s->t1);
 }
@@ -1278,7 +1305,7 @@ int ref_force_field(const MethodState *st, const SolverParams *p, int w, int h, 
     ref_pass_blur_1d(&spec, 1, tmp, coarse);
     ref_pass_force(w, h, &q, &spec, coarse, st->field[METHOD_FIELD_TARGET_BLUR],
                    plan.balance ? st->field[METHOD_FIELD_POTENTIAL] : NULL, plan.balance ? plan.kb : 0.0f,
-                   zero, zero, fu, fv);
+                   NULL, zero, zero, fu, fv); /* from rest: no vorticity to confine */
     rc = 0;
 done:
     free(coarse);

@@ -136,14 +136,21 @@ float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, floa
  * place against the balance term. kb = vb / (the target's density scale). */
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
-                    float kb, const float *u, const float *v, float *u_out, float *v_out);
-/* With p->swirl = ε > 0 the force pass also adds dt·ε·L·(N × ω), vorticity
- * confinement (Fedkiw, Stam & Jensen 2001): ω at the cell corners from the
- * faces, N = ∇|ω|/|∇|ω|| (issue 20: travelling smoke keeps its small swirls
- * instead of sliding as one blob). This is one face's term with eps_h =
- * dt·ε·L (METHOD_SWIRL_LENGTH): axis 0 the x face (i-1 | i), 1 the y face (j-1 | j). */
-float ref_swirl_force(int w, int h, const float *u, const float *v, int i, int j, int axis,
-                      float eps_h, float inv_h);
+                    float kb, const float *curl, const float *u, const float *v, float *u_out, float *v_out);
+/* With p->swirl = ε > 0 and curl given, the force pass also adds dt·ε·L·(N ×
+ * ω), vorticity confinement (Fedkiw, Stam & Jensen 2001): ω the smoothed
+ * vorticity at the cell corners (curl, from ref_swirl_curl), N = ∇|ω|/|∇|ω||
+ * (issue 20: travelling smoke keeps its small swirls instead of sliding as
+ * one blob). curl NULL: no confinement. */
+/* The vorticity at the (w+1) x (h+1) cell corners, ∂v/∂x − ∂u/∂y from the
+ * four faces around each (the velocity 0 outside the box), in 1/time: */
+void ref_pass_curl(int w, int h, const float *u, const float *v, float *curl);
+/* ... smoothed by method_swirl_spec's kernel (two ref_pass_blur_1d passes,
+ * tmp the same size): what the confinement reads (METHOD_SWIRL_SMOOTH). */
+void ref_swirl_curl(int w, int h, const float *u, const float *v, float *curl, float *tmp);
+/* One face's confinement from the smoothed curl with eps_h = dt·ε·L
+ * (METHOD_SWIRL_LENGTH): axis 0 the x face (i-1 | i), 1 the y face (j-1 | j). */
+float ref_swirl_force(int w, int h, const float *curl, int i, int j, int axis, float eps_h);
 /* v_f·F on the faces (fu, fv: W*H each) as the force pass of the next step
  * of state st computes it (its plan: v_f eased, the balance term when on;
  * its blurred density), with dt 1, no damping, no clamp, from zero velocity:

@@ -32,7 +32,7 @@ enum {
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
     SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
     SH_GATHER_RHS, SH_SPEED_MAX, SH_ADD_SOURCE, SH_SPLAT_DENSITY, SH_MIX_COEF, SH_MIX, SH_MIX_APPLY,
-    SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* tiled only */
+    SH_CURL, SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* tiled only */
     SH_MG_BOTTOM, SH_GATHER_JACOBI_TILE,
     SH_COUNT
 };
@@ -44,7 +44,7 @@ static const char *const shader_files[SH_COUNT] = {
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
-    "drift_vel.glsl", "gather_rhs.glsl", "speed_max.glsl", "add_source.glsl", "splat_density.glsl", "mix_coef.glsl", "mix.glsl", "mix_apply.glsl", "transport_tile.glsl",
+    "drift_vel.glsl", "gather_rhs.glsl", "speed_max.glsl", "add_source.glsl", "splat_density.glsl", "mix_coef.glsl", "mix.glsl", "mix_apply.glsl", "curl.glsl", "transport_tile.glsl",
     "jacobi_tile.glsl", "mg_restrict_residual.glsl", "substep_plan.glsl", "mg_bottom.glsl",
     "gather_jacobi_tile.glsl",
 };
@@ -116,6 +116,7 @@ struct Solver {
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
     FieldPair mixe;             /* the subgrid mixing's increment δ, packed (METHOD_PASS_MIX) */
+    FieldPair curl;             /* the smoothed corner vorticity, (w+1) x (h+1) (the force's confinement) */
     FieldPair pot;              /* the balance force's deficit potential φ, packed */
     float pot_c, dscale;        /* as in cpu_solver.c: ρ* scale for φ, density scale */
     Field *drift;               /* the gathering drift's face speeds (.r, .g) */
@@ -241,11 +242,46 @@ static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
 }
 
 
-/* out <- the velocity vel after the driving force (ρ̃ coarse in rblur, ρ̃* in
- * dens.b, φ in phi) and damping */
-static void pass_force(Solver *s, const Field *vel, const Field *dens, const Field *rblur,
-                       const Field *phi, Field *out)
+/* curl.read <- the corner vorticity of vel, smoothed (METHOD_SWIRL_SMOOTH):
+ * what the confinement reads; its fields made the first time (a morph
+ * without swirl never needs them). 0, or -1 if they can't be made. */
+static int pass_swirl_curl(Solver *s, const Field *vel)
 {
+    if (!s->curl.read) {
+        char err[256];
+        if (field_pair_create(&s->curl, s->w + 1, s->h + 1, 1, err, sizeof err) < 0) {
+            log_error("solver", "the vorticity confinement: %s", err);
+            return -1;
+        }
+    }
+    Shader *sh = use(s, SH_CURL);
+    shader_set_texture(sh, "u_vel", 0, field_texture(vel));
+    run(s, s->curl.write);
+    field_pair_swap(&s->curl);
+    BlurSpec spec;
+    method_swirl_spec(s->w, s->h, &spec);
+    sh = use(s, SH_BLUR);
+    shader_set_ivec2(sh, "u_csize", spec.cw, spec.ch);
+    shader_set_int(sh, "u_radius", spec.radius);
+    shader_set_float_array(sh, "u_weights", spec.weights, spec.radius + 1);
+    for (int axis = 0; axis < 2; axis++) {
+        shader_set_int(sh, "u_axis", axis);
+        shader_set_texture(sh, "u_src", 0, field_texture(s->curl.read));
+        run(s, s->curl.write);
+        field_pair_swap(&s->curl);
+    }
+    return 0;
+}
+
+/* out <- the velocity vel after the driving force (ρ̃ coarse in rblur, ρ̃* in
+ * dens.b, φ in phi) and damping; with swirl, vorticity confinement from the
+ * smoothed curl of vel (pass_swirl_curl first). 0, or -1. */
+static int pass_force(Solver *s, const Field *vel, const Field *dens, const Field *rblur,
+                      const Field *phi, Field *out)
+{
+    /* vorticity confinement, once: by the field whose force pass is the last */
+    float swirl = s->partial_now ? 0.0f : s->p.dt * s->p.swirl * METHOD_SWIRL_LENGTH;
+    if (swirl > 0.0f && pass_swirl_curl(s, vel) < 0) return -1;
     Shader *sh = use(s, SH_FORCE);
     shader_set_texture(sh, "u_vel", 0, field_texture(vel));
     shader_set_texture(sh, "u_dens", 1, field_texture(dens));
@@ -261,9 +297,11 @@ static void pass_force(Solver *s, const Field *vel, const Field *dens, const Fie
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
     shader_set_texture(sh, "u_phi", 3, field_texture(phi));
     shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
-    /* vorticity confinement, once: by the field whose force pass is the last */
-    shader_set_float(sh, "u_swirl", s->partial_now ? 0.0f : s->p.dt * s->p.swirl * METHOD_SWIRL_LENGTH);
+    shader_set_float(sh, "u_swirl", swirl);
+    /* without swirl u_curl is not read: any field will do */
+    shader_set_texture(sh, "u_curl", 4, field_texture(swirl > 0.0f ? s->curl.read : vel));
     run(s, out);
+    return 0;
 }
 
 static void pass_advect_vel(Solver *s, const Field *vel, Field *out)
@@ -881,7 +919,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_POTENTIAL_RHS: pass_potential_rhs(s, s->dens.read, s->div); break;
     case METHOD_PASS_POTENTIAL_VCYCLE: vcycle(s, 0, &s->pot, s->div); break;
     case METHOD_PASS_FORCE:
-        pass_force(s, s->vel.read, s->dens.read, s->coarse.read, s->pot.read, s->vel.write);
+        if (pass_force(s, s->vel.read, s->dens.read, s->coarse.read, s->pot.read, s->vel.write) < 0) return -1;
         field_pair_swap(&s->vel);
         mark(s, T_FORCE);
         break;
@@ -1168,7 +1206,7 @@ void solver_free(Solver *s)
 {
     if (!s) return;
     for (int k = 0; k < SH_COUNT; k++) shader_free(s->sh[k]);
-    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse, &s->rho, &s->mixe};
+    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse, &s->rho, &s->mixe, &s->curl};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     for (int l = 0; l < s->nspeed; l++) field_free(s->speed[l]);
     if (s->plan) glDeleteBuffers(1, &s->plan);

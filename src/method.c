@@ -84,6 +84,24 @@ const char *method_params_check(const SolverParams *given)
 }
 #undef SETTING
 
+void method_swirl_spec(int w, int h, BlurSpec *out)
+{
+    int r = METHOD_SWIRL_SMOOTH;
+    out->factor = 1;
+    out->cw = w + 1;
+    out->ch = h + 1;
+    out->radius = r;
+    /* C(2r, r + k) / 2^(2r): r passes of [1 2 1]/4 in one kernel */
+    double c = 1.0, sum = 0.0, wk[METHOD_BLUR_TAPS];
+    for (int k = 0; k <= 2 * r; k++) {
+        if (k >= r) wk[k - r] = c;
+        c = c * (double)(2 * r - k) / (double)(k + 1);
+    }
+    for (int k = 0; k <= r; k++) sum += k == 0 ? wk[k] : 2.0 * wk[k];
+    for (int k = 0; k <= r; k++) out->weights[k] = (float)(wk[k] / sum);
+    for (int k = r + 1; k < METHOD_BLUR_TAPS; k++) out->weights[k] = 0.0f;
+}
+
 void method_blur_spec(int w, int h, float sigma, BlurSpec *out)
 {
     float sc = sigma * (float)(w < h ? w : h); /* sigma in fine cells */

@@ -349,6 +349,24 @@ static void test_blur_resolution(void)
 /* ---------------------------------------------------------------------- */
 /* 2. Force and damping                                                   */
 
+/* The smoothed corner curl of (u, v) the force pass's confinement reads
+ * (ref_swirl_curl), in a buffer of its own: valid until the next call. */
+static const float *curl_of(int w, int h, const float *u, const float *v)
+{
+    static float *curl, *tmp;
+    static size_t cap;
+    size_t n = (size_t)(w + 1) * (h + 1);
+    if (n > cap) {
+        free(curl);
+        free(tmp);
+        curl = malloc(n * sizeof(float));
+        tmp = malloc(n * sizeof(float));
+        cap = n;
+    }
+    ref_swirl_curl(w, h, u, v, curl, tmp);
+    return curl;
+}
+
 typedef struct {
     int w, h;
     BlurSpec spec;
@@ -397,7 +415,7 @@ static void test_force_direction(void)
     for (size_t k = 0; k < n; k++) f.rho[k] = 1.0f;
     force_blur_rho(&f);
     float *u = falloc(n), *v = falloc(n), *uo = falloc(n), *vo = falloc(n);
-    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, curl_of(w, w, u, v), u, v, uo, vo);
 
     /* faces at x = i (u) and y = j (v) in cell units; the centre is at 32 */
     int wrong = 0, toward = 0;
@@ -428,7 +446,7 @@ static void test_force_direction(void)
     /* no smoke, no force: density zero everywhere */
     memset(f.rho, 0, n * sizeof(float));
     force_blur_rho(&f);
-    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, curl_of(w, w, u, v), u, v, uo, vo);
     CHECK(maxabsf(uo, n) == 0.0f && maxabsf(vo, n) == 0.0f,
           "force with no smoke: max |u| %g, |v| %g", maxabsf(uo, n), maxabsf(vo, n));
 
@@ -439,7 +457,7 @@ static void test_force_direction(void)
     force_blur_rho(&f);
     for (int J = 0; J < f.spec.ch; J++)
         for (int I = f.spec.cw / 2; I < f.spec.cw; I++) AT(f.rho_c, f.spec.cw, I, J) = 0.0f;
-    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, curl_of(w, w, u, v), u, v, uo, vo);
     int zero_faces = 0, bad = 0;
     for (int j = 0; j < w; j++)
         for (int i = 1; i < w; i++) {
@@ -485,7 +503,7 @@ static void test_force_walls_clamp_damping(void)
     }
     SolverParams ps = p;
     ps.vf = 100.0f;
-    ref_pass_force(w, w, &ps, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
+    ref_pass_force(w, w, &ps, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, curl_of(w, w, u, v), u, v, uo, vo);
     CHECK(walls_zero(w, w, uo, vo), "force: wall faces not zero with garbage input");
     float mu = fmaxf(maxabsf(uo, n), maxabsf(vo, n));
     CHECK(mu <= p.umax && all_finite(uo, n) && all_finite(vo, n),
@@ -503,7 +521,7 @@ static void test_force_walls_clamp_damping(void)
     double damp = 1.0 / (1.0 + (double)pd.dt * pd.vd), worst1 = 0.0, worstn = 0.0;
     int passes = 10;
     for (int it = 1; it <= passes; it++) {
-        ref_pass_force(w, w, &pd, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, u, v, uo, vo);
+        ref_pass_force(w, w, &pd, &f.spec, f.rho_c, f.tgt_blur, NULL, 0.0f, curl_of(w, w, u, v), u, v, uo, vo);
         double expect = pow(damp, it);
         for (size_t k = 0; k < n; k++) {
             if (u0[k] == 0.0f && v0[k] == 0.0f) continue;
@@ -1617,7 +1635,8 @@ static void test_drift_cap_isotropic(void)
 }
 
 /* Vorticity confinement (ref_swirl_force, the force pass's swirl term):
- * none without vorticity (a uniform flow, no flow); on a smooth vortex it
+ * none without vorticity (a uniform flow, no flow) nor at the grid's own
+ * scale (smoothed away, METHOD_SWIRL_SMOOTH); on a smooth vortex it
  * spins the core up (the curl at the centre grows) and leaves the mean
  * velocity alone, by the same amount either way round. */
 static float centre_curl(int w, const float *u, const float *v)
@@ -1630,7 +1649,7 @@ static void test_swirl(void)
 {
     int w = 48;
     size_t n = (size_t)w * w;
-    float hh = 1.0f / (float)w, inv_h = (float)w;
+    float hh = 1.0f / (float)w;
     float *u = falloc(n), *v = falloc(n), *u2 = falloc(n), *v2 = falloc(n);
     SolverParams p;
     method_params_default(&p);
@@ -1643,17 +1662,42 @@ static void test_swirl(void)
     for (size_t k = 0; k < n; k++) zero[k] = 1.0f;
     /* no flow, and a uniform flow: no force */
     float worst = 0.0f;
+    const float *curl = curl_of(w, w, u, v);
     for (int j = 0; j < w; j++)
         for (int i = 0; i < w; i++)
-            for (int ax = 0; ax < 2; ax++) worst = fmaxf(worst, fabsf(ref_swirl_force(w, w, u, v, i, j, ax, 1.0f, inv_h)));
+            for (int ax = 0; ax < 2; ax++) worst = fmaxf(worst, fabsf(ref_swirl_force(w, w, curl, i, j, ax, 1.0f)));
     for (int j = 0; j < w; j++)
         for (int i = 1; i < w; i++) u[(size_t)j * w + i] = 0.1f;
-    /* (the box's walls stop the flow: vorticity there, so the faces two
-     * cells in are checked) */
-    for (int j = 2; j < w - 2; j++)
-        for (int i = 2; i < w - 2; i++)
-            for (int ax = 0; ax < 2; ax++) worst = fmaxf(worst, fabsf(ref_swirl_force(w, w, u, v, i, j, ax, 1.0f, inv_h)));
+    /* (the box's walls stop the flow: vorticity there, spread by the
+     * smoothing METHOD_SWIRL_SMOOTH cells in, so the faces beyond are checked) */
+    curl = curl_of(w, w, u, v);
+    int m = METHOD_SWIRL_SMOOTH + 3;
+    for (int j = m; j < w - m; j++)
+        for (int i = m; i < w - m; i++)
+            for (int ax = 0; ax < 2; ax++) worst = fmaxf(worst, fabsf(ref_swirl_force(w, w, curl, i, j, ax, 1.0f)));
     CHECK(worst == 0.0f, "no vorticity, yet a swirl force of %g", worst);
+
+    /* vorticity at the grid's own scale (a shear that changes sign every
+     * row: the rim teeth's seed) is not confined: the smoothing takes it
+     * out, where the raw corner curl would drive it at full strength */
+    for (int j = 0; j < w; j++)
+        for (int i = 1; i < w; i++) u[(size_t)j * w + i] = (j % 2 ? 0.05f : -0.05f) * (1.0f + 0.01f * (float)i);
+    float *raw = falloc((size_t)(w + 1) * (w + 1));
+    ref_pass_curl(w, w, u, v, raw);
+    curl = curl_of(w, w, u, v);
+    float fs = 0.0f, fr = 0.0f;
+    for (int j = m; j < w - m; j++)
+        for (int i = m; i < w - m; i++)
+            for (int ax = 0; ax < 2; ax++) {
+                fs = fmaxf(fs, fabsf(ref_swirl_force(w, w, curl, i, j, ax, 1.0f)));
+                fr = fmaxf(fr, fabsf(ref_swirl_force(w, w, raw, i, j, ax, 1.0f)));
+            }
+    CHECK(fr > 1.0f && fs < 1e-3f * fr, "grid-scale vorticity confined: %g smoothed, %g raw", (double)fs,
+          (double)fr);
+    printf("  info: a shear changing sign every row: confinement %.3g smoothed, %.3g raw\n", (double)fs,
+           (double)fr);
+    free(raw);
+    memset(u, 0, n * sizeof *u);
     for (int sign = -1; sign <= 1; sign += 2) {
         /* a Gaussian vortex at the centre: u = -s(y-c)g, v = s(x-c)g on the faces */
         for (int j = 0; j < w; j++)
@@ -1665,7 +1709,7 @@ static void test_swirl(void)
             }
         float c0 = centre_curl(w, u, v);
         p.swirl = 5.0f;
-        ref_pass_force(w, w, &p, &bs, coarse, zero, NULL, 0.0f, u, v, u2, v2);
+        ref_pass_force(w, w, &p, &bs, coarse, zero, NULL, 0.0f, curl_of(w, w, u, v), u, v, u2, v2);
         float c1 = centre_curl(w, u2, v2);
         double mu = 0.0, mv = 0.0;
         for (size_t k = 0; k < n; k++) mu += u2[k] - u[k], mv += v2[k] - v[k];

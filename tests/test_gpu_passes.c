@@ -162,8 +162,13 @@ static void test_passes_one(float sigma)
         solver_debug_pass(s, SOLVER_PASS_FORCE, false);
         solver_set_params(s, &p);
     }
-    ref_pass_force(W, H, &p, &bs, c0, f.tb, NULL, 0.0f, f.u, f.v, o0, o1);
+    /* with the confinement (the default swirl) on the smoothed curl */
+    float *curl = malloc((size_t)(W + 1) * (H + 1) * 4), *ctmp = malloc((size_t)(W + 1) * (H + 1) * 4);
+    ref_swirl_curl(W, H, f.u, f.v, curl, ctmp);
+    ref_pass_force(W, H, &p, &bs, c0, f.tb, NULL, 0.0f, p.swirl > 0.0f ? curl : NULL, f.u, f.v, o0, o1);
     check_vel(s, o0, o1, "force + damping");
+    free(curl);
+    free(ctmp);
 
     /* velocity advection */
     upload_all(s, &f);
