@@ -204,6 +204,22 @@ static void mark(Solver *s, int t)
  * (solver_pass) picks them from the solver's fields and swaps ping-pong
  * pairs. */
 
+/* pair->read blurred by spec's separable kernel (blur.glsl), both axes,
+ * through the pair: the coarse ρ̃ and the confinement's curl */
+static void blur_axes(Solver *s, const BlurSpec *spec, FieldPair *pair)
+{
+    Shader *sh = use(s, SH_BLUR);
+    shader_set_ivec2(sh, "u_csize", spec->cw, spec->ch);
+    shader_set_int(sh, "u_radius", spec->radius);
+    shader_set_float_array(sh, "u_weights", spec->weights, spec->radius + 1);
+    for (int axis = 0; axis < 2; axis++) {
+        shader_set_int(sh, "u_axis", axis);
+        shader_set_texture(sh, "u_src", 0, field_texture(pair->read));
+        run(s, pair->write);
+        field_pair_swap(pair);
+    }
+}
+
 /* coarse.read <- blurred channel chan of dens (ρ: 0, ρ*: 1); three passes
  * through the coarse pair */
 static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
@@ -229,16 +245,7 @@ static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
     run(s, coarse->write);
     field_pair_swap(coarse);
 
-    sh = use(s, SH_BLUR);
-    shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
-    shader_set_int(sh, "u_radius", s->blur.radius);
-    shader_set_float_array(sh, "u_weights", s->blur.weights, s->blur.radius + 1);
-    for (int axis = 0; axis < 2; axis++) {
-        shader_set_int(sh, "u_axis", axis);
-        shader_set_texture(sh, "u_src", 0, field_texture(coarse->read));
-        run(s, coarse->write);
-        field_pair_swap(coarse);
-    }
+    blur_axes(s, &s->blur, coarse);
 }
 
 
@@ -260,16 +267,7 @@ static int pass_swirl_curl(Solver *s, const Field *vel)
     field_pair_swap(&s->curl);
     BlurSpec spec;
     method_swirl_spec(s->w, s->h, &spec);
-    sh = use(s, SH_BLUR);
-    shader_set_ivec2(sh, "u_csize", spec.cw, spec.ch);
-    shader_set_int(sh, "u_radius", spec.radius);
-    shader_set_float_array(sh, "u_weights", spec.weights, spec.radius + 1);
-    for (int axis = 0; axis < 2; axis++) {
-        shader_set_int(sh, "u_axis", axis);
-        shader_set_texture(sh, "u_src", 0, field_texture(s->curl.read));
-        run(s, s->curl.write);
-        field_pair_swap(&s->curl);
-    }
+    blur_axes(s, &spec, &s->curl);
     return 0;
 }
 
