@@ -1,9 +1,10 @@
 // mix_coef: the subgrid mixing's coefficient d = min(k·|S|·g·n, cap) of every
-// cell, |S| the flow's strain rate at the cell's centre, g = |ρ̃ − ρ̃*|/(ρ̃ + ρ̃*)
-// how far the smoke near the cell is from its target, of the blurred fields
-// (ρ̃ sampled from the coarse field at the cell's centre; 0 where they match), n = min(1, ρ̃*·
-// u_near) whether it is where the target is (0 in transit), packed 2x2 cells to
-// a texel (packed.glsl); once per step, for the iterations of mix.glsl.
+// cell, |S| the flow's strain rate at the cell's centre, g = |ρ̃ − ρ̃*|/(ρ̃ +
+// ρ̃*) how far the smoke near the cell is from its target, of the blurred
+// fields (ρ̃ sampled from the coarse field at the cell's centre; 0 where they
+// match), n = min(1, ρ̃*·u_near) whether it is where the target is (0 in
+// transit), packed 2x2 cells to a texel (packed.glsl); once per step, for the
+// iterations of mix.glsl.
 // Mirrors strain_at and ref_pass_mix_coef in src/cpu_solver.c.
 #include "packed.glsl"
 
