@@ -590,7 +590,9 @@ static void test_tool_keys(void)
     snprintf(table, sizeof table, "%s", R.out);
     CHECK(count_lines(table) == 8, "header, rule and 2 x 3 rows, got:\n%s", table);
     CHECK(!strncmp(table, "| sequence | grid | key | target | step | err from | err half way | half / from "
-                          "| err at key | steps to 5% | mass drift | stripes (max/start) | fastest fall | <= 5% |\n", 167),
+                          "| err at key | steps to 5% | mass drift | stripes (max/start) | stripes (max/from or key) "
+                          "| fastest fall | <= 5% |\n",
+                  195),
           "the header: %s", table);
     CHECK(strstr(R.err, "[2/2] logo-text 32x32: 3 keys of 505 steps"), "progress lines: %s", R.err);
     const char *csv = slurp("k.csv");
@@ -606,7 +608,7 @@ static void test_tool_keys(void)
             snprintf(key, sizeof key, "\n%s,32,32,505,%d,", seqs[q], k);
             bool found = true;
             for (int c = 6; c <= 13; c++) found = found && csv_field(csv, key, c, f[c]) == 0;
-            found = found && csv_field(csv, key, 19, f[19]) == 0;
+            for (int c = 14; c <= 23; c++) found = found && csv_field(csv, key, c, f[c]) == 0;
             CHECK(found, "%s key %d: no csv row:\n%s", seqs[q], k, csv);
             if (!found) continue;
             long step = atol(f[6]);
@@ -634,6 +636,14 @@ static void test_tool_keys(void)
             CHECK(at <= 0.06 && at <= from / 10, "%s key %d: error %.3f at the key (from %.3f)", seqs[q], k,
                   at, from);
             CHECK(drift <= 1e-5, "%s key %d: mass drift %g", seqs[q], k, drift);
+            /* the key's stripes are read against the greater of the range's
+             * start and the key itself, as a pair's against the greater of
+             * its start and target: the last column is max ÷ that */
+            double smax = atof(f[15]), sfrom = atof(f[21]), skey = atof(f[22]), sref = atof(f[23]);
+            double greater = sfrom > skey ? sfrom : skey;
+            CHECK(sfrom > 0.0 && skey > 0.0 && fabs(sref - smax / greater) <= 1e-5 * (sref + 1.0),
+                  "%s key %d: stripes max %g, from %g, key %g, ratio %g", seqs[q], k, smax, sfrom, skey, sref);
+            if (k == 1) CHECK(fabs(sfrom - atof(f[14])) <= 1e-9 * sfrom, "%s key 1 starts at step 0", seqs[q]);
             /* the next key starts far from where this one ended: the keys differ */
             if (k > 1) CHECK(from > 10 * prev_key, "%s key %d: from %.3f", seqs[q], k, from);
             prev_key = at;

@@ -884,6 +884,10 @@ typedef struct {
     long steps5[NSEQ_KEYS];        /* first observed step <= KEY_PASS, from the range's start */
     double drift[NSEQ_KEYS];       /* max |mass - mass(0)| / mass(0) over the range */
     double stripes0, stripes_max[NSEQ_KEYS];
+    /* the stripe measure at the range's start and of key k itself (at the
+     * range's mass): a sharp key reads high without any stripes, so a
+     * key's stripes are read against the greater, as a pair's are */
+    double stripes_from[NSEQ_KEYS], stripes_key[NSEQ_KEYS];
     /* the error's fastest fall between observations, per SAMPLE_EVERY steps,
      * over err_from (a key that pops in reads high), and where it ended */
     double fall_max[NSEQ_KEYS];
@@ -951,6 +955,8 @@ static int simulate_sequence(const Env *env, const Opts *o, const Sequence *q, i
         r->steps5[k] = -1;
         r->drift[k] = 0.0;
         r->stripes_max[k] = 0.0;
+        r->stripes_from[k] = fidelity_stripes(rho, w, h);
+        r->stripes_key[k] = fidelity_stripes(tgt, w, h);
         r->fall_max[k] = 0.0;
         r->fall_step[k] = -1;
         double prev_e = r->err_from[k];
@@ -1131,19 +1137,29 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
     if (ferror(f) | (fclose(f) != 0)) fail("cannot write %s: %s", path, strerror(errno));
 }
 
+/* Key k's stripe maximum over the greater of the stripes at its range's
+ * start and of the key itself. */
+static double seq_stripe_ratio(const SeqResult *r, int k)
+{
+    double ref = r->stripes_from[k] > r->stripes_key[k] ? r->stripes_from[k] : r->stripes_key[k];
+    return fidelity_stripe_ratio(r->stripes_max[k], ref);
+}
+
 /* The key sequences' table: one row per key. */
 static void print_seq_table(const Opts *o, const int *order, int total, const SeqResult *res)
 {
     (void)o;
     printf("| sequence | grid | key | target | step | err from | err half way | half / from | err at key "
-           "| steps to 5%% | mass drift | stripes (max/start) | fastest fall | <= 5%% |\n");
-    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+           "| steps to 5%% | mass drift | stripes (max/start) | stripes (max/from or key) | fastest fall "
+           "| <= 5%% |\n");
+    printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (int q = 0; q < total; q++) {
         const Sequence *sq = &sequences[order[q]];
         const SeqResult *r = &res[order[q]];
         for (int k = 0; k < NSEQ_KEYS; k++) {
-            char ks[32], ef[32], ek[32], s5[32], dr[32], st[32], em[32], hr[32], fm[32];
-            printf("| %s | %d² | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sq->name, r->w,
+            char ks[32], ef[32], ek[32], s5[32], dr[32], st[32], sk[32], em[32], hr[32], fm[32];
+            printf("| %s | %d² | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", sq->name,
+                   r->w,
                    k + 1, sq->key_name[k], fmt_step(ks, sizeof ks, r->key_step[k]),
                    fmt_num(ef, sizeof ef, "%.3f", r->err_from[k]), fmt_num(em, sizeof em, "%.3f", r->err_mid[k]),
                    fmt_num(hr, sizeof hr, "%.2f", r->err_mid[k] / r->err_from[k]),
@@ -1151,6 +1167,7 @@ static void print_seq_table(const Opts *o, const int *order, int total, const Se
                    fmt_step(s5, sizeof s5, r->steps5[k]),
                    isnan(r->drift[k]) ? "NaN" : fmt_num(dr, sizeof dr, "%.1e", r->drift[k]),
                    fmt_num(st, sizeof st, "%.2f", fidelity_stripe_ratio(r->stripes_max[k], r->stripes0)),
+                   fmt_num(sk, sizeof sk, "%.2f", seq_stripe_ratio(r, k)),
                    fmt_num(fm, sizeof fm, "%.3f", r->fall_max[k]), r->err_key[k] <= KEY_PASS ? "pass" : "FAIL");
         }
     }
@@ -1162,7 +1179,7 @@ static void write_seq_csv(const char *path, const int *order, int total, const S
     if (!f) fail("cannot write %s: %s", path, strerror(errno));
     fprintf(f, "sequence,grid_w,grid_h,key_every,key,target,key_step,key_held,err_from,err_mid,err_key,"
                "morph_err_key,steps_to_5,mass_drift,stripes0,stripes_max,stripes_ratio,pass,seconds,fall_max,"
-               "fall_step\n");
+               "fall_step,stripes_from,stripes_key,stripes_ratio_ref\n");
     for (int q = 0; q < total; q++) {
         const SeqResult *r = &res[order[q]];
         for (int k = 0; k < NSEQ_KEYS; k++) {
@@ -1182,6 +1199,9 @@ static void write_seq_csv(const char *path, const int *order, int total, const S
             fprintf(f, ",%d,%.2f", r->err_key[k] <= KEY_PASS, r->seconds);
             csv_num(f, r->fall_max[k]);
             csv_step(f, r->fall_step[k]);
+            csv_num(f, r->stripes_from[k]);
+            csv_num(f, r->stripes_key[k]);
+            csv_num(f, seq_stripe_ratio(r, k));
             fputc('\n', f);
         }
     }
