@@ -3,9 +3,10 @@
 // (i-1 | i) and (j-1 | j), m = min(1, ρ̃*_face / mob), with the speed
 // vector's length capped (the other component from the four faces around). ρ̃ is the coarse
 // blurred density sampled at the cell centres, ρ̃* is density.b. Last the
-// flow's limit: each face's drift keeps |f + drift| <= umax, f the flow as the
-// transport moves smoke by it, u_flowscale·clamp(flow, ±umax) (a long key's
-// pace slows it; issue 20). Out: the transport's face speeds, f + drift (.r on
+// flow's limit: each face's drift keeps |f + drift| <= max(umax, |f|), f the
+// flow as the transport moves smoke by it, u_flowscale·clamp(flow, ±u_fcap)
+// (the projected flow as it is, u_fcap only a guard: method_transport_cap; a
+// long key's pace slows it; issue 20). Out: the transport's face speeds, f + drift (.r on
 // the x faces, .g on the y faces), laid out like the velocity: the density's
 // one transport stage moves ρ by them this step.
 // With u_balance, the balance drift is added: m_φ·u_kw·∂φ of the deficit
@@ -28,6 +29,7 @@ uniform float u_haze;  // METHOD_DRIFT_HAZE times the density scale
 uniform sampler2D u_vel; // the flow (projected): the drift keeps |flow + drift| <= u_umax
 uniform float u_flowscale; // the pace of a long key: the flow slowed, umax_flow/umax (else 1)
 uniform float u_umax;
+uniform float u_fcap;  // method_transport_cap: the flow's faces within ±u_fcap (a guard)
 
 // The 3x3 cells around the cell (i, j) this invocation writes, each read
 // once: ρ̃* (g_tb), ρ̃ (g_rb), the log ratio and φ. Every face speed below
@@ -88,7 +90,7 @@ vec4 stage()
     float vt = 0.25 * (raw_v(0, 0) + raw_v(-1, 0) + raw_v(0, 1) + raw_v(-1, 1));
     float ut = 0.25 * (raw_u(0, 0) + raw_u(1, 0) + raw_u(0, -1) + raw_u(1, -1));
     // the flow's limit (cpu_solver.c's drift_flow_limit)
-    vec2 f = u_flowscale * clamp(texelFetch(u_vel, c, 0).rg, -u_umax, u_umax);
-    return vec4(f.x + clamp(capped(a, vt), -u_umax - f.x, u_umax - f.x),
-                f.y + clamp(capped(b, ut), -u_umax - f.y, u_umax - f.y), 0.0, 0.0);
+    vec2 f = u_flowscale * clamp(texelFetch(u_vel, c, 0).rg, -u_fcap, u_fcap);
+    vec2 lo = min(vec2(0.0), -u_umax - f), hi = max(vec2(0.0), u_umax - f); // faster flow: only slowed
+    return vec4(f.x + clamp(capped(a, vt), lo.x, hi.x), f.y + clamp(capped(b, ut), lo.y, hi.y), 0.0, 0.0);
 }

@@ -554,19 +554,28 @@ static float drift_capped(float a, float t, float cap)
 }
 
 /* The flow's limit on the drift (issue 20): the drift adds to the flow, so
- * each face's drift is clamped to keep |f + w| ≤ umax, the speed limit the
- * flow itself has: smoke never outruns what the flow could carry. f is the
- * flow as the transport moves smoke by it, r·clamp(u, ±umax) with r =
- * flowmax/umax (a long key's pace: the whole flow slowed, not clamped at
- * flowmax). u, v NULL: no flow (the drift alone, capped at umax). */
-static void drift_flow_limit(int w, int h, float flowmax, float umax, const float *u, const float *v,
-                             float *wu, float *wv)
+ * each face's drift is clamped to keep |f + w| ≤ umax, the speed limit of
+ * the force and the drift: smoke never outruns what the flow could carry.
+ * Where the projected flow itself runs faster than umax (it may, up to
+ * METHOD_FLOW_GUARD·umax: method_transport_cap) the drift can only slow it:
+ * |f + w| ≤ |f|. f is the flow as the transport moves smoke by it, r·u with
+ * r = flowmax/umax (a long key's pace: the whole flow slowed, not clamped
+ * at flowmax), u within ±the cap. u, v NULL: no flow (the drift alone,
+ * capped at umax). */
+static float drift_limited(float f, float w, float umax)
 {
-    float r = method_flow_share(flowmax, umax);
+    float lo = -umax - f, hi = umax - f;
+    return f + clampf(w, lo < 0.0f ? lo : 0.0f, hi > 0.0f ? hi : 0.0f);
+}
+
+static void drift_flow_limit(int w, int h, float flowmax, const SolverParams *p, const float *u,
+                             const float *v, float *wu, float *wv)
+{
+    float umax = p->umax, cap = method_transport_cap(p), r = method_flow_share(flowmax, umax);
     for (size_t k = 0; k < (size_t)w * h; k++) {
-        float uc = u ? r * clampf(u[k], -umax, umax) : 0.0f, vc = v ? r * clampf(v[k], -umax, umax) : 0.0f;
-        wu[k] = uc + clampf(wu[k], -umax - uc, umax - uc);
-        wv[k] = vc + clampf(wv[k], -umax - vc, umax - vc);
+        float uc = u ? r * clampf(u[k], -cap, cap) : 0.0f, vc = v ? r * clampf(v[k], -cap, cap) : 0.0f;
+        wu[k] = drift_limited(uc, wu[k], umax);
+        wv[k] = drift_limited(vc, wv[k], umax);
     }
 }
 
@@ -579,7 +588,7 @@ void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpe
                               float flowmax, const float *u, const float *v, float *wu, float *wv)
 {
     drift_speeds(w, h, p, spec, phi, rho_blur_coarse, tgt_blur, dscale, r, wu, wv);
-    drift_flow_limit(w, h, flowmax, p->umax, u, v, wu, wv);
+    drift_flow_limit(w, h, flowmax, p, u, v, wu, wv);
 }
 
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
@@ -1035,10 +1044,11 @@ static void ref_advect_density(RefSolver *s, const MethodStep *st, int k, float 
     const float *tu = s->drift_ran ? s->wu : s->u, *tv = s->drift_ran ? s->wv : s->v;
     float tdt = p->dt * method_transport_share(st, s->drift_ran); /* a long key's pace: slow motion */
     if (k == 0) s->flow_share = method_transport_share(st, false);
+    float cap = method_transport_cap(p); /* the projected flow as it is: a guard only */
     if (k == 0)
-        s->nsub = method_substeps_for(ref_pass_speed(w, h, p->umax, tu, tv), method_speed_scale(tdt, hh),
+        s->nsub = method_substeps_for(ref_pass_speed(w, h, cap, tu, tv), method_speed_scale(tdt, hh),
                                       method_advect_substeps(w, h, p));
-    if (k < s->nsub) transport(s, tu, tv, p->umax, tdt / (float)s->nsub);
+    if (k < s->nsub) transport(s, tu, tv, cap, tdt / (float)s->nsub);
 }
 
 static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
@@ -1240,7 +1250,7 @@ const float *ref_velocity_v(const RefSolver *s) { return s->v; }
 int ref_read_motion(const RefSolver *s, float *u, float *v)
 {
     size_t n = (size_t)s->w * s->h;
-    float um = s->p.umax, r = s->flow_share > 0.0f ? s->flow_share : 1.0f;
+    float um = method_transport_cap(&s->p), r = s->flow_share > 0.0f ? s->flow_share : 1.0f;
     for (size_t k = 0; k < n; k++) { /* the flow as the transport moved smoke by it (a long key: slowed) */
         u[k] = s->drift_ran ? s->wu[k] : r * clampf(s->u[k], -um, um);
         v[k] = s->drift_ran ? s->wv[k] : r * clampf(s->v[k], -um, um);

@@ -355,6 +355,7 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_texture(sh, "u_vel", 3, field_texture(s->vel.read));
     shader_set_float(sh, "u_flowscale", method_flow_share(s->umax_now, s->p.umax));
     shader_set_float(sh, "u_umax", s->p.umax);
+    shader_set_float(sh, "u_fcap", method_transport_cap(&s->p));
     run(s, out);
 }
 
@@ -954,7 +955,8 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
             s->tdt = s->p.dt * method_transport_share(st, s->drift_ran);
             s->flow_share = method_transport_share(st, false);
         }
-        if (s->passes->transport_substep(s, s->drift_ran ? s->drift : s->vel.read, s->p.umax, k, count) < 0)
+        if (s->passes->transport_substep(s, s->drift_ran ? s->drift : s->vel.read, method_transport_cap(&s->p), k,
+                                         count) < 0)
             return -1;
         if (last) mark(s, T_ADVECT_DENS);
         break;
@@ -1407,7 +1409,7 @@ int solver_read_motion(Solver *s, float *u, float *v)
     if (s->drift_ran) return read_channels(s, s->drift, u, v, NULL); /* the transport's speeds: flow + drift */
     if (read_channels(s, s->vel.read, u, v, NULL) < 0) return -1;
     size_t n = (size_t)s->w * s->h;
-    float um = s->p.umax, r = s->flow_share > 0.0f ? s->flow_share : 1.0f;
+    float um = method_transport_cap(&s->p), r = s->flow_share > 0.0f ? s->flow_share : 1.0f;
     for (size_t k = 0; k < n; k++) { /* the flow as the transport moved smoke by it (a long key: slowed) */
         u[k] = r * (u[k] < -um ? -um : (u[k] > um ? um : u[k]));
         v[k] = r * (v[k] < -um ? -um : (v[k] > um ? um : v[k]));

@@ -151,9 +151,11 @@ int method_gather_iters(int w, int h, const SolverParams *p)
     return n + (n & 1); /* even: the warm start is stable only then */
 }
 
+float method_transport_cap(const SolverParams *p) { return METHOD_FLOW_GUARD * p->umax; }
+
 int method_advect_substeps(int w, int h, const SolverParams *p)
 {
-    float cfl = 2.0f * p->umax * p->dt / method_grid(w, h).cell; /* |c_x| + |c_y| at the clamp */
+    float cfl = 2.0f * method_transport_cap(p) * p->dt / method_grid(w, h).cell; /* |c_x| + |c_y| at the guard */
     int n = (int)ceilf(cfl / METHOD_ADVECT_CFL - 1e-4f);
     return n < 1 ? 1 : n;
 }

@@ -32,6 +32,17 @@
 /* The unsplit transport's stability bound on |c_x| + |c_y| per substep
  * (cpu_solver.h, ref_pass_advect_density, says why 1/4). */
 #define METHOD_ADVECT_CFL 0.25f
+/* The transport carries the smoke by the projected, divergence-free flow as
+ * it is: the speed limit umax bounds the force's velocity before the
+ * projection and the drift, not each face of the projected flow, which runs
+ * up to about 1.25·umax where the projection turns the flow around a
+ * travelling shape. (Clamping each face at umax made the transported flow
+ * compressible wherever it ran faster: a disc travelling at the limit thinned
+ * its rear half to about 0.7 of its density behind a sharp front across its
+ * middle and piled the rest on its rim; docs/FIDELITY.md.) Its faces are
+ * bounded only by METHOD_FLOW_GUARD·umax, a guard against a runaway flow,
+ * and the substeps are planned for that bound (method_transport_cap). */
+#define METHOD_FLOW_GUARD 1.5f
 /* The gathering drift's mobility and guards (cpu_solver.h, ref_pass_drift_vel). */
 #define METHOD_DRIFT_HAZE 0.2f
 #define METHOD_DRIFT_MOB 0.05f
@@ -161,11 +172,15 @@ void method_blur_spec(int w, int h, float sigma, BlurSpec *out);
  * took most of a step. */
 #define METHOD_GATHER_ITERS_MAX 16
 int method_gather_iters(int w, int h, const SolverParams *p);
-/* Number of density-advection substeps n so that 2·umax·(dt/n)/h ≤ METHOD_ADVECT_CFL
- * (the unsplit update's |c_x| + |c_y| bound; see ref_pass_advect_density).
- * The drift moves the smoke in the same stage: its face speeds keep
- * |clamp(u) + w| ≤ umax (METHOD_PASS_DRIFT_VEL), so the flow's bound holds. */
+/* Number of density-advection substeps n so that 2·cap·(dt/n)/h ≤ METHOD_ADVECT_CFL,
+ * cap = method_transport_cap (the unsplit update's |c_x| + |c_y| bound; see
+ * ref_pass_advect_density). The drift moves the smoke in the same stage: its
+ * face speeds keep |u + w| ≤ max(|u|, umax) (METHOD_PASS_DRIFT_VEL), so the
+ * flow's bound holds. */
 int method_advect_substeps(int w, int h, const SolverParams *p);
+/* The transport's bound on the flow's face speeds, METHOD_FLOW_GUARD·umax:
+ * the projected flow as it is (a guard, not a limit). */
+float method_transport_cap(const SolverParams *p);
 
 /* That is a bound, for the speed limit on both axes of some cell. A
  * transport stage takes only the substeps its actual speed needs (issue

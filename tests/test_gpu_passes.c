@@ -198,15 +198,16 @@ static void test_passes_one(float sigma)
     /* density transport: the substeps its speed asks for (method.h) */
     upload_all(s, &f);
     solver_debug_pass(s, SOLVER_PASS_ADVECT_DENSITY, false);
-    int ns = method_substeps_for(ref_pass_speed(W, H, p.umax, f.u, f.v),
+    float tcap = method_transport_cap(&p); /* the projected flow as it is: a guard only */
+    int ns = method_substeps_for(ref_pass_speed(W, H, tcap, f.u, f.v),
                                  method_speed_scale(p.dt, 1.0f / (float)(W < H ? W : H)),
                                  method_advect_substeps(W, H, &p));
     {
         float *r0 = malloc(n * sizeof(float));
         memcpy(r0, f.rho, n * sizeof(float));
         for (int k = 0; k < ns; k++) {
-            ref_pass_advect_ratio(W, H, p.dt / (float)ns, p.umax, f.u, f.v, r0, o1);
-            ref_pass_advect_apply(W, H, p.dt / (float)ns, p.umax, f.u, f.v, r0, o1, o0);
+            ref_pass_advect_ratio(W, H, p.dt / (float)ns, tcap, f.u, f.v, r0, o1);
+            ref_pass_advect_apply(W, H, p.dt / (float)ns, tcap, f.u, f.v, r0, o1, o0);
             memcpy(r0, o0, n * sizeof(float));
         }
         free(r0);
