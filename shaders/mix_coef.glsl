@@ -2,8 +2,8 @@
 // cell, |S| the flow's strain rate at the cell's centre, g = |ρ̃ − ρ̃*|/(ρ̃ +
 // ρ̃*) how far the smoke near the cell is from its target, of the blurred
 // fields (ρ̃ sampled from the coarse field at the cell's centre; 0 where they
-// match), n = min(1, ρ̃*·u_near) whether it is where the target is (0 in
-// transit), packed 2x2 cells to a texel (packed.glsl); once per step, for the
+// match), n = max(min(1, ρ̃*·u_near), u_transit) whether it is where the
+// target is (u_transit, a twentieth, in transit), packed 2x2 cells to a texel (packed.glsl); once per step, for the
 // iterations of mix.glsl.
 // Mirrors strain_at and ref_pass_mix_coef in src/cpu_solver.c.
 #include "packed.glsl"
@@ -13,6 +13,7 @@ uniform sampler2D u_dens;  // ρ, ρ*, ρ̃*
 uniform sampler2D u_rblur; // ρ̃, coarse (from the step's first pass)
 uniform int u_factor;      // the coarse field's factor and size (sample_coarse)
 uniform ivec2 u_csize;
+uniform float u_transit;   // METHOD_MIX_TRANSIT: n's floor away from the target
 uniform float u_near;      // 1/(METHOD_MIX_NEAR·s), s the target's density scale
 uniform float u_k;    // method_mix_k: C·(L/h)²·dt·(the flow's share)/iterations
 uniform float u_cap;  // METHOD_MIX_CAP
@@ -39,7 +40,7 @@ float gate(int i, int j)
     float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i) + 0.5, float(j) + 0.5));
     float sum = rb + tb;
     float g = sum > 0.0 ? min(abs(rb - tb) / sum, 1.0) : 0.0;
-    return g * min(tb * u_near, 1.0);
+    return g * max(min(tb * u_near, 1.0), u_transit);
 }
 
 float coef(int i, int j)

@@ -682,11 +682,12 @@ static inline float mix_mismatch(float r, float t)
 }
 
 /* Whether cell c is where the target is: min(1, ρ̃* ÷ (METHOD_MIX_NEAR·s)), s
- * the target's density scale; 0 far from the target (smoke in transit: the
- * flow carries it whole, mixing would spread it on the way). */
+ * the target's density scale, and at least METHOD_MIX_TRANSIT far from the
+ * target (smoke in transit: the flow carries it nearly whole, full mixing
+ * would spread it on the way; a twentieth keeps its filaments smoke). */
 static inline float mix_near(float tb, float inv)
 {
-    return fminf(tb * inv, 1.0f);
+    return fmaxf(fminf(tb * inv, 1.0f), METHOD_MIX_TRANSIT);
 }
 
 void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const BlurSpec *spec,

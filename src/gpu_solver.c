@@ -427,6 +427,7 @@ static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const 
     shader_set_int(sh, "u_factor", s->blur.factor);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
     shader_set_float(sh, "u_near", s->dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * s->dscale) : 0.0f);
+    shader_set_float(sh, "u_transit", METHOD_MIX_TRANSIT);
     shader_set_float(sh, "u_k", k);
     shader_set_float(sh, "u_cap", METHOD_MIX_CAP);
     run(s, out);

@@ -387,6 +387,7 @@ typedef struct {
  * iterations cost 1.8 ms of a 23 ms step on an H100: docs/PERFORMANCE.md). */
 #define METHOD_MIX_SCALE 128
 #define METHOD_MIX_NEAR 0.1f
+#define METHOD_MIX_TRANSIT 0.05f
 #define METHOD_MIX_CAP 0.2f
 #define METHOD_MIX_STRAIN 0.2f
 #define METHOD_MIX_ITERS_MAX 32
