@@ -259,8 +259,9 @@ void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpe
  * the cell's centre; 0 where they match: arrived smoke is left to the
  * gathering, the target stays the fixed point, and its fine detail, where ρ
  * and ρ* differ cell by cell after the smoke has arrived, does not keep it
- * mixing), n = min(1, ρ̃* ÷ (METHOD_MIX_NEAR·dscale)) whether the target
- * is there (0 for smoke in transit). Then the explicit iterations ρ += Σ_faces ½(d_c + d_n)
+ * mixing), n = max(min(1, ρ̃* ÷ (METHOD_MIX_NEAR·dscale)),
+ * METHOD_MIX_TRANSIT) whether the target is there (a twentieth for smoke in
+ * transit). Then the explicit iterations ρ += Σ_faces ½(d_c + d_n)
  * (ρ_n − ρ_c), carried on the increment δ = ρ − ρ0 (first: δ = 0) and
  * added to ρ0 once: the face fluxes cancel in pairs (mass kept) and take at
  * most 4·METHOD_MIX_CAP of a cell (ρ ≥ 0). (Iterating on ρ itself lost the

@@ -372,10 +372,13 @@ typedef struct {
  * (the target stays the fixed point: arrived smoke is the gathering's;
  * blurred, because the cell's own |ρ − ρ*| ÷ (ρ + ρ*) stays high on a target's
  * fine detail long after the smoke has arrived and kept it mixing: corners
- * missed 3% at 512², 0.036 at step 3000); n = min(1, ρ̃* ÷ (
- * METHOD_MIX_NEAR·s)), s the target's density scale, 0 away from the target
- * (smoke in transit travels whole: mixing it on a long trip spread it into
- * a haze that missed its key, 0.095 instead of 0.046 at 128²). It runs after
+ * missed 3% at 512², 0.036 at step 3000); n = max(min(1, ρ̃* ÷ (
+ * METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), s the target's density scale:
+ * a twentieth away from the target (smoke in transit travels nearly whole:
+ * mixing it fully on a long trip spread it into a haze that missed its key,
+ * 0.095 instead of 0.046 at 128², and a third raised corners' Uc from 0.07
+ * to 0.20; none left a travelling disc's strained filaments at 2.5-4x the
+ * start's stripes at 512²; docs/FIDELITY.md). It runs after
  * the transport, with the flow's share of the step's time (a paced key's
  * slow motion), as method_mix_iters explicit, conservative iterations whose
  * face coefficient d ≤ METHOD_MIX_CAP (positive, mass kept). They cover
