@@ -3,8 +3,9 @@
 // compute backend's one-dispatch substep (transport_tile). Mirrors flux_x,
 // advect_ratio and advect_apply in src/cpu_solver.c.
 //
-// A face flux is k·a·ρ_face with k = dt_sub/h, a the face speed clamped to
-// ±umax, and ρ_face the upwind density with a minmod-limited slope. A
+// A face flux is k·a·ρ_face with k = dt_sub/h, a the face speed within
+// ±umax (the solver passes method_transport_cap, 1.5x the speed limit: the
+// projected flow as it is, a guard only), and ρ_face the upwind density with a minmod-limited slope. A
 // cell's positivity ratio min(1, ρ / outflow) scales every flux it donates,
 // so ρ stays ≥ 0, and every flux leaves one cell exactly as it enters the
 // next: Σρ is conserved.

@@ -1011,7 +1011,8 @@ static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, f
  * fields sharing one velocity pass it on between the step's parts); the
  * divergence and every right-hand side live in t2; the gathering iterates e
  * in t0/t1. */
-/* One transport substep of ρ by the face speeds (u, v), clamped to ±umax:
+/* One transport substep of ρ by the face speeds (u, v), within ±umax (the
+ * caller passes method_transport_cap, a guard the projected flow stays in):
  * the donors' ratios into t1, the update through t0 (the velocity's and the
  * drift's substeps alike). */
 static void transport(RefSolver *s, const float *u, const float *v, float umax, float dt_sub)

@@ -183,7 +183,8 @@ void ref_pass_mg_prolong(int w, int h, const float *x, const float *xc, float *x
 void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const float *v,
                             float *u_out, float *v_out);
 /* Density advection is flux form: per substep, the flux through a face is
- * k·a·ρ_face with a the face speed clamped to ±umax, ρ_face the upwind value
+ * k·a·ρ_face with a the face speed within ±umax (the solver passes
+ * method_transport_cap: the projected flow as it is), ρ_face the upwind value
  * reconstructed with a minmod-limited slope (MUSCL), k = dt_sub/h; each cell
  * donates at most what it holds (a per-cell ratio scales all its outgoing
  * fluxes), so ρ stays ≥ 0 and Σρ is conserved. The update is unsplit: a
@@ -196,8 +197,8 @@ void ref_pass_subtract_grad(int w, int h, const float *p, const float *u, const 
  * two or three cells apart (the stripe measure grew 38× in 150 steps at
  * 256²); with a sum of 1/2 the front still frayed at 512² (1.5×); with
  * 1/4 it stays smooth at every grid measured (≤ 1.0×). Substeps keep
- * 2·umax·dt_sub/h ≤ METHOD_ADVECT_CFL (method.h), the worst case being both
- * face speeds at the clamp. */
+ * 2·cap·dt_sub/h ≤ METHOD_ADVECT_CFL (method.h), the worst case being both
+ * face speeds at the transport's guard. */
 void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
                              const float *v, const float *rho, float *rho_out);
 /* The transport's speed S (method_cell_speed's max over the cells, with

@@ -641,7 +641,8 @@ static void frag_gather_jacobi(Solver *s, int k, int count)
     field_pair_swap(&s->gerr);
 }
 
-/* one substep of dens moved by the face speeds vel (clamped to ±umax): the
+/* one substep of dens moved by the face speeds vel (within ±umax, which the
+ * stage passes as method_transport_cap: a guard only): the
  * face fluxes and the donors' ratios into ratio, then the update into out */
 static void pass_transport(Solver *s, const Field *vel, const Field *dens, Field *ratio, Field *out,
                            float umax, float dt_sub)

@@ -399,8 +399,8 @@ int method_mix_iters(int w, int h, const SolverParams *p);
 /* The factor k with d = min(k·|S|·g·n, METHOD_MIX_CAP) per iteration:
  * C·(L/h)²·dt·(the flow's share)/iterations; 0 when the mixing is off. */
 float method_mix_k(int w, int h, const MethodStep *st, int iters);
-/* How the pace slows the flow: the transport moves smoke by the flow
- * clamped to ±umax times the pace, which is the flow at its speed for
+/* How the pace slows the flow: the transport moves smoke by the projected
+ * flow (within method_transport_cap) times the pace, which is the flow at its speed for
  * dt·pace (the same fluxes): the smoke rides the whole flow in slow
  * motion, the flow's shape kept (the flow itself evolves at full speed). (Clamping each face at umax·pace instead made the flow a field of
  * ±umax·pace wherever it was faster, whose convergence lines tore the
