@@ -377,8 +377,9 @@ typedef struct {
  * a twentieth away from the target (smoke in transit travels nearly whole:
  * mixing it fully on a long trip spread it into a haze that missed its key,
  * 0.095 instead of 0.046 at 128², and a third raised corners' Uc from 0.07
- * to 0.20; none left a travelling disc's strained filaments at 2.5-4x the
- * start's stripes at 512²; docs/FIDELITY.md). It runs after
+ * to 0.20; with none, a travelling disc's strained filaments read 2.5-4.2x
+ * the greater of its start's and target's stripes at 512²;
+ * docs/FIDELITY.md). It runs after
  * the transport, with the flow's share of the step's time (a paced key's
  * slow motion), as method_mix_iters explicit, conservative iterations whose
  * face coefficient d ≤ METHOD_MIX_CAP (positive, mass kept). They cover
