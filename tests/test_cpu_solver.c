@@ -1714,6 +1714,62 @@ static void test_drift_cap_isotropic(void)
     free(rbc); free(tb); free(phi); free(wu); free(wv);
 }
 
+/* The drift adds to the flow within the flow's limit (drift_flow_limit):
+ * where the projected flow is within umax, |flow + drift| ≤ umax; where it
+ * runs faster (the transport carries it as it is, up to
+ * method_transport_cap), the drift can only slow it, never push it further,
+ * and the flow itself is not cut back to umax (the transport used to clamp
+ * it there, which made it compressible). A drift of 10x the cap along +x
+ * and +y (the vector capped at wmax = umax: umax/√2 a component) on a flow
+ * of 1.3 umax along +x and 0.5 umax along +y: the x faces stay at 1.3 umax,
+ * the y faces, which would reach 1.21 umax, are held at umax; a drift the
+ * other way slows the fast faces. With the old limit (the flow clamped at
+ * umax first) the x faces read umax. */
+static void test_drift_flow_limit(void)
+{
+    int w = 32, h = 32;
+    size_t n = (size_t)w * h;
+    SolverParams p;
+    method_params_default(&p);
+    p.vk = 0.0f;
+    p.vw = 1.0f;
+    p.wmax = p.umax; /* the drift alone may reach the limit */
+    BlurSpec bs;
+    method_blur_spec(w, h, p.sigma, &bs);
+    float *rbc = calloc((size_t)bs.cw * bs.ch, sizeof(float));
+    float *tb = malloc(n * 4), *phi = malloc(n * 4), *wu = malloc(n * 4), *wv = malloc(n * 4);
+    float *u = malloc(n * 4), *v = malloc(n * 4);
+    float hh = 1.0f / (float)w, g = 10.0f * p.wmax;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            size_t k = (size_t)j * w + i;
+            tb[k] = 1.0f;
+            phi[k] = g * hh * (float)(i + j); /* the drift pushes along +x and +y */
+            u[k] = 1.3f * p.umax;             /* faster than the limit, along the push */
+            v[k] = 0.5f * p.umax;             /* within it, along the push */
+        }
+    ref_pass_drift_vel(w, h, &p, &bs, phi, rbc, tb, 1.0f, 1.0f, u, v, wu, wv);
+    float worst_u = 0.0f, worst_v = 0.0f;
+    for (int j = 2; j < h - 2; j++)
+        for (int i = 2; i < w - 2; i++) {
+            size_t k = (size_t)j * w + i;
+            worst_u = fmaxf(worst_u, fabsf(wu[k] - 1.3f * p.umax)); /* not pushed further, not cut */
+            worst_v = fmaxf(worst_v, fabsf(wv[k] - p.umax));        /* 0.5 umax + drift, held at umax */
+        }
+    printf("  info: drift on a flow of 1.3 umax (x) and 0.5 umax (y): faces %.4f and %.4f, umax %.2f\n",
+           (double)wu[(size_t)16 * w + 16], (double)wv[(size_t)16 * w + 16], (double)p.umax);
+    CHECK(worst_u <= 1e-6f, "a face faster than umax: the drift changed it by up to %g (pushed or cut)",
+          (double)worst_u);
+    CHECK(worst_v <= 1e-6f, "a face within umax: flow + drift off umax by %g", (double)worst_v);
+    /* a drift against the fast flow slows it */
+    for (size_t k = 0; k < n; k++) u[k] = 1.3f * p.umax, phi[k] = -phi[k];
+    ref_pass_drift_vel(w, h, &p, &bs, phi, rbc, tb, 1.0f, 1.0f, u, v, wu, wv);
+    float c = wu[(size_t)16 * w + 16];
+    CHECK(c < 1.3f * p.umax - 0.1f * p.umax && c >= -p.umax - 1e-6f,
+          "a drift against a face faster than umax slows it within the limit: %g", (double)c);
+    free(rbc); free(tb); free(phi); free(wu); free(wv); free(u); free(v);
+}
+
 /* Vorticity confinement (ref_swirl_force, the force pass's swirl term):
  * none without vorticity (a uniform flow, no flow) nor at the grid's own
  * scale (smoothed away, METHOD_SWIRL_SMOOTH); on a smooth vortex it
@@ -1834,5 +1890,6 @@ int main(void)
     RUN(test_morph);
     RUN(test_params);
     RUN(test_drift_cap_isotropic);
+    RUN(test_drift_flow_limit);
     return check_done();
 }
