@@ -1671,6 +1671,43 @@ static void test_multigrid(void)
     CHECK(r2 >= 20.0, "2 V-cycles at 256^2: only %.0fx", r2);
 }
 
+/* The drift tests' fixture: a w x h grid with the target everywhere (ρ̃* =
+ * 1, the density scale 1), no smoke blurred, the log-ratio drift off and
+ * the balance drift at v_w = 1 with cap wmax; drift_ramp sets φ so that the
+ * raw balance drift is g on both axes, along +x and +y. */
+typedef struct {
+    int w, h;
+    SolverParams p;
+    BlurSpec bs;
+    float *rbc, *tb, *phi, *wu, *wv;
+} DriftFixture;
+
+static void drift_fixture(DriftFixture *f, int w, int h, float wmax)
+{
+    size_t n = (size_t)w * h;
+    f->w = w, f->h = h;
+    method_params_default(&f->p);
+    f->p.vk = 0.0f;
+    f->p.vw = 1.0f;
+    f->p.wmax = wmax;
+    method_blur_spec(w, h, f->p.sigma, &f->bs);
+    f->rbc = calloc((size_t)f->bs.cw * f->bs.ch, sizeof(float));
+    f->tb = falloc(n), f->phi = falloc(n), f->wu = falloc(n), f->wv = falloc(n);
+    for (size_t k = 0; k < n; k++) f->tb[k] = 1.0f;
+}
+
+static void drift_ramp(DriftFixture *f, float g)
+{
+    float hh = 1.0f / (float)f->w;
+    for (int j = 0; j < f->h; j++)
+        for (int i = 0; i < f->w; i++) f->phi[(size_t)j * f->w + i] = g * hh * (float)(i + j); /* s = 1, vw = 1 */
+}
+
+static void drift_fixture_free(DriftFixture *f)
+{
+    free(f->rbc); free(f->tb); free(f->phi); free(f->wu); free(f->wv);
+}
+
 /* The drift's speed cap bounds the speed vector, not each component: a
  * drift along the diagonal at 10x the cap comes out at cap/√2 per component
  * (capping each component alone gave the full cap on both, √2 times too
@@ -1678,40 +1715,28 @@ static void test_multigrid(void)
  * speeds pass unchanged. */
 static void test_drift_cap_isotropic(void)
 {
-    int w = 32, h = 32;
-    size_t n = (size_t)w * h;
-    SolverParams p;
-    method_params_default(&p);
-    p.vk = 0.0f;
-    p.vw = 1.0f;
-    p.wmax = 0.2f;
-    BlurSpec bs;
-    method_blur_spec(w, h, p.sigma, &bs);
-    float *rbc = calloc((size_t)bs.cw * bs.ch, sizeof(float));
-    float *tb = malloc(n * 4), *phi = malloc(n * 4), *wu = malloc(n * 4), *wv = malloc(n * 4);
-    float hh = 1.0f / (float)w;
+    DriftFixture f;
+    drift_fixture(&f, 32, 32, 0.2f);
+    int w = f.w, h = f.h;
+    const SolverParams *pp = &f.p;
     for (int pass = 0; pass < 2; pass++) {
         /* raw speed vw/s·∂φ = g on both axes: 10x the cap, then half of it */
-        float g = pass == 0 ? 10.0f * p.wmax : 0.5f * p.wmax / sqrtf(2.0f);
-        for (int j = 0; j < h; j++)
-            for (int i = 0; i < w; i++) {
-                tb[(size_t)j * w + i] = 1.0f;
-                phi[(size_t)j * w + i] = g * hh * (float)(i + j); /* s = 1, vw = 1 */
-            }
-        ref_pass_drift_vel(w, h, &p, &bs, phi, rbc, tb, 1.0f, 1.0f, NULL, NULL, wu, wv);
-        float want = pass == 0 ? p.wmax / sqrtf(2.0f) : g, worst = 0.0f;
+        float g = pass == 0 ? 10.0f * pp->wmax : 0.5f * pp->wmax / sqrtf(2.0f);
+        drift_ramp(&f, g);
+        ref_pass_drift_vel(w, h, pp, &f.bs, f.phi, f.rbc, f.tb, 1.0f, 1.0f, NULL, NULL, f.wu, f.wv);
+        float want = pass == 0 ? pp->wmax / sqrtf(2.0f) : g, worst = 0.0f;
         for (int j = 2; j < h - 2; j++)
             for (int i = 2; i < w - 2; i++) {
-                worst = fmaxf(worst, fabsf(wu[(size_t)j * w + i] - want));
-                worst = fmaxf(worst, fabsf(wv[(size_t)j * w + i] - want));
+                worst = fmaxf(worst, fabsf(f.wu[(size_t)j * w + i] - want));
+                worst = fmaxf(worst, fabsf(f.wv[(size_t)j * w + i] - want));
             }
         printf("  info: diagonal drift %s the cap: faces %.5f, want %.5f (worst |diff| %.2e)\n",
-               pass == 0 ? "above" : "below", (double)wu[(size_t)16 * w + 16], (double)want,
+               pass == 0 ? "above" : "below", (double)f.wu[(size_t)16 * w + 16], (double)want,
                (double)worst);
-        CHECK(worst <= 1e-5f * p.wmax, "drift cap (%s): worst face off by %g from %g",
+        CHECK(worst <= 1e-5f * pp->wmax, "drift cap (%s): worst face off by %g from %g",
               pass == 0 ? "above" : "below", (double)worst, (double)want);
     }
-    free(rbc); free(tb); free(phi); free(wu); free(wv);
+    drift_fixture_free(&f);
 }
 
 /* The drift adds to the flow within the flow's limit (drift_flow_limit):
@@ -1727,47 +1752,40 @@ static void test_drift_cap_isotropic(void)
  * umax first) the x faces read umax. */
 static void test_drift_flow_limit(void)
 {
-    int w = 32, h = 32;
+    SolverParams d;
+    method_params_default(&d);
+    DriftFixture f;
+    drift_fixture(&f, 32, 32, d.umax); /* the drift alone may reach the limit */
+    int w = f.w, h = f.h;
     size_t n = (size_t)w * h;
-    SolverParams p;
-    method_params_default(&p);
-    p.vk = 0.0f;
-    p.vw = 1.0f;
-    p.wmax = p.umax; /* the drift alone may reach the limit */
-    BlurSpec bs;
-    method_blur_spec(w, h, p.sigma, &bs);
-    float *rbc = calloc((size_t)bs.cw * bs.ch, sizeof(float));
-    float *tb = malloc(n * 4), *phi = malloc(n * 4), *wu = malloc(n * 4), *wv = malloc(n * 4);
-    float *u = malloc(n * 4), *v = malloc(n * 4);
-    float hh = 1.0f / (float)w, g = 10.0f * p.wmax;
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            size_t k = (size_t)j * w + i;
-            tb[k] = 1.0f;
-            phi[k] = g * hh * (float)(i + j); /* the drift pushes along +x and +y */
-            u[k] = 1.3f * p.umax;             /* faster than the limit, along the push */
-            v[k] = 0.5f * p.umax;             /* within it, along the push */
-        }
-    ref_pass_drift_vel(w, h, &p, &bs, phi, rbc, tb, 1.0f, 1.0f, u, v, wu, wv);
+    const SolverParams *pp = &f.p;
+    float umax = pp->umax, *u = falloc(n), *v = falloc(n);
+    drift_ramp(&f, 10.0f * pp->wmax); /* the drift pushes along +x and +y */
+    for (size_t k = 0; k < n; k++) {
+        u[k] = 1.3f * umax; /* faster than the limit, along the push */
+        v[k] = 0.5f * umax; /* within it, along the push */
+    }
+    ref_pass_drift_vel(w, h, pp, &f.bs, f.phi, f.rbc, f.tb, 1.0f, 1.0f, u, v, f.wu, f.wv);
     float worst_u = 0.0f, worst_v = 0.0f;
     for (int j = 2; j < h - 2; j++)
         for (int i = 2; i < w - 2; i++) {
             size_t k = (size_t)j * w + i;
-            worst_u = fmaxf(worst_u, fabsf(wu[k] - 1.3f * p.umax)); /* not pushed further, not cut */
-            worst_v = fmaxf(worst_v, fabsf(wv[k] - p.umax));        /* 0.5 umax + drift, held at umax */
+            worst_u = fmaxf(worst_u, fabsf(f.wu[k] - 1.3f * umax)); /* not pushed further, not cut */
+            worst_v = fmaxf(worst_v, fabsf(f.wv[k] - umax));        /* 0.5 umax + drift, held at umax */
         }
     printf("  info: drift on a flow of 1.3 umax (x) and 0.5 umax (y): faces %.4f and %.4f, umax %.2f\n",
-           (double)wu[(size_t)16 * w + 16], (double)wv[(size_t)16 * w + 16], (double)p.umax);
+           (double)f.wu[(size_t)16 * w + 16], (double)f.wv[(size_t)16 * w + 16], (double)umax);
     CHECK(worst_u <= 1e-6f, "a face faster than umax: the drift changed it by up to %g (pushed or cut)",
           (double)worst_u);
     CHECK(worst_v <= 1e-6f, "a face within umax: flow + drift off umax by %g", (double)worst_v);
     /* a drift against the fast flow slows it */
-    for (size_t k = 0; k < n; k++) u[k] = 1.3f * p.umax, phi[k] = -phi[k];
-    ref_pass_drift_vel(w, h, &p, &bs, phi, rbc, tb, 1.0f, 1.0f, u, v, wu, wv);
-    float c = wu[(size_t)16 * w + 16];
-    CHECK(c < 1.3f * p.umax - 0.1f * p.umax && c >= -p.umax - 1e-6f,
+    drift_ramp(&f, -10.0f * pp->wmax);
+    ref_pass_drift_vel(w, h, pp, &f.bs, f.phi, f.rbc, f.tb, 1.0f, 1.0f, u, v, f.wu, f.wv);
+    float c = f.wu[(size_t)16 * w + 16];
+    CHECK(c < 1.3f * umax - 0.1f * umax && c >= -umax - 1e-6f,
           "a drift against a face faster than umax slows it within the limit: %g", (double)c);
-    free(rbc); free(tb); free(phi); free(wu); free(wv); free(u); free(v);
+    free(u); free(v);
+    drift_fixture_free(&f);
 }
 
 /* Vorticity confinement (ref_swirl_force, the force pass's swirl term):
