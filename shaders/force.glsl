@@ -5,6 +5,9 @@
 // With u_balance, the balance force (cpu_solver.h): Fattal's term is weighted
 // by min(ρ̃, ρ̃*) instead of ρ̃, and u_kb·ρ̃·∂φ of the deficit potential φ
 // (packed, from potential_rhs and a multigrid solve) is added.
+// With u_noise > 0, the driving force on each face is scaled by
+// 1 + u_noise·n, n the smooth value noise of method_noise (the same hash) at
+// the face in lattice units (u_nl per cell) of seed u_seed.
 // With u_swirl > 0, vorticity confinement dt·ε·L·(N × ω) is added too, ω
 // the smoothed corner vorticity in u_curl.
 #include "packed.glsl"
@@ -22,6 +25,31 @@ uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kb;
 uniform float u_swirl; // dt·ε·L (METHOD_SWIRL_LENGTH) of vorticity confinement (0: off); ref_swirl_force
+uniform float u_noise; // the force's noise amplitude this step (method_noise_amp; 0: off)
+uniform float u_nl;    // the noise lattice's units per cell: h / noise_scale
+uniform int u_seed;   // the noise's seed (--noise-seed)
+
+// method_noise's lattice hash and value noise, in uint arithmetic as in C
+uint noise_hash(uint x, uint y)
+{
+    uint v = x * 374761393u + y * 668265263u + uint(u_seed) * 2246822519u;
+    v = (v ^ (v >> 13)) * 1274126177u;
+    return v ^ (v >> 16);
+}
+
+float noise_lattice(int x, int y) { return float(noise_hash(uint(x), uint(y)) & 0xffffu) / 32767.5 - 1.0; }
+
+float noise_at(vec2 p)
+{
+    vec2 f = floor(p);
+    ivec2 q = ivec2(f);
+    vec2 t = p - f;
+    t = t * t * (3.0 - 2.0 * t);
+    float a = noise_lattice(q.x, q.y), b = noise_lattice(q.x + 1, q.y);
+    float c = noise_lattice(q.x, q.y + 1), d = noise_lattice(q.x + 1, q.y + 1);
+    float lo = a + t.x * (b - a), hi = c + t.x * (d - c);
+    return lo + t.y * (hi - lo);
+}
 
 // The smoothed corner vorticity (curl.glsl, then blur.glsl): corner (i, j)
 // at texel (i, j) of (W+1) x (H+1), 0 off it.
@@ -72,6 +100,7 @@ vec4 stage()
         float g = (tc - tl) / tf;
         if (u_balance != 0)
             g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i - 1, j)));
+        if (u_noise > 0.0) g *= 1.0 + u_noise * noise_at(vec2(float(i), float(j) + 0.5) * u_nl);
         float f = u_swirl > 0.0 ? swirl_force(0) : 0.0;
         nu = clamp((vel.x + u_k * rb * g + f) * u_damp, -u_umax, u_umax);
     }
@@ -82,6 +111,7 @@ vec4 stage()
         float g = (tc - tb) / tf;
         if (u_balance != 0)
             g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i, j - 1)));
+        if (u_noise > 0.0) g *= 1.0 + u_noise * noise_at(vec2(float(i) + 0.5, float(j)) * u_nl);
         float f = u_swirl > 0.0 ? swirl_force(1) : 0.0;
         nv = clamp((vel.y + u_k * rb * g + f) * u_damp, -u_umax, u_umax);
     }

@@ -1027,6 +1027,7 @@ static int check_together(Config *c, char *err, size_t errlen)
         c->params.tramp = 0.0f;
         c->params.swirl = 0.0f; /* vorticity confinement is an addition too */
         c->params.subgrid = 0.0f; /* and the subgrid mixing */
+        c->params.force_noise = 0.0f; /* and the force's noise */
     }
     const char *why = method_params_check(&c->params);
     if (why) {

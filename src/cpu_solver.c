@@ -182,9 +182,12 @@ float ref_swirl_force(int w, int h, const float *curl, int i, int j, int axis, f
 
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
-                    float kb, const float *curl, const float *u, const float *v, float *u_out, float *v_out)
+                    float kb, float noise, const float *curl, const float *u, const float *v, float *u_out,
+                    float *v_out)
 {
     float hh = cell_size(w, h);
+    float nl = hh / p->noise_scale; /* the noise's lattice units per cell */
+    unsigned seed = (unsigned)p->noise_seed;
     float damp = 1.0f / (1.0f + p->dt * p->vd);
     float k = p->dt * p->vf / hh;
     float sw = curl ? p->dt * p->swirl * METHOD_SWIRL_LENGTH : 0.0f; /* dt·ε·L */
@@ -198,6 +201,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float tf = fmaxf(0.5f * (tl + tr), p->eps);
                 float g = (tr - tl) / tf;
                 if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]);
+                if (noise > 0.0f) g *= 1.0f + noise * method_noise((float)i * nl, ((float)j + 0.5f) * nl, seed);
                 float f = sw > 0.0f ? ref_swirl_force(w, h, curl, i, j, 0, sw) : 0.0f;
                 nu = clampf((u[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);
             }
@@ -207,6 +211,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float tf = fmaxf(0.5f * (tb + tt), p->eps);
                 float g = (tt - tb) / tf;
                 if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]);
+                if (noise > 0.0f) g *= 1.0f + noise * method_noise(((float)i + 0.5f) * nl, (float)j * nl, seed);
                 float f = sw > 0.0f ? ref_swirl_force(w, h, curl, i, j, 1, sw) : 0.0f;
                 nv = clampf((v[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);
             }
@@ -1031,7 +1036,7 @@ static void ref_force(RefSolver *s, const MethodStep *st)
     if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX, q.swirl = 0.0f; /* the last field's adds it */
     bool swirl = q.swirl > 0.0f;
     if (swirl) ref_swirl_curl(w, h, s->u, s->v, s->curl, s->curl_tmp);
-    ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb,
+    ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb, st->noise,
                    swirl ? s->curl : NULL, s->u, s->v, s->t0, s->t1);
     SWAP(s->u, s->t0); /* the velocity with the force in u, v (for the next field's) */
     SWAP(s->v, s->t1);
@@ -1317,7 +1322,7 @@ int ref_force_field(const MethodState *st, const SolverParams *p, int w, int h, 
     ref_pass_blur_1d(&spec, 1, tmp, coarse);
     ref_pass_force(w, h, &q, &spec, coarse, st->field[METHOD_FIELD_TARGET_BLUR],
                    plan.balance ? st->field[METHOD_FIELD_POTENTIAL] : NULL, plan.balance ? plan.kb : 0.0f,
-                   NULL, zero, zero, fu, fv); /* from rest: no vorticity to confine */
+                   plan.noise, NULL, zero, zero, fu, fv); /* from rest: no vorticity to confine */
     rc = 0;
 done:
     free(coarse);

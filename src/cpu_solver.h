@@ -136,7 +136,12 @@ float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, floa
  * place against the balance term. kb = vb / (the target's density scale). */
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
-                    float kb, const float *curl, const float *u, const float *v, float *u_out, float *v_out);
+                    float kb, float noise, const float *curl, const float *u, const float *v, float *u_out,
+                    float *v_out);
+/* With noise = A > 0 (the step's method_noise_amp), the driving force on each
+ * face (Fattal's and the balance term, not the confinement) is scaled by
+ * 1 + A·n, n = method_noise at the face's position in lattice units of
+ * p->noise_scale, from p->noise_seed. */
 /* With p->swirl = ε > 0 and curl given, the force pass also adds dt·ε·L·(N ×
  * ω), vorticity confinement (Fedkiw, Stam & Jensen 2001): ω the smoothed
  * vorticity at the cell corners (curl, from ref_swirl_curl), N = ∇|ω|/|∇|ω||

@@ -131,6 +131,7 @@ struct Solver {
     float tdt;                  /* the transport's time: dt·method_transport_share (a long key's slow motion) */
     float flow_share;           /* the last transport's flow share (method_transport_share: the motion vectors) */
     float kb_now, ga_now;       /* the plan's balance coefficient and gathering a */
+    float noise_now;            /* the plan's force noise (method_noise_amp) */
     bool balance_now;           /* the plan's: the balance force is on (φ is solved) */
     bool one_by_one;            /* solver_step_pass: one Jacobi iteration a pass, always */
     bool mid_transport;         /* tiled: ρ is in the R32F field between substeps */
@@ -296,6 +297,9 @@ static int pass_force(Solver *s, const Field *vel, const Field *dens, const Fiel
     shader_set_texture(sh, "u_phi", 3, field_texture(phi));
     shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
     shader_set_float(sh, "u_swirl", swirl);
+    shader_set_float(sh, "u_noise", s->noise_now);
+    shader_set_float(sh, "u_nl", s->cell / s->p.noise_scale);
+    shader_set_int(sh, "u_seed", s->p.noise_seed);
     /* without swirl u_curl is not read: any field will do */
     shader_set_texture(sh, "u_curl", 4, field_texture(swirl > 0.0f ? s->curl.read : vel));
     run(s, out);
@@ -367,6 +371,7 @@ static void unfaded(Solver *s)
 {
     s->vf_now = s->p.vf;
     s->rg_now = 1.0f;
+    s->noise_now = 0.0f; /* as after the noise's fade (method_noise_amp) */
     s->umax_now = s->p.umax;
     s->tdt = s->p.dt;
 }
@@ -898,6 +903,7 @@ static void take_step_values(Solver *s, const MethodStep *st)
     s->rg_now = st->rg;
     s->umax_now = st->umax_flow;
     s->kb_now = st->kb;
+    s->noise_now = st->noise;
     s->ga_now = st->gather_a;
     s->balance_now = st->balance;
     s->partial_now = st->force_partial;

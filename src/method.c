@@ -297,6 +297,50 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
     *rg = xg * xg;
 }
 
+/* A 32-bit integer hash of a lattice point (the same in force.glsl). */
+static unsigned noise_hash(unsigned x, unsigned y, unsigned seed)
+{
+    unsigned v = x * 374761393u + y * 668265263u + seed * 2246822519u;
+    v = (v ^ (v >> 13)) * 1274126177u;
+    return v ^ (v >> 16);
+}
+
+static float noise_lattice(int x, int y, unsigned seed)
+{
+    return (float)(noise_hash((unsigned)x, (unsigned)y, seed) & 0xffffu) / 32767.5f - 1.0f;
+}
+
+float method_noise(float x, float y, unsigned seed)
+{
+    float fx = floorf(x), fy = floorf(y);
+    int x0 = (int)fx, y0 = (int)fy;
+    float tx = x - fx, ty = y - fy;
+    tx = tx * tx * (3.0f - 2.0f * tx);
+    ty = ty * ty * (3.0f - 2.0f * ty);
+    float a = noise_lattice(x0, y0, seed), b = noise_lattice(x0 + 1, y0, seed);
+    float c = noise_lattice(x0, y0 + 1, seed), d = noise_lattice(x0 + 1, y0 + 1, seed);
+    float lo = a + tx * (b - a), hi = c + tx * (d - c);
+    return lo + ty * (hi - lo);
+}
+
+float method_noise_trip(int w, int h, const float *from, const float *to)
+{
+    if (!from || !to) return 1.0f;
+    float x = (method_travel_distance(w, h, from, to) - METHOD_NOISE_NEAR) / (METHOD_NOISE_FAR - METHOD_NOISE_NEAR);
+    x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+    return 1.0f - x * x * (3.0f - 2.0f * x);
+}
+
+float method_noise_amp(const SolverParams *p, long kstep)
+{
+    if (p->force != SOLVER_FORCE_BALANCE || !(p->force_noise > 0.0f) || !(p->noise_trip > 0.0f)) return 0.0f;
+    float span = METHOD_NOISE_FADE * METHOD_PACE_TIME;
+    float x = (float)kstep * p->dt / span;
+    if (x >= 1.0f) return 0.0f;
+    x = x < 0.0f ? 0.0f : x;
+    return p->force_noise * p->noise_trip * (1.0f - x * x * (3.0f - 2.0f * x));
+}
+
 float method_flow_share(float umax_flow, float umax)
 {
     return umax_flow < umax && umax > 0.0f ? umax_flow / umax : 1.0f;
@@ -353,6 +397,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     st->umax_flow = p->umax * method_pace(p, kstep);
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
+    st->noise = method_noise_amp(p, kstep);
     int ns = method_advect_substeps(g.w, g.h, p);
     st->gather_a = st->rg * p->dt * p->vg / (g.cell * g.cell);
     bool drift = p->gather && (p->vk > 0.0f || (st->balance && p->vw > 0.0f)) && p->wmax > 0.0f &&

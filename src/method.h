@@ -238,6 +238,39 @@ static inline float method_cell_speed(float ul, float ur, float vb, float vt, fl
 /* The smoothing's kernel as a BlurSpec over the corners: cw = W+1, ch = H+1,
  * factor 1, radius METHOD_SWIRL_SMOOTH, binomial weights (normalized). */
 void method_swirl_spec(int w, int h, BlurSpec *out);
+/* The driving force's noise (--force-noise A, issue 20 points 1 and 4): the
+ * force on each face is scaled by 1 + a·n(x), n a smooth value noise in
+ * [−1, 1] (method_noise) on a lattice of --noise-scale domain units drawn
+ * from --noise-seed, a = A·(1 − smoothstep(0, METHOD_NOISE_FADE·
+ * METHOD_PACE_TIME, t)) at time t after the target was set (0.6 s: a seed,
+ * the same on a long key; over a fifth of a 10-s key it made a far key
+ * later). A force that pushes a shape evenly outward or inward
+ * (a disc into a ring around it) is the gradient of a potential, which the
+ * projection removes whole: the flow never starts, and the drift and the
+ * gathering made the ring where it stood (Uc 0.82 at 128²). Varied, it has a
+ * curl; like a heavy fluid over a light one the push then grows fingers,
+ * which go on growing by themselves once the noise has faded, and carry the
+ * smoke out (docs/FIDELITY.md). It only seeds: left on, it stirred what the
+ * flow was already carrying (a heart into a cross: Uc 0.20 -> 0.24), and on
+ * arrived smoke it stirred forever what the gathering holds still. */
+#define METHOD_NOISE_FADE 0.2f
+/* The noise is for a reshape in place, not for a trip: the force of a trip
+ * has a curl of its own and its flow starts without a seed, and there the
+ * noise only wrinkled the travelling edges (a disc across the diagonal at
+ * 512²: stripes 1.94 -> 2.06 of max(start, target)) and made a far key
+ * later (0.048 -> 0.051 at its step, 128²). --force-noise applies whole to a
+ * trip of method_travel_distance up to METHOD_NOISE_NEAR, not at all from
+ * METHOD_NOISE_FAR, smoothly between (the suite's reshapes: 0.05-0.16; its
+ * trips 0.5-1.15). */
+#define METHOD_NOISE_NEAR 0.2f
+#define METHOD_NOISE_FAR 0.4f
+/* The share of --force-noise a trip from `from` to `to` takes (the hidden
+ * parameter noise_trip, set for each trip: morph.c). */
+float method_noise_trip(int w, int h, const float *from, const float *to);
+float method_noise(float x, float y, unsigned seed);
+/* The noise's amplitude a at step kstep after the target was set, of
+ * force_noise·noise_trip (0 with Fattal's force and after its fade). */
+float method_noise_amp(const SolverParams *p, long kstep);
 #define METHOD_ARRIVE_ON 0.3f
 #define METHOD_ARRIVE_FULL 0.7f
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg);
@@ -353,6 +386,7 @@ typedef struct {
                           * stay within p.umax */
     float gather_a;      /* the implicit gathering's a = rg·dt·vg/h² */
     float kb;            /* the balance force's vb / density scale (0: off) */
+    float noise;         /* the force's noise this step: method_noise_amp (0: off) */
     bool balance;        /* the balance force is on (φ is solved) */
     /* Several smoke fields sharing one velocity (issue 9): each field's
      * force pass adds its dt·F to the velocity; only the last one damps and

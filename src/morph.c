@@ -398,12 +398,14 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
     return morph_create_opts(w, h, p, NULL, start, target, mass_match, backend, shader_dir, err, errlen);
 }
 
-/* A timed morph's automatic pace and gathering start (--pace 0,
- * --gather-from 0) from its trip, `from` to `to`: the same rule for a
- * single pair (its --arrive) as for each key (its range). Nothing for an
- * untimed morph or one that is not paced (method.h). */
+/* A morph's share of the force noise for its trip (method_noise_trip: none
+ * on a far trip), and a timed morph's automatic pace and gathering start (--pace 0,
+ * --gather-from 0), from its trip, `from` to `to`: the same rule for a
+ * single pair (its --arrive) as for each key (its range). No pace or start
+ * for an untimed morph or one that is not paced (method.h). */
 static void timing_for_trip(SolverParams *q, int w, int h, const float *from, const float *to)
 {
+    q->noise_trip = q->force_noise > 0.0f ? method_noise_trip(w, h, from, to) : 1.0f;
     if (!(q->arrive > 0.0f)) return;
     if (q->pace == 0.0f) q->pace = method_pace_for_trip(q, w, h, from, to);
     if (q->gather_from == 0.0f) q->gather_from = method_gather_from_for_trip(q, w, h, from, to);
@@ -846,6 +848,7 @@ static int pass_run_one(Morph *m, MorphPassInfo *info)
     in.vf = m->plan.p.vf;
     in.rg = m->plan.rg;
     in.swirl = m->plan.p.swirl;
+    in.noise = m->plan.noise;
     in.gather_from = m->plan.p.gather_from;
     in.arrive = m->plan.p.arrive > 0.0f && m->plan.p.force == SOLVER_FORCE_BALANCE;
     in.fattal = m->plan.p.force == SOLVER_FORCE_FATTAL;
@@ -1326,12 +1329,11 @@ static int keys_make(const Morph *m, const MorphKey *keys, int n, struct MorphKe
         R->params = K->params ? *K->params : m->given;
         method_params_resolve(&R->params);
         /* a timed key arrives at its step: its arrival time is its range */
-        if (R->params.arrive > 0.0f) { /* (within --arrive's range: a checkpoint keeps it) */
+        if (R->params.arrive > 0.0f) /* (within --arrive's range: a checkpoint keeps it) */
             R->params.arrive = fminf(1e4f, (float)(K->step - (k ? keys[k - 1].step : 0)) * R->params.dt);
-            /* and a pace and a gathering start that follow its length and
-             * its trip (--pace 0, --gather-from 0) */
-            timing_for_trip(&R->params, m->w, m->h, k ? keys[k - 1].target : m->start, K->target);
-        }
+        /* and a force noise, pace and gathering start that follow its trip
+         * (and its length: --pace 0, --gather-from 0) */
+        timing_for_trip(&R->params, m->w, m->h, k ? keys[k - 1].target : m->start, K->target);
         memcpy(R->move_from, K->move_from, sizeof R->move_from);
         memcpy(R->move_to, K->move_to, sizeof R->move_to);
         R->scale_from = K->scale_from ? K->scale_from : 1.0f;

@@ -121,11 +121,12 @@ typedef struct {
     long step;         /* the step it belongs to (morph_step_count + 1 while it runs) */
     bool last;         /* the step's last pass: the step is complete */
     /* the step's plan (issue 24, for the classroom's words): the eased vf,
-     * the gathering and drift's factor (method_ease), the swirl, whether
+     * the gathering and drift's factor (method_ease), the swirl, the
+     * force's noise this step (method_noise_amp, 0 after its fade), whether
      * the arrival is timed and the force Fattal's, whether the step's plan
      * has the drift (its speeds before the transport), and the share of
      * the way at which the gathering joins (0: METHOD_ARRIVE_ON) */
-    float vf, rg, swirl, gather_from;
+    float vf, rg, swirl, noise, gather_from;
     bool arrive, fattal, drift;
 } MorphPassInfo;
 

@@ -163,7 +163,11 @@ void passbypass_explain(const MorphPassInfo *pi, char *buf, size_t n)
         snprintf(buf, n, "balance force: one multigrid V-cycle on the deficit potential \xcf\x86");
         break;
     case METHOD_PASS_FORCE:
-        if (pi->swirl > 0.0f)
+        if (pi->noise > 0.0f && pi->swirl > 0.0f)
+            snprintf(buf, n, "u += dt\xc2\xb7vf\xc2\xb7" "F\xc2\xb7(1 + noise %.2g) (%s, vf %.3g) + vorticity "
+                     "confinement (swirl %g), then damping; the noise seeds fingers and fades",
+                     pi->noise, pi->fattal ? "Fattal's" : "balance force", pi->vf, pi->swirl);
+        else if (pi->swirl > 0.0f)
             snprintf(buf, n, "u += dt\xc2\xb7vf\xc2\xb7" "F (%s, vf %.3g) + vorticity confinement (swirl %g), "
                      "then damping", pi->fattal ? "Fattal's" : "balance force", pi->vf, pi->swirl);
         else

@@ -165,7 +165,7 @@ static void test_passes_one(float sigma)
     /* with the confinement (the default swirl) on the smoothed curl */
     float *curl = malloc((size_t)(W + 1) * (H + 1) * 4), *ctmp = malloc((size_t)(W + 1) * (H + 1) * 4);
     ref_swirl_curl(W, H, f.u, f.v, curl, ctmp);
-    ref_pass_force(W, H, &p, &bs, c0, f.tb, NULL, 0.0f, p.swirl > 0.0f ? curl : NULL, f.u, f.v, o0, o1);
+    ref_pass_force(W, H, &p, &bs, c0, f.tb, NULL, 0.0f, 0.0f /* a single pass: unfaded, no noise */, p.swirl > 0.0f ? curl : NULL, f.u, f.v, o0, o1);
     check_vel(s, o0, o1, "force + damping");
     free(curl);
     free(ctmp);
@@ -405,6 +405,14 @@ static void test_whole_steps(void)
     p.bcycles = 1;
     p.vb = 2000.0f;
     whole_steps(&p, "balance force, vb 2000, 1 V-cycle for phi");
+    /* the force's noise: another amplitude, pattern size and seed; and none */
+    method_params_default(&p);
+    p.force_noise = 0.6f;
+    p.noise_scale = 0.1f;
+    p.noise_seed = 977;
+    whole_steps(&p, "force noise 0.6, scale 0.1, seed 977");
+    p.force_noise = 0.0f;
+    whole_steps(&p, "no force noise");
     p.force = SOLVER_FORCE_FATTAL;
     whole_steps(&p, "Fattal's force");
     /* the gathering drift at full strength from the first step, no easing */

@@ -84,6 +84,17 @@ static void test_travel_distance(void)
           "pace: %g in place, %g for the trip", (double)near, (double)far);
     p.arrive = 3.0f;
     CHECK(method_pace_for_trip(&p, W, W, a, b) == 0.0f, "3 s: not paced (automatic)");
+    /* the force's noise is for reshapes in place: whole at home, none on a
+     * trip of 0.5, part of it at 0.25 (between METHOD_NOISE_NEAR and _FAR) */
+    float whole = method_noise_trip(W, W, a, a), none = method_noise_trip(W, W, a, e);
+    float part = method_noise_trip(W, W, a, b);
+    CHECK(whole == 1.0f && none == 0.0f && part > 0.0f && part < 1.0f,
+          "the noise's share: %g in place, %g for a trip of 0.25, %g for one of 0.5", (double)whole, (double)part,
+          (double)none);
+    p.noise_trip = part;
+    CHECK(fabsf(method_noise_amp(&p, 0) - p.force_noise * part) < 1e-7f, "the amplitude takes the trip's share");
+    p.noise_trip = 0.0f;
+    CHECK(method_noise_amp(&p, 0) == 0.0f, "a far trip: no noise");
 }
 
 /* Issue 20, point 3: where the gathering and the drift join a timed morph.
@@ -321,6 +332,70 @@ static void test_plan_resolves(void)
     }
 }
 
+/* The force's noise (issue 20, points 1 and 4): a smooth value noise in
+ * [−1, 1], the lattice's values at its points, continuous between them,
+ * about zero on average, the same for the same seed and another for
+ * another; its amplitude fades over the first METHOD_NOISE_FADE of
+ * METHOD_PACE_TIME and is 0 for Fattal's method. */
+static void test_noise(void)
+{
+    double sum = 0.0, sq = 0.0, jump = 0.0, differ = 0.0;
+    float lo = 1.0f, hi = -1.0f;
+    int n = 0;
+    for (int j = 0; j < 200; j++)
+        for (int i = 0; i < 200; i++) {
+            float x = 0.173f * (float)i, y = 0.131f * (float)j;
+            float a = method_noise(x, y, 1);
+            lo = fminf(lo, a);
+            hi = fmaxf(hi, a);
+            sum += a;
+            sq += (double)a * a;
+            n++;
+            jump = fmax(jump, fabs((double)method_noise(x + 1e-3f, y, 1) - a));
+            differ += fabs((double)method_noise(x, y, 2) - a);
+        }
+    double mean = sum / n, sd = sqrt(sq / n - mean * mean);
+    printf("  info: noise over 200x200 samples: %.3f..%.3f, mean %.4f, sd %.3f, largest change over 1e-3 "
+           "of a lattice unit %.4f, mean |seed 2 - seed 1| %.3f\n",
+           (double)lo, (double)hi, mean, sd, jump, differ / n);
+    CHECK(lo >= -1.0f && hi <= 1.0f, "noise out of [-1, 1]: %g..%g", (double)lo, (double)hi);
+    CHECK(hi - lo > 1.5f, "noise spans only %g..%g", (double)lo, (double)hi);
+    CHECK(fabs(mean) < 0.05 && sd > 0.2, "noise mean %.3f, sd %.3f: not centred, or flat", mean, sd);
+    CHECK(jump < 0.01, "noise not continuous: %.4f over 1e-3 of a lattice unit", jump);
+    CHECK(differ / n > 0.2, "seed 2 gives the same pattern (mean |difference| %.3f)", differ / n);
+    CHECK(method_noise(3.0f, 7.0f, 5) == method_noise(3.0f, 7.0f, 5), "noise not repeatable");
+    /* at a lattice point: its own value, whichever cell it is approached from */
+    float at = method_noise(4.0f, 9.0f, 3), near = method_noise(4.0f - 1e-6f, 9.0f - 1e-6f, 3);
+    CHECK(fabsf(at - near) < 1e-4f, "the lattice point (4, 9): %g, just below it %g", (double)at, (double)near);
+
+    SolverParams p;
+    method_params_default(&p);
+    p.force_noise = 0.2f;
+    p.dt = 0.01f;
+    p.arrive = 3.0f; /* fades over METHOD_NOISE_FADE of METHOD_PACE_TIME (3 s): 60 steps */
+    long span = lroundf(METHOD_NOISE_FADE * METHOD_PACE_TIME / p.dt);
+    CHECK(method_noise_amp(&p, 0) == 0.2f, "at the start: the whole noise, got %g", (double)method_noise_amp(&p, 0));
+    CHECK(fabsf(method_noise_amp(&p, span / 2) - 0.1f) < 1e-6f, "half way through its fade: half, got %g",
+          (double)method_noise_amp(&p, span / 2));
+    CHECK(method_noise_amp(&p, span) == 0.0f && method_noise_amp(&p, 5000) == 0.0f,
+          "after its fade: none, got %g and %g", (double)method_noise_amp(&p, span),
+          (double)method_noise_amp(&p, 5000));
+    p.arrive = 10.0f; /* a seed: the same fade on a long key */
+    CHECK(fabsf(method_noise_amp(&p, span / 2) - 0.1f) < 1e-6f && method_noise_amp(&p, span) == 0.0f,
+          "10 s: half at step %ld, got %g", span / 2, (double)method_noise_amp(&p, span / 2));
+    p.arrive = 0.0f; /* untimed: over METHOD_NOISE_FADE of METHOD_PACE_TIME */
+    CHECK(fabsf(method_noise_amp(&p, span / 2) - 0.1f) < 1e-6f, "untimed: half at step %ld, got %g", span / 2,
+          (double)method_noise_amp(&p, span / 2));
+    p.arrive = 3.0f;
+    MethodStep st;
+    method_plan(&p, method_grid(64, 64), 0, 0, 1.0f, &st);
+    CHECK(st.noise == 0.2f, "the plan's noise at the start %g", (double)st.noise);
+    method_plan(&p, method_grid(64, 64), 1000, 1000, 1.0f, &st);
+    CHECK(st.noise == 0.0f, "arrived (step 1000 of a 3-s morph): noise %g", (double)st.noise);
+    p.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_noise_amp(&p, 0) == 0.0f, "Fattal's method has no noise");
+}
+
 int main(void)
 {
     RUN(test_pace);
@@ -333,5 +408,6 @@ int main(void)
     RUN(test_partial_and_explicit_zero);
     RUN(test_backend_resolves);
     RUN(test_plan_resolves);
+    RUN(test_noise);
     return check_done();
 }

@@ -306,6 +306,23 @@ static void test_label_normalize(void)
     CHECK(o[0] == 1.0f && fabsf(o[1] - 0.2f) < 1e-6f && hi == 5.0, "vector");
 }
 
+/* The force pass's words name the force's noise while it acts (the first
+ * 0.6 s of a reshape) and not after its fade. */
+static void test_explain_noise(void)
+{
+    MorphPassInfo pi = {.pass = METHOD_PASS_FORCE, .vf = 0.5f, .rg = 0.0f, .swirl = 2.0f, .noise = 0.3f,
+                        .arrive = true};
+    char with[512], without[512];
+    passbypass_explain(&pi, with, sizeof with);
+    pi.noise = 0.0f;
+    passbypass_explain(&pi, without, sizeof without);
+    printf("  info: with the noise: %s\n  info: after it: %s\n", with, without);
+    CHECK(strstr(with, "noise 0.3") && strstr(with, "confinement"), "the force pass's words miss the noise: %s",
+          with);
+    CHECK(!strstr(without, "noise") && strstr(without, "confinement"), "the noise named after its fade: %s",
+          without);
+}
+
 int main(void)
 {
     shapes();
@@ -314,5 +331,6 @@ int main(void)
     RUN(test_outputs);
     RUN(test_residual_falls);
     RUN(test_label_normalize);
+    RUN(test_explain_noise);
     return check_done();
 }

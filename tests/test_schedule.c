@@ -38,11 +38,13 @@ static SolverParams base(void)
 
 /* every parameter equal (memcmp would compare the padding) */
 /* Every parameter but the arrival, which each key takes from its range
- * (test_key_params checks it on its own). */
+ * (test_key_params checks it on its own), and the share of the force noise,
+ * which each key takes from its trip (test_keys: test_noise_for_trip). */
 static bool same_params(const SolverParams *a, const SolverParams *b)
 {
     for (int k = 0; k < METHOD_PARAM_COUNT; k++)
-        if (k != METHOD_P_ARRIVE && method_param_get(a, k) != method_param_get(b, k)) return false;
+        if (k != METHOD_P_ARRIVE && k != METHOD_P_NOISE_TRIP && method_param_get(a, k) != method_param_get(b, k))
+            return false;
     return true;
 }
 
