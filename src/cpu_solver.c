@@ -186,7 +186,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     float *v_out)
 {
     float hh = cell_size(w, h);
-    float nl = hh / p->noise_scale; /* the noise's lattice units per cell */
+    float nl = noise > 0.0f ? hh / p->noise_scale : 0.0f; /* the noise's lattice units per cell */
     unsigned seed = (unsigned)p->noise_seed;
     float damp = 1.0f / (1.0f + p->dt * p->vd);
     float k = p->dt * p->vf / hh;
