@@ -241,8 +241,9 @@ void method_swirl_spec(int w, int h, BlurSpec *out);
 /* The driving force's noise (--force-noise A, issue 20 points 1 and 4): the
  * force on each face is scaled by 1 + a·n(x), n a smooth value noise in
  * [−1, 1] (method_noise) on a lattice of --noise-scale domain units drawn
- * from --noise-seed, a = A·(1 − smoothstep(0, METHOD_NOISE_FADE·
- * METHOD_PACE_TIME, t)) at time t after the target was set (0.6 s: a seed,
+ * from --noise-seed, a = A·s·(1 − smoothstep(0, METHOD_NOISE_FADE·
+ * METHOD_PACE_TIME, t)) at time t after the target was set, s the trip's
+ * share (method_noise_trip, below) (0.6 s: a seed,
  * the same on a long key; over a fifth of a 10-s key it made a far key
  * later). A force that pushes a shape evenly outward or inward
  * (a disc into a ring around it) is the gradient of a potential, which the
@@ -267,6 +268,8 @@ void method_swirl_spec(int w, int h, BlurSpec *out);
 /* The share of --force-noise a trip from `from` to `to` takes (the hidden
  * parameter noise_trip, set for each trip: morph.c). */
 float method_noise_trip(int w, int h, const float *from, const float *to);
+/* The noise at (x, y) in lattice units: the hashed values of the four
+ * lattice points around it, in [−1, 1], blended by smoothstep weights. */
 float method_noise(float x, float y, unsigned seed);
 /* The noise's amplitude a at step kstep after the target was set, of
  * force_noise·noise_trip (0 with Fattal's force and after its fade). */
