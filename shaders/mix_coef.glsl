@@ -5,10 +5,14 @@
 // match), n = max(min(1, ρ̃*·u_near), u_transit) whether it is where the
 // target is (u_transit, a twentieth, in transit), packed 2x2 cells to a texel (packed.glsl); once per step, for the
 // iterations of mix.glsl.
-// Mirrors strain_at and ref_pass_mix_coef in src/cpu_solver.c.
+// With u_has_drift, |S| is the larger of the flow's strain and the
+// transport's (u_drift: flow + drift, drift_vel.glsl) strain plus |∇·w|.
+// Mirrors strain_at, transport_rate_at and ref_pass_mix_coef in src/cpu_solver.c.
 #include "packed.glsl"
 
 uniform sampler2D u_vel;
+uniform sampler2D u_drift; // the transport's face speeds, flow + drift (read with u_has_drift)
+uniform int u_has_drift;
 uniform sampler2D u_dens;  // ρ, ρ*, ρ̃*
 uniform sampler2D u_rblur; // ρ̃, coarse (from the step's first pass)
 uniform int u_factor;      // the coarse field's factor and size (sample_coarse)
@@ -18,19 +22,31 @@ uniform float u_near;      // 1/(METHOD_MIX_NEAR·s), s the target's density sca
 uniform float u_k;    // method_mix_k: C·(L/h)²·dt·(the flow's share)/iterations
 uniform float u_cap;  // METHOD_MIX_CAP
 
-float strain_at(int i, int j)
+float strain_at(sampler2D vel, int i, int j)
 {
-    float ux = (Uf(u_vel, i + 1, j) - Uf(u_vel, i, j)) / u_h;
-    float vy = (Vf(u_vel, i, j + 1) - Vf(u_vel, i, j)) / u_h;
+    float ux = (Uf(vel, i + 1, j) - Uf(vel, i, j)) / u_h;
+    float vy = (Vf(vel, i, j + 1) - Vf(vel, i, j)) / u_h;
     int jm = j > 0 ? j - 1 : j, jp = j < u_size.y - 1 ? j + 1 : j;
     int im = i > 0 ? i - 1 : i, ip = i < u_size.x - 1 ? i + 1 : i;
-    float ucp = 0.5 * (Uf(u_vel, i, jp) + Uf(u_vel, i + 1, jp));
-    float ucm = 0.5 * (Uf(u_vel, i, jm) + Uf(u_vel, i + 1, jm));
-    float vcp = 0.5 * (Vf(u_vel, ip, j) + Vf(u_vel, ip, j + 1));
-    float vcm = 0.5 * (Vf(u_vel, im, j) + Vf(u_vel, im, j + 1));
+    float ucp = 0.5 * (Uf(vel, i, jp) + Uf(vel, i + 1, jp));
+    float ucm = 0.5 * (Uf(vel, i, jm) + Uf(vel, i + 1, jm));
+    float vcp = 0.5 * (Vf(vel, ip, j) + Vf(vel, ip, j + 1));
+    float vcm = 0.5 * (Vf(vel, im, j) + Vf(vel, im, j + 1));
     float uy = (ucp - ucm) / (float(jp - jm) * u_h), vx = (vcp - vcm) / (float(ip - im) * u_h);
     float a = ux - vy, b = uy + vx;
     return sqrt(a * a + b * b);
+}
+
+// the rate the mixing answers: the flow's strain, or the transport's strain
+// plus its compression where the drift ran
+float rate_at(int i, int j)
+{
+    float r = strain_at(u_vel, i, j);
+    if (u_has_drift != 0) {
+        float div = (Uf(u_drift, i + 1, j) - Uf(u_drift, i, j) + Vf(u_drift, i, j + 1) - Vf(u_drift, i, j)) / u_h;
+        r = max(r, strain_at(u_drift, i, j) + abs(div));
+    }
+    return r;
 }
 
 // g·n: the mismatch g (mix_mismatch) times the target's nearness n (mix_near)
@@ -46,7 +62,7 @@ float gate(int i, int j)
 float coef(int i, int j)
 {
     if (i >= u_size.x || j >= u_size.y) return 0.0;
-    return min(u_k * strain_at(i, j) * gate(i, j), u_cap);
+    return min(u_k * rate_at(i, j) * gate(i, j), u_cap);
 }
 
 vec4 stage()

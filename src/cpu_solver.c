@@ -695,8 +695,17 @@ static inline float mix_near(float tb, float inv)
     return fmaxf(fminf(tb * inv, 1.0f), METHOD_MIX_TRANSIT);
 }
 
-void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const BlurSpec *spec,
-                       const float *rho_blur_coarse, const float *tgt_blur, float dscale, float *d)
+/* The transport's rate at cell (i, j): its strain plus its compression
+ * |∇·w| (ref_pass_mix_coef). */
+static float transport_rate_at(int w, int h, const float *wu, const float *wv, float hh, int i, int j)
+{
+    float div = (U(w, h, wu, i + 1, j) - U(w, h, wu, i, j) + V(w, h, wv, i, j + 1) - V(w, h, wv, i, j)) / hh;
+    return strain_at(w, h, wu, wv, hh, i, j) + fabsf(div);
+}
+
+void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *wu,
+                       const float *wv, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur,
+                       float dscale, float *d)
 {
     float inv = dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * dscale) : 0.0f;
     for (int j = 0; j < h; j++)
@@ -705,7 +714,9 @@ void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const fl
             float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j + 0.5f);
             float g = mix_mismatch(rb, tgt_blur[c]);
             g *= mix_near(tgt_blur[c], inv);
-            d[c] = fminf(k * strain_at(w, h, u, v, hh, i, j) * g, METHOD_MIX_CAP);
+            float rate = strain_at(w, h, u, v, hh, i, j);
+            if (wu && wv) rate = fmaxf(rate, transport_rate_at(w, h, wu, wv, hh, i, j));
+            d[c] = fminf(k * rate * g, METHOD_MIX_CAP);
         }
 }
 
@@ -1110,7 +1121,8 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
     case METHOD_PASS_MIX: { /* by the flow's strain, in the flow's share of the step */
         int count = method_stage_count(st, pass);
         if (k == 0)
-            ref_pass_mix_coef(w, h, method_mix_k(w, h, st, count), hh, s->u, s->v, &s->blur, s->c0,
+            ref_pass_mix_coef(w, h, method_mix_k(w, h, st, count), hh, s->u, s->v, s->drift_ran ? s->wu : NULL,
+                              s->drift_ran ? s->wv : NULL, &s->blur, s->c0,
                               s->tgt_blur, s->dscale, s->mixd);
         ref_pass_mix_iter(w, h, s->mixd, s->rho, s->t0, k == 0, s->t1);
         SWAP(s->t0, s->t1);

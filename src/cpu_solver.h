@@ -259,7 +259,8 @@ void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpe
                               const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                               float flowmax, const float *u, const float *v, float *wu, float *wv);
 /* Subgrid mixing (method.h): each cell's d = min(k·|S|·g·n, METHOD_MIX_CAP),
- * |S| the flow's strain rate at its centre (k: method_mix_k; hh the cell
+ * |S| the flow's strain rate at its centre (or the transport's, below;
+ * k: method_mix_k; hh the cell
  * size), g = |ρ̃ − ρ̃*|/(ρ̃ + ρ̃*) how far the smoke near the cell is from
  * its target, of the blurred fields (ρ̃ from the coarse rho_blur_coarse, at
  * the cell's centre; 0 where they match: arrived smoke is left to the
@@ -274,8 +275,16 @@ void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpe
  * flux a dense cell gives where it is under half an ulp of its density,
  * while the faint cell it goes to kept it: the mass grew by about 1e-9 an
  * iteration, 9e-5 over 3000 steps at 512².) */
-void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const BlurSpec *spec,
-                       const float *rho_blur_coarse, const float *tgt_blur, float dscale, float *d);
+void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *wu,
+                       const float *wv, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur,
+                       float dscale, float *d);
+/* With the drift's transport speeds wu, wv (flow + drift, the step's
+ * METHOD_PASS_DRIFT_VEL; NULL when it did not run), |S| is the larger of
+ * the flow's strain rate and the transport's own: its strain plus its
+ * compression |∇·w|. The drift is not divergence-free: where it converges
+ * it thins the smoke into fronts as a strain does (a small dense disc
+ * spread into a large faint square left a sharp-edged plateau in its middle,
+ * 2.70x the greater of start's and target's stripes at 512²). */
 void ref_pass_mix_iter(int w, int h, const float *d, const float *rho0, const float *delta, bool first,
                        float *delta_out);
 void ref_pass_mix_apply(int w, int h, const float *rho0, const float *delta, float *rho_out);

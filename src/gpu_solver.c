@@ -429,6 +429,9 @@ static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const 
     shader_set_texture(sh, "u_vel", 0, field_texture(vel));
     shader_set_texture(sh, "u_dens", 1, field_texture(dens));
     shader_set_texture(sh, "u_rblur", 2, field_texture(rblur));
+    /* the transport's speeds where the drift ran this step (else not read) */
+    shader_set_texture(sh, "u_drift", 3, field_texture(s->drift_ran ? s->drift : vel));
+    shader_set_int(sh, "u_has_drift", s->drift_ran ? 1 : 0);
     shader_set_int(sh, "u_factor", s->blur.factor);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
     shader_set_float(sh, "u_near", s->dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * s->dscale) : 0.0f);

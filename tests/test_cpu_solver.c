@@ -1376,17 +1376,17 @@ static void test_mix_passes(void)
         for (int i = 0; i < w; i++) AT(u, w, i, j) = i > 0 ? (float)j * hh : 0.0f;
     for (size_t k = 0; k < nc; k++) rb[k] = 1.0f;
     for (size_t k = 0; k < n; k++) tb[k] = 0.5f;
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, &bs, rb, tb, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, 1.0f, d);
     float mid = AT(d, w, w / 2, h / 2);
     CHECK(fabsf(mid - 0.05f * (1.0f / 3.0f)) < 1e-4f, "shear 1, mismatch 1/3, near: d %g (want %g)", (double)mid,
           0.05 / 3.0);
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, &bs, rb, tb, 1.0f, d);
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, 1.0f, d);
     CHECK(maxf(d, n) == METHOD_MIX_CAP, "d is capped at %g: %g", (double)METHOD_MIX_CAP, (double)maxf(d, n));
     /* the gate follows the blurred mismatch cell by cell: ρ̃ rising from 0.5
      * (matched) on the left to 1.5 on the right, ρ̃* = 0.5 everywhere */
     for (int j = 0; j < bs.ch; j++)
         for (int i = 0; i < bs.cw; i++) rb[(size_t)j * bs.cw + i] = 0.5f + (float)i / (float)(bs.cw - 1);
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, &bs, rb, tb, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, 1.0f, d);
     float worst = 0.0f;
     for (int j = 1; j < h - 1; j++)
         for (int i = 1; i < w - 1; i++) {
@@ -1398,11 +1398,11 @@ static void test_mix_passes(void)
     CHECK(AT(d, w, 1, h / 2) < AT(d, w, w - 2, h / 2), "more mixing where the blurred smoke is farther off: %g %g",
           (double)AT(d, w, 1, h / 2), (double)AT(d, w, w - 2, h / 2));
     for (size_t k = 0; k < nc; k++) rb[k] = 0.5f;
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, &bs, rb, tb, 1.0f, d);
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, 1.0f, d);
     CHECK(maxf(d, n) == 0.0f, "smoke that matches its target (blurred) is not mixed: %g", (double)maxf(d, n));
     for (size_t k = 0; k < nc; k++) rb[k] = 1.0f;
     for (size_t k = 0; k < n; k++) tb[k] = 0.0f;
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, &bs, rb, tb, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, 1.0f, d);
     /* smoke away from the target (in transit) is mixed at METHOD_MIX_TRANSIT
      * of the strength near it: g = 1, n = the floor, strain 1 */
     float tw = 0.0f;
@@ -1414,8 +1414,35 @@ static void test_mix_passes(void)
     for (size_t k = 0; k < n; k++) tb[k] = 0.5f;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) AT(u, w, i, j) = i > 0 ? 0.3f : 0.0f; /* a uniform flow: no strain inside */
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, &bs, rb, tb, 1.0f, d);
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, 1.0f, d);
     CHECK(AT(d, w, w / 2, h / 2) == 0.0f, "a uniform flow strains nothing: %g", (double)AT(d, w, w / 2, h / 2));
+    /* the drift's transport speeds: a uniform compression wu = -0.5 (x -
+     * 1/2), wv = -0.5 (y - 1/2) (|∇·w| 1, no strain) on top of the uniform
+     * flow mixes at rate 1 (the flow alone: 0); a shear drift w = (y, 0) at
+     * its strain 1 */
+    float *wu = falloc(n), *wv = falloc(n);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            AT(wu, w, i, j) = i > 0 ? 0.3f - 0.5f * ((float)i * hh - 0.5f) : 0.0f;
+            AT(wv, w, i, j) = j > 0 ? -0.5f * ((float)j * hh - 0.5f) : 0.0f;
+        }
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, wu, wv, &bs, rb, tb, 1.0f, d);
+    float dc = AT(d, w, w / 2, h / 2), want = 0.05f * 1.0f * (1.0f / 3.0f); /* rate 1, mismatch 1/3, near */
+    CHECK(fabsf(dc - want) < 1e-4f, "a converging drift mixes at its compression |div w| = 1: d %g (want %g)",
+          (double)dc, (double)want);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            AT(wu, w, i, j) = i > 0 ? (float)j * hh : 0.0f;
+            AT(wv, w, i, j) = 0.0f;
+        }
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, wu, wv, &bs, rb, tb, 1.0f, d);
+    dc = AT(d, w, w / 2, h / 2);
+    CHECK(fabsf(dc - want) < 1e-4f, "a shearing drift mixes at its strain 1: d %g (want %g)", (double)dc,
+          (double)want);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, 1.0f, d);
+    CHECK(AT(d, w, w / 2, h / 2) == 0.0f, "without the drift's speeds, the uniform flow alone: %g",
+          (double)AT(d, w, w / 2, h / 2));
+    free(wu); free(wv);
     free(rho); free(d); free(e0); free(e1); free(out); free(u); free(v); free(tb); free(rb);
 }
 
