@@ -386,6 +386,13 @@ static void force_setup(ForceSetup *f, int w, const SolverParams *p)
     f->tmp_c = falloc(nc);
 }
 
+/* The force tests' target: a disc of radius 0.15 in the middle, and its blur. */
+static void force_disc_target(ForceSetup *f)
+{
+    draw_disc(f->w, f->h, 0.5f, 0.5f, 0.15f, 0.02f, f->tgt);
+    ref_pass_blur(f->w, f->h, &f->spec, f->tgt, f->tgt_blur);
+}
+
 static void force_blur_rho(ForceSetup *f)
 {
     ref_pass_downsample(f->w, f->h, &f->spec, f->rho, f->rho_c);
@@ -410,8 +417,7 @@ static void test_force_direction(void)
     size_t n = (size_t)w * w;
     ForceSetup f;
     force_setup(&f, w, &p);
-    draw_disc(w, w, 0.5f, 0.5f, 0.15f, 0.02f, f.tgt);
-    ref_pass_blur(w, w, &f.spec, f.tgt, f.tgt_blur);
+    force_disc_target(&f);
     for (size_t k = 0; k < n; k++) f.rho[k] = 1.0f;
     force_blur_rho(&f);
     float *u = falloc(n), *v = falloc(n), *uo = falloc(n), *vo = falloc(n);
@@ -1034,8 +1040,7 @@ static void test_force_noise_faces(void)
     size_t n = (size_t)w * w;
     ForceSetup f;
     force_setup(&f, w, &p);
-    draw_disc(w, w, 0.5f, 0.5f, 0.15f, 0.02f, f.tgt);
-    ref_pass_blur(w, w, &f.spec, f.tgt, f.tgt_blur);
+    force_disc_target(&f);
     draw_disc(w, w, 0.4f, 0.45f, 0.2f, 0.02f, f.rho);
     force_blur_rho(&f);
     float *u = falloc(n), *v = falloc(n), *u0 = falloc(n), *v0 = falloc(n), *u1 = falloc(n), *v1 = falloc(n);
