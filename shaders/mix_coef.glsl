@@ -7,7 +7,9 @@
 // iterations of mix.glsl.
 // With u_has_drift, |S| is the larger of the flow's strain and the
 // transport's (u_drift: flow + drift, drift_vel.glsl) strain plus |∇·w|.
-// Mirrors strain_at, transport_rate_at and ref_pass_mix_coef in src/cpu_solver.c.
+// g is at least the edge excess (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| + |∇²ρ*| + u_edge_eps):
+// how much sharper the smoke is than its target at the cell.
+// Mirrors strain_at, transport_rate_at, mix_edge and ref_pass_mix_coef in src/cpu_solver.c.
 #include "packed.glsl"
 
 uniform sampler2D u_vel;
@@ -21,6 +23,7 @@ uniform float u_transit;   // METHOD_MIX_TRANSIT: n's floor away from the target
 uniform float u_near;      // 1/(METHOD_MIX_NEAR·s), s the target's density scale
 uniform float u_k;    // method_mix_k: C·(L/h)²·dt·(the flow's share)/iterations
 uniform float u_cap;  // METHOD_MIX_CAP
+uniform float u_edge_eps; // METHOD_MIX_EDGE_EPS·s
 
 float strain_at(sampler2D vel, int i, int j)
 {
@@ -49,13 +52,30 @@ float rate_at(int i, int j)
     return r;
 }
 
-// g·n: the mismatch g (mix_mismatch) times the target's nearness n (mix_near)
+// the Laplacians of ρ and ρ* at the cell: the sums over its neighbours
+// inside the grid of (f_n − f_c) (mix_laplacian)
+vec2 laplacians(int i, int j, vec2 c)
+{
+    vec2 s = vec2(0.0);
+    if (i > 0) s += texelFetch(u_dens, ivec2(i - 1, j), 0).rg - c;
+    if (i < u_size.x - 1) s += texelFetch(u_dens, ivec2(i + 1, j), 0).rg - c;
+    if (j > 0) s += texelFetch(u_dens, ivec2(i, j - 1), 0).rg - c;
+    if (j < u_size.y - 1) s += texelFetch(u_dens, ivec2(i, j + 1), 0).rg - c;
+    return abs(s);
+}
+
+// g·n: the mismatch g (the larger of mix_mismatch and mix_edge) times the
+// target's nearness n (mix_near)
 float gate(int i, int j)
 {
-    float tb = texelFetch(u_dens, ivec2(i, j), 0).b;
+    vec3 d = texelFetch(u_dens, ivec2(i, j), 0).rgb;
+    float tb = d.b;
     float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i) + 0.5, float(j) + 0.5));
     float sum = rb + tb;
     float g = sum > 0.0 ? min(abs(rb - tb) / sum, 1.0) : 0.0;
+    vec2 l = laplacians(i, j, d.rg);
+    float den = l.x + l.y + u_edge_eps;
+    g = max(g, den > 0.0 ? max(l.x - l.y, 0.0) / den : 0.0);
     return g * max(min(tb * u_near, 1.0), u_transit);
 }
 

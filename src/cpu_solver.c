@@ -695,6 +695,29 @@ static inline float mix_near(float tb, float inv)
     return fmaxf(fminf(tb * inv, 1.0f), METHOD_MIX_TRANSIT);
 }
 
+/* The cell's discrete Laplacian: the sum over its neighbours inside the grid
+ * of (f_n − f_c) (a wall adds nothing). */
+static inline float mix_laplacian(int w, int h, const float *f, int i, int j)
+{
+    float c = f[IDX(i, j)], s = 0.0f;
+    if (i > 0) s += f[IDX(i - 1, j)] - c;
+    if (i < w - 1) s += f[IDX(i + 1, j)] - c;
+    if (j > 0) s += f[IDX(i, j - 1)] - c;
+    if (j < h - 1) s += f[IDX(i, j + 1)] - c;
+    return s;
+}
+
+/* How much sharper the smoke is at cell (i, j) than its target there:
+ * (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| + |∇²ρ*| + METHOD_MIX_EDGE_EPS·s), 0 where the
+ * smoke is no sharper than the target (its own edges, and smoke that has
+ * arrived), up to 1 at an edge the target does not have there (method.h). */
+static inline float mix_edge(int w, int h, const float *rho, const float *tgt, float eps, int i, int j)
+{
+    float lr = fabsf(mix_laplacian(w, h, rho, i, j)), lt = fabsf(mix_laplacian(w, h, tgt, i, j));
+    float den = lr + lt + eps;
+    return den > 0.0f ? fmaxf(lr - lt, 0.0f) / den : 0.0f;
+}
+
 /* The transport's rate at cell (i, j): its strain plus its compression
  * |∇·w| (ref_pass_mix_coef). */
 static float transport_rate_at(int w, int h, const float *wu, const float *wv, float hh, int i, int j)
@@ -705,14 +728,16 @@ static float transport_rate_at(int w, int h, const float *wu, const float *wv, f
 
 void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *wu,
                        const float *wv, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur,
-                       float dscale, float *d)
+                       const float *rho, const float *tgt, float dscale, float *d)
 {
     float inv = dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * dscale) : 0.0f;
+    float eps = METHOD_MIX_EDGE_EPS * dscale;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             size_t c = IDX(i, j);
             float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j + 0.5f);
             float g = mix_mismatch(rb, tgt_blur[c]);
+            if (rho && tgt) g = fmaxf(g, mix_edge(w, h, rho, tgt, eps, i, j));
             g *= mix_near(tgt_blur[c], inv);
             float rate = strain_at(w, h, u, v, hh, i, j);
             if (wu && wv) rate = fmaxf(rate, transport_rate_at(w, h, wu, wv, hh, i, j));
@@ -1123,7 +1148,7 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (k == 0)
             ref_pass_mix_coef(w, h, method_mix_k(w, h, st, count), hh, s->u, s->v, s->drift_ran ? s->wu : NULL,
                               s->drift_ran ? s->wv : NULL, &s->blur, s->c0,
-                              s->tgt_blur, s->dscale, s->mixd);
+                              s->tgt_blur, s->rho, s->tgt, s->dscale, s->mixd);
         ref_pass_mix_iter(w, h, s->mixd, s->rho, s->t0, k == 0, s->t1);
         SWAP(s->t0, s->t1);
         if (k == count - 1) {

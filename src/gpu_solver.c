@@ -421,8 +421,9 @@ static int mix_fields(Solver *s)
     return 0;
 }
 
-/* the subgrid mixing's d (packed) from the flow vel and the blurred mismatch
- * of rblur (ρ̃, coarse) with dens's ρ̃*: k = method_mix_k */
+/* the subgrid mixing's d (packed) from the flow vel, the blurred mismatch
+ * of rblur (ρ̃, coarse) with dens's ρ̃* and the edge excess of dens's ρ over
+ * its ρ*: k = method_mix_k */
 static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const Field *rblur, float k, Field *out)
 {
     Shader *sh = use(s, SH_MIX_COEF);
@@ -438,6 +439,7 @@ static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const 
     shader_set_float(sh, "u_transit", METHOD_MIX_TRANSIT);
     shader_set_float(sh, "u_k", k);
     shader_set_float(sh, "u_cap", METHOD_MIX_CAP);
+    shader_set_float(sh, "u_edge_eps", METHOD_MIX_EDGE_EPS * s->dscale);
     run(s, out);
 }
 

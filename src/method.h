@@ -404,12 +404,20 @@ typedef struct {
  * rate (cell-centred from the faces); L = 1/METHOD_MIX_SCALE of the box's
  * shorter side, the width the bundled targets' edges are softened to, so
  * the finest smoke has one width in domain units at every grid (a filament
- * settles where strain thins it as fast as κ widens it: √C·L); g = |ρ̃ −
- * ρ̃*| ÷ (ρ̃ + ρ̃*) of the blurred fields, 0 where the smoke matches its target
- * (the target stays the fixed point: arrived smoke is the gathering's;
- * blurred, because the cell's own |ρ − ρ*| ÷ (ρ + ρ*) stays high on a target's
- * fine detail long after the smoke has arrived and kept it mixing: corners
- * missed 3% at 512², 0.036 at step 3000); n = max(min(1, ρ̃* ÷ (
+ * settles where strain thins it as fast as κ widens it: √C·L); g the larger
+ * of |ρ̃ − ρ̃*| ÷ (ρ̃ + ρ̃*) of the blurred fields, 0 where the smoke matches
+ * its target (the target stays the fixed point: arrived smoke is the
+ * gathering's; blurred, because the cell's own |ρ − ρ*| ÷ (ρ + ρ*) stays
+ * high on a target's fine detail long after the smoke has arrived and kept
+ * it mixing: corners missed 3% at 512², 0.036 at step 3000) and the edge
+ * excess (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| + |∇²ρ*| + METHOD_MIX_EDGE_EPS·s), how
+ * much sharper the smoke is than its target at the cell, 0 on the target's
+ * own edges and on smoke that has arrived (thirteenth round: the blurred
+ * gate alone let the balance drift print a greyscale target's levels with
+ * their rims while the shape was still coming in, where the blurred fields
+ * already matched, 2.23x the stripes of start and target at 256², and a
+ * compression's disc form behind a cell-sharp front, 2.13x at 512²;
+ * docs/FIDELITY.md); n = max(min(1, ρ̃* ÷ (
  * METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), s the target's density scale:
  * a twentieth away from the target (smoke in transit travels nearly whole:
  * mixing it fully on a long trip spread it into a haze that missed its key,
@@ -429,6 +437,7 @@ typedef struct {
 #define METHOD_MIX_SCALE 128
 #define METHOD_MIX_NEAR 0.1f
 #define METHOD_MIX_TRANSIT 0.05f
+#define METHOD_MIX_EDGE_EPS 0.005f
 #define METHOD_MIX_CAP 0.2f
 #define METHOD_MIX_STRAIN 0.2f
 #define METHOD_MIX_ITERS_MAX 32
