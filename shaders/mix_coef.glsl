@@ -7,8 +7,8 @@
 // iterations of mix.glsl.
 // With u_has_drift, |S| is the larger of the flow's strain and the
 // transport's (u_drift: flow + drift, drift_vel.glsl) strain plus |∇·w|.
-// g is at least the edge excess (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| + |∇²ρ*| + u_edge_eps):
-// how much sharper the smoke is than its target at the cell.
+// g is at least u_edge_w times the edge excess (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| +
+// |∇²ρ*| + u_edge_eps): how much sharper the smoke is than its target at the cell.
 // Mirrors strain_at, transport_rate_at, mix_edge and ref_pass_mix_coef in src/cpu_solver.c.
 #include "packed.glsl"
 
@@ -24,6 +24,7 @@ uniform float u_near;      // 1/(METHOD_MIX_NEAR·s), s the target's density sca
 uniform float u_k;    // method_mix_k: C·(L/h)²·dt·(the flow's share)/iterations
 uniform float u_cap;  // METHOD_MIX_CAP
 uniform float u_edge_eps; // METHOD_MIX_EDGE_EPS·s
+uniform float u_edge_w;   // the edge excess's weight: the step's rg (0: not read)
 
 float strain_at(sampler2D vel, int i, int j)
 {
@@ -73,9 +74,11 @@ float gate(int i, int j)
     float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i) + 0.5, float(j) + 0.5));
     float sum = rb + tb;
     float g = sum > 0.0 ? min(abs(rb - tb) / sum, 1.0) : 0.0;
-    vec2 l = laplacians(i, j, d.rg);
-    float den = l.x + l.y + u_edge_eps;
-    g = max(g, den > 0.0 ? max(l.x - l.y, 0.0) / den : 0.0);
+    if (u_edge_w > 0.0) {
+        vec2 l = laplacians(i, j, d.rg);
+        float den = l.x + l.y + u_edge_eps;
+        g = max(g, u_edge_w * (den > 0.0 ? max(l.x - l.y, 0.0) / den : 0.0));
+    }
     return g * max(min(tb * u_near, 1.0), u_transit);
 }
 

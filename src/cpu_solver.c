@@ -728,7 +728,7 @@ static float transport_rate_at(int w, int h, const float *wu, const float *wv, f
 
 void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *wu,
                        const float *wv, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur,
-                       const float *rho, const float *tgt, float dscale, float *d)
+                       const float *rho, const float *tgt, float edge_w, float dscale, float *d)
 {
     float inv = dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * dscale) : 0.0f;
     float eps = METHOD_MIX_EDGE_EPS * dscale;
@@ -737,7 +737,7 @@ void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const fl
             size_t c = IDX(i, j);
             float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j + 0.5f);
             float g = mix_mismatch(rb, tgt_blur[c]);
-            if (rho && tgt) g = fmaxf(g, mix_edge(w, h, rho, tgt, eps, i, j));
+            if (rho && tgt && edge_w > 0.0f) g = fmaxf(g, edge_w * mix_edge(w, h, rho, tgt, eps, i, j));
             g *= mix_near(tgt_blur[c], inv);
             float rate = strain_at(w, h, u, v, hh, i, j);
             if (wu && wv) rate = fmaxf(rate, transport_rate_at(w, h, wu, wv, hh, i, j));
@@ -1148,7 +1148,7 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (k == 0)
             ref_pass_mix_coef(w, h, method_mix_k(w, h, st, count), hh, s->u, s->v, s->drift_ran ? s->wu : NULL,
                               s->drift_ran ? s->wv : NULL, &s->blur, s->c0,
-                              s->tgt_blur, s->rho, s->tgt, s->dscale, s->mixd);
+                              s->tgt_blur, s->rho, s->tgt, st->rg, s->dscale, s->mixd);
         ref_pass_mix_iter(w, h, s->mixd, s->rho, s->t0, k == 0, s->t1);
         SWAP(s->t0, s->t1);
         if (k == count - 1) {

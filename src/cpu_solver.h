@@ -277,15 +277,18 @@ void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpe
  * iteration, 9e-5 over 3000 steps at 512².) */
 void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *wu,
                        const float *wv, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur,
-                       const float *rho, const float *tgt, float dscale, float *d);
+                       const float *rho, const float *tgt, float edge_w, float dscale, float *d);
 /* With rho and tgt (ρ and ρ*, the step's density before the mixing and the
  * target; NULL: the blurred mismatch alone), g is the larger of the blurred
- * mismatch and how much sharper the smoke is than its target at the cell:
- * (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| + |∇²ρ*| + METHOD_MIX_EDGE_EPS·dscale), ∇² the
- * 5-point Laplacian without the wall's terms. So an edge the target does
- * not have there (the rim of a level printed before the rest of the shape
- * has come, a front, a moat) is mixed even where the blurred fields match,
- * and the target's own edges, and smoke that has arrived, are not. */
+ * mismatch and edge_w times how much sharper the smoke is than its target
+ * at the cell: (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| + |∇²ρ*| +
+ * METHOD_MIX_EDGE_EPS·dscale), ∇² the 5-point Laplacian without the wall's
+ * terms. So an edge the target does not have there (the rim of a level
+ * printed before the rest of the shape has come, a front, a moat) is mixed
+ * even where the blurred fields match, and the target's own edges, and
+ * smoke that has arrived, are not. edge_w is the step's rg (MethodStep):
+ * the edges this answers are the gathering's and the drift's, and they
+ * join the morph together. */
 /* With the drift's transport speeds wu, wv (flow + drift, the step's
  * METHOD_PASS_DRIFT_VEL; NULL when it did not run), |S| is the larger of
  * the flow's strain rate and the transport's own: its strain plus its

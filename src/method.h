@@ -409,15 +409,20 @@ typedef struct {
  * its target (the target stays the fixed point: arrived smoke is the
  * gathering's; blurred, because the cell's own |ρ − ρ*| ÷ (ρ + ρ*) stays
  * high on a target's fine detail long after the smoke has arrived and kept
- * it mixing: corners missed 3% at 512², 0.036 at step 3000) and the edge
- * excess (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| + |∇²ρ*| + METHOD_MIX_EDGE_EPS·s), how
- * much sharper the smoke is than its target at the cell, 0 on the target's
- * own edges and on smoke that has arrived (thirteenth round: the blurred
- * gate alone let the balance drift print a greyscale target's levels with
- * their rims while the shape was still coming in, where the blurred fields
+ * it mixing: corners missed 3% at 512², 0.036 at step 3000) and rg (the
+ * gathering's and the drift's ease-in, method_ease) times the edge excess
+ * (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| + |∇²ρ*| + METHOD_MIX_EDGE_EPS·s), how much
+ * sharper the smoke is than its target at the cell, 0 on the target's own
+ * edges and on smoke that has arrived (thirteenth round: the blurred gate
+ * alone let the balance drift print a greyscale target's levels with their
+ * rims while the shape was still coming in, where the blurred fields
  * already matched, 2.23x the stripes of start and target at 256², and a
- * compression's disc form behind a cell-sharp front, 2.13x at 512²;
- * docs/FIDELITY.md); n = max(min(1, ρ̃* ÷ (
+ * compression's disc form behind a cell-sharp front, 2.13x at 512²; the
+ * edges it answers are the gathering's and the drift's, so it joins with
+ * them: on from step 0 it mixed the start's own edges while only the flow
+ * moved them, which the flow share counts as moved by no flow, ring-hi's
+ * Uc 0.21 -> 0.25 at 128², Fattal's 0.12; docs/FIDELITY.md); n =
+ * max(min(1, ρ̃* ÷ (
  * METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), s the target's density scale:
  * a twentieth away from the target (smoke in transit travels nearly whole:
  * mixing it fully on a long trip spread it into a haze that missed its key,
