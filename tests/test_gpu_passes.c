@@ -449,6 +449,11 @@ static void test_whole_steps(void)
     p.arrive = 0.0f;
     p.framp = 0.0f;
     whole_steps(&p, "subgrid mixing 8");
+    /* ... with the gathering at full strength from the first step, so the
+     * edge gate (weighed by rg) is fully on throughout */
+    p.tramp = 0.0f;
+    whole_steps(&p, "subgrid mixing 8, the edge gate from step 1");
+    p.tramp = 1.0f;
     p.arrive = 10.0f;
     whole_steps(&p, "subgrid mixing 8, paced flow, 10 s");
 }
