@@ -422,8 +422,8 @@ typedef struct {
  * them: on from step 0 it mixed the start's own edges while only the flow
  * moved them, which the flow share counts as moved by no flow, ring-hi's
  * Uc 0.21 -> 0.25 at 128², Fattal's 0.12; docs/FIDELITY.md); n =
- * max(min(1, ρ̃* ÷ (
- * METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), s the target's density scale:
+ * max(min(1, ρ̃* ÷ (METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), s the
+ * target's density scale:
  * a twentieth away from the target (smoke in transit travels nearly whole:
  * mixing it fully on a long trip spread it into a haze that missed its key,
  * 0.095 instead of 0.046 at 128², and a third raised corners' Uc from 0.07

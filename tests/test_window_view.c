@@ -277,9 +277,8 @@ static double mean_diff(const Image *a, const Image *img)
  * blob). Swapped at step 30 (10 steps a frame, after "hhh"), 60 steps later
  * it is nearer the blob than at the swap, and much nearer than without it.
  * (The way back is a reshape that takes the force's noise for its first 0.6
- * s, which wobbles it, and the subgrid mixing's edge gate softens the
- * star's points on the way: 7% nearer at step 90, 0.0258 from 0.0278 (12%
- * before the edge gate); a swap that did nothing stays near 0.0998.) */
+ * s, which wobbles it: 12% nearer at step 90, 0.0239 from 0.0271; a swap
+ * that did nothing stays near 0.0994.) */
 static void test_key_swap_flows_back(void)
 {
     if (window_shot("hhht", "--steps-per-frame 10 --steps 90", "back.png") || headless_frame("", "plain") ||
@@ -292,7 +291,7 @@ static void test_key_swap_flows_back(void)
         double db = mean_diff(back, blob), da = mean_diff(at, blob), dn = mean_diff(on, blob);
         printf("  mean distance to the blob: at the swap (step 30) %.4f, at step 90 %.4f, without the "
                "swap %.4f\n", da, db, dn);
-        CHECK(db < 0.96 * da && db < 0.5 * dn, "after 't' the smoke does not flow back to the blob: %.4f at "
+        CHECK(db < 0.92 * da && db < 0.5 * dn, "after 't' the smoke does not flow back to the blob: %.4f at "
               "the swap, %.4f after, %.4f without", da, db, dn);
     }
     image_free(blob);
