@@ -9,7 +9,10 @@
 // transport's (u_drift: flow + drift, drift_vel.glsl) strain plus |∇·w|.
 // g is at least u_edge_w times the edge excess (|∇²ρ| − |∇²ρ*|)₊ ÷ (|∇²ρ| +
 // |∇²ρ*| + u_edge_eps): how much sharper the smoke is than its target at the cell.
-// Mirrors strain_at, transport_rate_at, mix_edge and ref_pass_mix_coef in src/cpu_solver.c.
+// n is at least the fine gate smoothstep(u_fine_lo, u_fine_hi, |∇²ρ|·u_fine_l2 ÷
+// (max(ρ, ρ̄) + u_edge_eps)), ρ̄ the mean of the neighbours: smoke much thinner
+// than the mixing's length L is mixed whole wherever it is (mix_fine).
+// Mirrors strain_at, transport_rate_at, mix_edge, mix_fine and ref_pass_mix_coef in src/cpu_solver.c.
 #include "packed.glsl"
 
 uniform sampler2D u_vel;
@@ -25,6 +28,8 @@ uniform float u_k;    // method_mix_k: C·(L/h)²·dt·(the flow's share)/iterat
 uniform float u_cap;  // METHOD_MIX_CAP
 uniform float u_edge_eps; // METHOD_MIX_EDGE_EPS·s
 uniform float u_edge_w;   // the edge excess's weight: the step's rg (0: not read)
+uniform float u_fine_l2;  // (L/h)², L the mixing's length (METHOD_MIX_SCALE)
+uniform float u_fine_lo, u_fine_hi; // METHOD_MIX_FINE_LO, METHOD_MIX_FINE_HI
 
 float strain_at(sampler2D vel, int i, int j)
 {
@@ -53,20 +58,20 @@ float rate_at(int i, int j)
     return r;
 }
 
-// the Laplacians of ρ and ρ* at the cell: the sums over its neighbours
-// inside the grid of (f_n − f_c) (mix_laplacian)
-vec2 laplacians(int i, int j, vec2 c)
+// the sums over the cell's neighbours inside the grid of ρ and ρ* (rg) and
+// their count (a)
+vec3 neighbours(int i, int j)
 {
-    vec2 s = vec2(0.0);
-    if (i > 0) s += texelFetch(u_dens, ivec2(i - 1, j), 0).rg - c;
-    if (i < u_size.x - 1) s += texelFetch(u_dens, ivec2(i + 1, j), 0).rg - c;
-    if (j > 0) s += texelFetch(u_dens, ivec2(i, j - 1), 0).rg - c;
-    if (j < u_size.y - 1) s += texelFetch(u_dens, ivec2(i, j + 1), 0).rg - c;
-    return abs(s);
+    vec3 s = vec3(0.0);
+    if (i > 0) s += vec3(texelFetch(u_dens, ivec2(i - 1, j), 0).rg, 1.0);
+    if (i < u_size.x - 1) s += vec3(texelFetch(u_dens, ivec2(i + 1, j), 0).rg, 1.0);
+    if (j > 0) s += vec3(texelFetch(u_dens, ivec2(i, j - 1), 0).rg, 1.0);
+    if (j < u_size.y - 1) s += vec3(texelFetch(u_dens, ivec2(i, j + 1), 0).rg, 1.0);
+    return s;
 }
 
 // g·n: the mismatch g (the larger of mix_mismatch and mix_edge) times the
-// target's nearness n (mix_near)
+// target's nearness n (mix_near), at least the fine gate (mix_fine)
 float gate(int i, int j)
 {
     vec3 d = texelFetch(u_dens, ivec2(i, j), 0).rgb;
@@ -74,12 +79,19 @@ float gate(int i, int j)
     float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i) + 0.5, float(j) + 0.5));
     float sum = rb + tb;
     float g = sum > 0.0 ? min(abs(rb - tb) / sum, 1.0) : 0.0;
+    vec3 nb = neighbours(i, j);
+    // the Laplacians of ρ and ρ*: Σ (f_n − f_c) over the neighbours (mix_laplacian)
+    vec2 l = abs(nb.xy - nb.z * d.rg);
     if (u_edge_w > 0.0) {
-        vec2 l = laplacians(i, j, d.rg);
         float den = l.x + l.y + u_edge_eps;
         g = max(g, u_edge_w * (den > 0.0 ? max(l.x - l.y, 0.0) / den : 0.0));
     }
-    return g * max(min(tb * u_near, 1.0), u_transit);
+    float n = max(min(tb * u_near, 1.0), u_transit);
+    if (n < 1.0 && nb.z > 0.0) {
+        float f = l.x * u_fine_l2 / (max(d.r, nb.x / nb.z) + u_edge_eps);
+        n = max(n, smoothstep(u_fine_lo, u_fine_hi, f));
+    }
+    return g * n;
 }
 
 float coef(int i, int j)

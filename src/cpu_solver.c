@@ -718,6 +718,25 @@ static inline float mix_edge(int w, int h, const float *rho, const float *tgt, f
     return den > 0.0f ? fmaxf(lr - lt, 0.0f) / den : 0.0f;
 }
 
+/* Whether the smoke at cell (i, j) is much thinner than the mixing's
+ * length L (lh2 = (L/h)²): smoothstep(METHOD_MIX_FINE_LO, METHOD_MIX_FINE_HI,
+ * f), f = |∇²ρ|·lh2 ÷ (max(ρ, ρ̄) + eps), ρ̄ the mean of the neighbours inside
+ * the grid; 1 on a filament narrower than about L/3, 0 on an edge as soft
+ * as L (method.h). */
+static inline float mix_fine(int w, int h, const float *rho, float eps, float lh2, int i, int j)
+{
+    float c = rho[IDX(i, j)], s = 0.0f;
+    int nn = 0;
+    if (i > 0) s += rho[IDX(i - 1, j)], nn++;
+    if (i < w - 1) s += rho[IDX(i + 1, j)], nn++;
+    if (j > 0) s += rho[IDX(i, j - 1)], nn++;
+    if (j < h - 1) s += rho[IDX(i, j + 1)], nn++;
+    if (nn == 0) return 0.0f;
+    float f = fabsf(s - (float)nn * c) * lh2 / (fmaxf(c, s / (float)nn) + eps);
+    float t = fminf(fmaxf((f - METHOD_MIX_FINE_LO) / (METHOD_MIX_FINE_HI - METHOD_MIX_FINE_LO), 0.0f), 1.0f);
+    return t * t * (3.0f - 2.0f * t);
+}
+
 /* The transport's rate at cell (i, j): its strain plus its compression
  * |∇·w| (ref_pass_mix_coef). */
 static float transport_rate_at(int w, int h, const float *wu, const float *wv, float hh, int i, int j)
@@ -732,13 +751,16 @@ void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const fl
 {
     float inv = dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * dscale) : 0.0f;
     float eps = METHOD_MIX_EDGE_EPS * dscale;
+    float lh = (float)(w < h ? w : h) / (float)METHOD_MIX_SCALE, lh2 = lh * lh;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             size_t c = IDX(i, j);
             float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j + 0.5f);
             float g = mix_mismatch(rb, tgt_blur[c]);
             if (rho && tgt && edge_w > 0.0f) g = fmaxf(g, edge_w * mix_edge(w, h, rho, tgt, eps, i, j));
-            g *= mix_near(tgt_blur[c], inv);
+            float near = mix_near(tgt_blur[c], inv);
+            if (rho && near < 1.0f) near = fmaxf(near, mix_fine(w, h, rho, eps, lh2, i, j));
+            g *= near;
             float rate = strain_at(w, h, u, v, hh, i, j);
             if (wu && wv) rate = fmaxf(rate, transport_rate_at(w, h, wu, wv, hh, i, j));
             d[c] = fminf(k * rate * g, METHOD_MIX_CAP);

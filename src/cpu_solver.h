@@ -288,7 +288,12 @@ void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const fl
  * even where the blurred fields match, and the target's own edges, and
  * smoke that has arrived, are not. edge_w is the step's rg (MethodStep):
  * the edges this answers are the gathering's and the drift's, and they
- * join the morph together. */
+ * join the morph together. With rho, n is also at least how much thinner
+ * than the mixing's length L the smoke is at the cell (the fine gate:
+ * smoothstep(METHOD_MIX_FINE_LO, METHOD_MIX_FINE_HI, |∇²ρ|·(L/h)² ÷
+ * (max(ρ, ρ̄) + METHOD_MIX_EDGE_EPS·dscale)), ρ̄ the mean of the neighbours
+ * inside the grid), so a filament in transit that the strain thins below
+ * about L/2 is mixed whole (method.h; never at L ≤ h). */
 /* With the drift's transport speeds wu, wv (flow + drift, the step's
  * METHOD_PASS_DRIFT_VEL; NULL when it did not run), |S| is the larger of
  * the flow's strain rate and the transport's own: its strain plus its

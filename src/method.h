@@ -429,7 +429,19 @@ typedef struct {
  * 0.095 instead of 0.046 at 128², and a third raised corners' Uc from 0.07
  * to 0.20; with none, a travelling disc's strained filaments read 2.5-4.2x
  * the greater of its start's and target's stripes at 512²;
- * docs/FIDELITY.md). It runs after
+ * docs/FIDELITY.md), and whole (n = 1) where the smoke is much thinner than
+ * L, wherever it is: smoothstep(METHOD_MIX_FINE_LO, METHOD_MIX_FINE_HI, f),
+ * f = |∇²ρ|·(L/h)² ÷ (max(ρ, ρ̄) + METHOD_MIX_EDGE_EPS·s), ρ̄ the mean of the
+ * cell's neighbours (∇² and ρ̄ over those inside the grid), so a feature of
+ * Gaussian width σ reads about (L/σ)² at its middle: the transit's twentieth
+ * lets a strained filament settle at √(C/20)·L, about half of L (at 512²
+ * two cells; at 128² less than a cell, which the grid's own cell bounds),
+ * and the fine gate mixes it whole, g still gating, wherever the strain
+ * thins it below L/2 (fourteenth round: wide at 512², 2.19x -> 2.07x the
+ * stripes of start and target, nothing else moved; an edge as soft as L
+ * reads at most 3.3, its tail included). |∇²ρ| is at most 4·max(ρ, ρ̄) in
+ * cells, so f ≤ 4·(L/h)²: from 256² up it can fire, at 128² and below
+ * (L ≤ h) it never does. It runs after
  * the transport, with the flow's share of the step's time (a paced key's
  * slow motion), as method_mix_iters explicit, conservative iterations whose
  * face coefficient d ≤ METHOD_MIX_CAP (positive, mass kept). They cover
@@ -443,6 +455,8 @@ typedef struct {
 #define METHOD_MIX_NEAR 0.1f
 #define METHOD_MIX_TRANSIT 0.05f
 #define METHOD_MIX_EDGE_EPS 0.005f
+#define METHOD_MIX_FINE_LO 4.0f
+#define METHOD_MIX_FINE_HI 12.0f
 #define METHOD_MIX_CAP 0.2f
 #define METHOD_MIX_STRAIN 0.2f
 #define METHOD_MIX_ITERS_MAX 32

@@ -1495,6 +1495,60 @@ static void test_mix_passes(void)
     free(rho); free(d); free(e0); free(e1); free(out); free(u); free(v); free(tb); free(rb);
 }
 
+/* The mixing's fine gate (fourteenth round): smoke in transit (ρ̃* = 0, so
+ * n is METHOD_MIX_TRANSIT) under a shear of rate 1 is mixed whole where it
+ * is much thinner than L = 1/METHOD_MIX_SCALE of the box, and at the
+ * transit's twentieth where its edge is as soft as L; at 128² (L = h) the
+ * gate never fires. */
+static void test_mix_fine(void)
+{
+    for (int w = 128; w <= 256; w *= 2) {
+        int h = w;
+        size_t n = (size_t)w * h;
+        float hh = 1.0f / (float)w, lh = (float)w / (float)METHOD_MIX_SCALE;
+        float *u = falloc(n), *v = falloc(n), *tb = falloc(n), *rho = falloc(n), *d = falloc(n);
+        BlurSpec bs;
+        method_blur_spec(w, h, 0.04f, &bs);
+        size_t nc = (size_t)bs.cw * bs.ch;
+        float *rb = falloc(nc);
+        for (size_t k = 0; k < nc; k++) rb[k] = 1.0f; /* g = 1: the blurred smoke, no target */
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                AT(u, w, i, j) = i > 0 ? (float)j * hh : 0.0f;
+                /* a line one cell wide at x = w/4; a band from w/2 to 3w/4
+                 * with edges softened by a Gaussian of σ = L */
+                float a = ((float)i - 0.5f * (float)w) / lh, b = ((float)i - 0.75f * (float)w) / lh;
+                AT(rho, w, i, j) = i == w / 4 ? 1.0f : 0.5f * (erfcf(-a / sqrtf(2.0f)) - erfcf(-b / sqrtf(2.0f)));
+            }
+        ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rho, NULL, 0.0f, 1.0f, d);
+        float line = AT(d, w, w / 4 - 1, h / 2), edge = 0.0f, empty = AT(d, w, w / 8, h / 2);
+        for (int i = w / 4 + 2; i < w; i++)
+            if (AT(rho, w, i, h / 2) > 0.01f) edge = fmaxf(edge, AT(d, w, i, h / 2));
+        float whole = 0.05f, transit = 0.05f * METHOD_MIX_TRANSIT;
+        if (w == 256) {
+            CHECK(fabsf(line - whole) < 1e-5f, "%d^2: beside a line one cell wide in transit, mixed whole: d %g (want %g)",
+                  w, (double)line, (double)whole);
+            CHECK(AT(d, w, w / 4, h / 2) > 4.0f * transit,
+                  "%d^2: the line itself (f = 8: half way) more than the transit's: d %g", w,
+                  (double)AT(d, w, w / 4, h / 2));
+        } else {
+            CHECK(fabsf(line - transit) < 1e-6f, "%d^2 (L = h): the line at the transit's twentieth only: d %g (want %g)",
+                  w, (double)line, (double)transit);
+        }
+        CHECK(fabsf(edge - transit) < 1e-6f, "%d^2: an edge as soft as L at the transit's twentieth: d %g (want %g)", w,
+              (double)edge, (double)transit);
+        CHECK(fabsf(empty - transit) < 1e-6f, "%d^2: empty cells at the transit's twentieth: d %g", w, (double)empty);
+        /* near the target (ρ̃* high: n = 1) the gate changes nothing */
+        for (size_t k = 0; k < n; k++) tb[k] = 0.5f;
+        for (size_t k = 0; k < nc; k++) rb[k] = 1.5f;
+        ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rho, NULL, 0.0f, 1.0f, d);
+        CHECK(fabsf(AT(d, w, w / 4 - 1, h / 2) - AT(d, w, w / 8, h / 2)) < 1e-6f,
+              "%d^2: near the target the line is mixed as the empty cells are: %g, %g", w,
+              (double)AT(d, w, w / 4 - 1, h / 2), (double)AT(d, w, w / 8, h / 2));
+        free(u); free(v); free(tb); free(rho); free(d); free(rb);
+    }
+}
+
 /* The mixing's point (issue 20 point 2): a dense disc drawn into a large
  * faint square strains into a thin X (the stripe measure's peak); with
  * --subgrid the X stays smoke: its peak stripes fall, the mass stays and
@@ -2081,6 +2135,7 @@ int main(void)
     RUN(test_gathering);
     RUN(test_gathering_step);
     RUN(test_mix_passes);
+    RUN(test_mix_fine);
     RUN(test_mix_filaments);
     RUN(test_solver_api);
     RUN(test_morph);

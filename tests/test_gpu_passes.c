@@ -314,6 +314,9 @@ static void test_passes(void)
 }
 
 /* a smooth disc and a box, in domain units */
+/* with shapes_line, the start also has a line one cell wide beside the disc */
+static bool shapes_line = false;
+
 static void shapes(float *start, float *target)
 {
     for (int j = 0; j < H; j++)
@@ -321,6 +324,7 @@ static void shapes(float *start, float *target)
             float x = ((float)i + 0.5f) / (float)H, y = ((float)j + 0.5f) / (float)H;
             float d = sqrtf((x - 0.45f) * (x - 0.45f) + (y - 0.7f) * (y - 0.7f));
             start[j * W + i] = fminf(1.0f, fmaxf(0.0f, (0.2f - d) * 40.0f));
+            if (shapes_line && i == W / 5 && y > 0.4f && y < 0.95f) start[j * W + i] = 1.0f;
             target[j * W + i] = (fabsf(x - 0.75f) < 0.2f && fabsf(y - 0.4f) < 0.25f) ? 1.0f : 0.0f;
         }
 }
@@ -453,6 +457,17 @@ static void test_whole_steps(void)
      * edge gate (weighed by rg) is fully on throughout */
     p.tramp = 0.0f;
     whole_steps(&p, "subgrid mixing 8, the edge gate from step 1");
+    /* ... at 256², where the fine gate can fire (L = 2 cells), with a line
+     * one cell wide in transit that it mixes whole */
+    {
+        int w0 = W, h0 = H;
+        W = H = 256;
+        shapes_line = true;
+        whole_steps(&p, "subgrid mixing 8, a line one cell wide at 256^2");
+        shapes_line = false;
+        W = w0;
+        H = h0;
+    }
     p.tramp = 1.0f;
     p.arrive = 10.0f;
     whole_steps(&p, "subgrid mixing 8, paced flow, 10 s");
