@@ -438,11 +438,10 @@ typedef struct {
  * two cells; at 128² less than a cell, which the grid's own cell bounds),
  * and the fine gate mixes it whole, g still gating, wherever the strain
  * thins it below L/2 (fourteenth round: wide at 512², 2.19x -> 2.07x the
- * stripes of start and target, nothing else moved; an edge as soft as L
- * reads at most 3.3, its tail included). |∇²ρ| is at most 4·max(ρ, ρ̄) in
- * cells, so f ≤ 4·(L/h)²: from 256² up it can fire, at 128² and below
- * (L ≤ h) it never does. It runs after
- * the transport, with the flow's share of the step's time (a paced key's
+ * stripes of start and target, every other pair within 0.03; an edge as
+ * soft as L reads at most 3.3, its tail included). |∇²ρ| is at most
+ * 4·max(ρ, ρ̄) in cells, so f ≤ 4·(L/h)²: from 256² up it can fire, at
+ * 128² and below (L ≤ h) it never does. It runs after the transport, with the flow's share of the step's time (a paced key's
  * slow motion), as method_mix_iters explicit, conservative iterations whose
  * face coefficient d ≤ METHOD_MIX_CAP (positive, mass kept). They cover
  * |S|·dt ≤ METHOD_MIX_STRAIN (the largest the suite reached at the default
