@@ -695,16 +695,26 @@ static inline float mix_near(float tb, float inv)
     return fmaxf(fminf(tb * inv, 1.0f), METHOD_MIX_TRANSIT);
 }
 
+/* The sum of f over the cell's neighbours inside the grid; *nn their count. */
+static inline float mix_neighbours(int w, int h, const float *f, int i, int j, int *nn)
+{
+    float s = 0.0f;
+    *nn = 0;
+    if (i > 0) s += f[IDX(i - 1, j)], ++*nn;
+    if (i < w - 1) s += f[IDX(i + 1, j)], ++*nn;
+    if (j > 0) s += f[IDX(i, j - 1)], ++*nn;
+    if (j < h - 1) s += f[IDX(i, j + 1)], ++*nn;
+    return s;
+}
+
 /* The cell's discrete Laplacian: the sum over its neighbours inside the grid
- * of (f_n − f_c) (a wall adds nothing). */
+ * of (f_n − f_c) (a wall adds nothing), as Σ f_n − count·f_c
+ * (mix_coef.glsl the same). */
 static inline float mix_laplacian(int w, int h, const float *f, int i, int j)
 {
-    float c = f[IDX(i, j)], s = 0.0f;
-    if (i > 0) s += f[IDX(i - 1, j)] - c;
-    if (i < w - 1) s += f[IDX(i + 1, j)] - c;
-    if (j > 0) s += f[IDX(i, j - 1)] - c;
-    if (j < h - 1) s += f[IDX(i, j + 1)] - c;
-    return s;
+    int nn;
+    float s = mix_neighbours(w, h, f, i, j, &nn);
+    return s - (float)nn * f[IDX(i, j)];
 }
 
 /* How much sharper the smoke is at cell (i, j) than its target there:
@@ -725,12 +735,8 @@ static inline float mix_edge(int w, int h, const float *rho, const float *tgt, f
  * as L (method.h). */
 static inline float mix_fine(int w, int h, const float *rho, float eps, float lh2, int i, int j)
 {
-    float c = rho[IDX(i, j)], s = 0.0f;
-    int nn = 0;
-    if (i > 0) s += rho[IDX(i - 1, j)], nn++;
-    if (i < w - 1) s += rho[IDX(i + 1, j)], nn++;
-    if (j > 0) s += rho[IDX(i, j - 1)], nn++;
-    if (j < h - 1) s += rho[IDX(i, j + 1)], nn++;
+    int nn;
+    float c = rho[IDX(i, j)], s = mix_neighbours(w, h, rho, i, j, &nn);
     if (nn == 0) return 0.0f;
     float f = fabsf(s - (float)nn * c) * lh2 / (fmaxf(c, s / (float)nn) + eps);
     float t = fminf(fmaxf((f - METHOD_MIX_FINE_LO) / (METHOD_MIX_FINE_HI - METHOD_MIX_FINE_LO), 0.0f), 1.0f);
