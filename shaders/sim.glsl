@@ -34,13 +34,37 @@ float divergence_at(sampler2D vel, int i, int j)
     return (Uf(vel, i + 1, j) - Uf(vel, i, j) + Vf(vel, i, j + 1) - Vf(vel, i, j)) / u_h;
 }
 
-// Bilinear sample of a coarse field (cw x ch = csize, coarsened by factor)
-// at a position in fine cell units (fine cell centres at i + 0.5).
+// The uniform cubic B-spline's four weights at t in [0, 1) (bspline_w in
+// src/cpu_solver.c).
+vec4 bspline_w(float t)
+{
+    float t2 = t * t, t3 = t2 * t, u = 1.0 - t;
+    return vec4(u * u * u, 3.0 * t3 - 6.0 * t2 + 4.0, -3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0, t3) / 6.0;
+}
+
+// A coarse field (cw x ch = csize, coarsened by factor) at a position in
+// fine cell units (fine cell centres at i + 0.5): with factor > 1 the cubic
+// B-spline of the 4x4 samples around it, indices clamped (its gradient is
+// continuous: method.h, METHOD_BLUR_BSPLINE_VAR); at factor 1 bilinear.
+// Mirrors ref_sample_coarse.
 float sample_coarse(sampler2D t, int factor, ivec2 csize, vec2 p)
 {
-    float f = float(factor);
-    float cx = clamp(p.x / f - 0.5, 0.0, float(csize.x - 1));
-    float cy = clamp(p.y / f - 0.5, 0.0, float(csize.y - 1));
+    if (factor > 1) {
+        vec2 c = p / float(factor) - 0.5;
+        ivec2 c0 = ivec2(floor(c));
+        vec4 wx = bspline_w(c.x - float(c0.x)), wy = bspline_w(c.y - float(c0.y));
+        float s = 0.0;
+        for (int b = 0; b < 4; b++) {
+            int jj = clamp(c0.y - 1 + b, 0, csize.y - 1);
+            float r = 0.0;
+            for (int a = 0; a < 4; a++)
+                r += wx[a] * texelFetch(t, ivec2(clamp(c0.x - 1 + a, 0, csize.x - 1), jj), 0).r;
+            s += wy[b] * r;
+        }
+        return s;
+    }
+    float cx = clamp(p.x - 0.5, 0.0, float(csize.x - 1));
+    float cy = clamp(p.y - 0.5, 0.0, float(csize.y - 1));
     int i0 = int(floor(cx)), j0 = int(floor(cy));
     int i1 = min(i0 + 1, csize.x - 1), j1 = min(j0 + 1, csize.y - 1);
     float tx = cx - float(i0), ty = cy - float(j0);

@@ -71,8 +71,39 @@ void ref_pass_blur_1d(const BlurSpec *spec, int axis, const float *in, float *ou
         }
 }
 
+/* The uniform cubic B-spline's four weights at t ∈ [0, 1) (sim.glsl's
+ * bspline_w the same). */
+static inline void bspline_w(float t, float wt[4])
+{
+    float t2 = t * t, t3 = t2 * t, u = 1.0f - t;
+    wt[0] = u * u * u / 6.0f;
+    wt[1] = (3.0f * t3 - 6.0f * t2 + 4.0f) / 6.0f;
+    wt[2] = (-3.0f * t3 + 3.0f * t2 + 3.0f * t + 1.0f) / 6.0f;
+    wt[3] = t3 / 6.0f;
+}
+
 float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, float y)
 {
+    size_t cw = (size_t)spec->cw;
+    if (spec->factor > 1) {
+        float f = (float)spec->factor, cx = x / f - 0.5f, cy = y / f - 0.5f;
+        int i0 = (int)floorf(cx), j0 = (int)floorf(cy);
+        float wx[4], wy[4], s = 0.0f;
+        bspline_w(cx - (float)i0, wx);
+        bspline_w(cy - (float)j0, wy);
+        for (int b = 0; b < 4; b++) {
+            int jj = j0 - 1 + b;
+            jj = jj < 0 ? 0 : (jj > spec->ch - 1 ? spec->ch - 1 : jj);
+            float r = 0.0f;
+            for (int a = 0; a < 4; a++) {
+                int ii = i0 - 1 + a;
+                ii = ii < 0 ? 0 : (ii > spec->cw - 1 ? spec->cw - 1 : ii);
+                r += wx[a] * coarse[(size_t)jj * cw + (size_t)ii];
+            }
+            s += wy[b] * r;
+        }
+        return s;
+    }
     float f = (float)spec->factor;
     float cx = clampc(x / f - 0.5f, 0.0f, (float)(spec->cw - 1));
     float cy = clampc(y / f - 0.5f, 0.0f, (float)(spec->ch - 1));
@@ -80,7 +111,6 @@ float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, floa
     int i1 = i0 + 1 < spec->cw ? i0 + 1 : i0;
     int j1 = j0 + 1 < spec->ch ? j0 + 1 : j0;
     float tx = cx - (float)i0, ty = cy - (float)j0;
-    size_t cw = (size_t)spec->cw;
     float a = coarse[j0 * cw + i0] + tx * (coarse[j0 * cw + i1] - coarse[j0 * cw + i0]);
     float b = coarse[j1 * cw + i0] + tx * (coarse[j1 * cw + i1] - coarse[j1 * cw + i0]);
     return a + ty * (b - a);

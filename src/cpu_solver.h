@@ -118,8 +118,14 @@ void ref_pass_downsample(int w, int h, const BlurSpec *spec, const float *in, fl
 void ref_pass_blur_1d(const BlurSpec *spec, int axis, const float *in, float *out);
 void ref_pass_upsample(int w, int h, const BlurSpec *spec, const float *coarse, float *out);
 
-/* Bilinear sample of a coarse (cw x ch) field at a position given in fine
- * cell units (fine cell centres at i + 0.5). */
+/* A coarse (cw x ch) field at a position given in fine cell units (fine
+ * cell centres at i + 0.5): with factor > 1 the uniform cubic B-spline of
+ * the 4x4 coarse samples around it (indices clamped at the edges), whose
+ * gradient is continuous, so the force's and the drift's differences of
+ * ρ̃ and ρ̃* have no jumps where a coarse sample sits (bilinear, they jumped
+ * there every factor cells, and the smoke took a lattice of that period:
+ * method.h, METHOD_BLUR_BSPLINE); at factor 1 the samples themselves
+ * (bilinear between them). */
 float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, float y);
 /* u,v = (u,v + dt·vf·ρ̃ ∂ρ̃* / max(ρ̃*, eps)) / (1 + dt·vd) on interior faces:
  * driving force and (implicit) damping. rho_blur_coarse is ρ̃ on the coarse

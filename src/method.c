@@ -111,6 +111,9 @@ void method_blur_spec(int w, int h, float sigma, BlurSpec *out)
     out->cw = (w + f - 1) / f;
     out->ch = (h + f - 1) / f;
     float s = sc / (float)f;
+    /* the B-spline that samples the coarse field adds a variance of 1/3
+     * coarse cell² (ref_sample_coarse): the Gaussian gives the rest */
+    if (f > 1) s = sqrtf(s * s - METHOD_BLUR_BSPLINE_VAR);
     /* The kernel reaches until its weight falls below 1e-30 of the centre
      * (11.75 sigma), not the usual 3 sigma: the driving force uses
      * ∇ρ̃* / ρ̃* = ∇ log ρ̃*, which still points at the target from far away

@@ -160,6 +160,17 @@ typedef struct {
     float weights[METHOD_BLUR_TAPS]; /* normalized weights[0..radius] */
 } BlurSpec;
 
+/* The coarse blurred fields (ρ̃ and ρ̃*) are read at fine positions through
+ * a uniform cubic B-spline of their samples where the factor is above 1
+ * (ref_sample_coarse, sim.glsl's sample_coarse): its gradient is
+ * continuous. Read bilinearly, the gradient of log ρ̃ and of ρ̃* jumped at
+ * every coarse sample, so the force and the drift stepped every `factor`
+ * cells (8 at 512², 64 at 4096²) and faint smoke took a plaid of that
+ * period, sheared into ladders of parallel stripes (wide at 512², steps
+ * 560-600: fourteenth round, docs/FIDELITY.md). The B-spline smooths by a
+ * variance of METHOD_BLUR_BSPLINE_VAR coarse cell², which the Gaussian's σ
+ * gives back, so --sigma keeps its width. */
+#define METHOD_BLUR_BSPLINE_VAR (1.0f / 3.0f)
 void method_blur_spec(int w, int h, float sigma, BlurSpec *out);
 /* Gathering iterations: gather_iters, or with 0 (auto) min(W,H)/64 within
  * [4, METHOD_GATHER_ITERS_MAX], since the implicit diffusion's reach in cells

@@ -217,13 +217,49 @@ static void test_blur_spec(void)
                   sum);
             CHECK(decreasing && tail_zero, "blur %dx%d sigma %g: weights not a non-increasing "
                   "non-negative profile with zero tail", w, h, sg);
-            /* the discrete kernel's variance is the coarse sigma's (truncated at 3 s) */
+            /* the discrete kernel's variance and, above factor 1, the
+             * B-spline's that samples it (METHOD_BLUR_BSPLINE_VAR) make the
+             * coarse sigma's */
             double var = 0.0;
             for (int k = 1; k <= b.radius; k++) var += 2.0 * b.weights[k] * k * k;
+            if (f > 1) var += METHOD_BLUR_BSPLINE_VAR;
             if (s >= 1.0f)
                 CHECK(fabs(sqrt(var) / s - 1.0) < 0.03, "blur %dx%d sigma %g: kernel std %g "
                       "vs coarse sigma %g", w, h, sg, sqrt(var), s);
         }
+}
+
+/* The coarse fields are read through a cubic B-spline above factor 1, so
+ * their gradient has no jumps at the coarse samples (method.h,
+ * METHOD_BLUR_BSPLINE_VAR): a coarse field quadratic in x, read at every
+ * fine cell centre, has the same second difference everywhere inside
+ * (2/f², the B-spline reproduces quadratics up to a constant); read
+ * bilinearly it would be 0 between the samples and 2/f at each one. */
+static void test_sample_coarse_smooth(void)
+{
+    for (int f = 2; f <= 16; f *= 2) {
+        BlurSpec b = {.factor = f, .cw = 24, .ch = 3, .radius = 1};
+        float c[24 * 3];
+        for (int j = 0; j < 3; j++)
+            for (int k = 0; k < 24; k++) c[j * 24 + k] = (float)(k * k) * 0.01f;
+        int w = 24 * f;
+        float want = 0.02f / (float)(f * f), lo = 1e30f, hi = -1e30f;
+        for (int i = 3 * f; i < w - 3 * f; i++) {
+            float d2 = ref_sample_coarse(&b, c, (float)i + 1.5f, 1.5f * (float)f) -
+                       2.0f * ref_sample_coarse(&b, c, (float)i + 0.5f, 1.5f * (float)f) +
+                       ref_sample_coarse(&b, c, (float)i - 0.5f, 1.5f * (float)f);
+            lo = fminf(lo, d2);
+            hi = fmaxf(hi, d2);
+        }
+        CHECK(fabsf(lo - want) < 0.02f * want && fabsf(hi - want) < 0.02f * want,
+              "factor %d: a quadratic's second difference %g..%g (want %g everywhere: no kinks at the samples)",
+              f, (double)lo, (double)hi, (double)want);
+        /* a constant stays itself, edges included */
+        for (int k = 0; k < 24 * 3; k++) c[k] = 0.7f;
+        float worst = 0.0f;
+        for (int i = 0; i < w; i++) worst = fmaxf(worst, fabsf(ref_sample_coarse(&b, c, (float)i + 0.5f, 0.5f) - 0.7f));
+        CHECK(worst < 1e-6f, "factor %d: a constant read back within %g", f, (double)worst);
+    }
 }
 
 static void test_blur_constant_and_mean(void)
@@ -2117,6 +2153,7 @@ int main(void)
     setvbuf(stdout, NULL, _IOLBF, 0);
     RUN(test_blur_spec);
     RUN(test_blur_constant_and_mean);
+    RUN(test_sample_coarse_smooth);
     RUN(test_blur_delta);
     RUN(test_blur_resolution);
     RUN(test_force_direction);
