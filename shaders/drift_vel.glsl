@@ -42,34 +42,40 @@ float g_tb[9], g_rb[9], g_lr[9], g_phi[9];
 // Above factor 1, ρ̃ at the 3x3 cells is the B-spline of sample_coarse from
 // the 5x5 coarse samples they share (the cells span at most two fine cells,
 // so their B-splines' 4x4 samples start at most one coarse cell apart): 25
-// fetches instead of 9 x 16, the same sums in the same order.
-float g_blk[25];
-int g_bi, g_bj;
-
-void load_block(int ci, int cj)
+// fetches instead of 9 x 16, each row interpolated along x first, then the
+// rows along y, as sample_coarse sums; every index a constant (ox, oy pick
+// the 4 of 5 by a select, not by an index, so nothing spills).
+void block_rb(int ci, int cj)
 {
     float f = float(u_factor);
-    ivec2 c = clamp(ivec2(ci - 1, cj - 1), ivec2(0), u_size - 1);
-    g_bi = int(floor((float(c.x) + 0.5) / f - 0.5)) - 1;
-    g_bj = int(floor((float(c.y) + 0.5) / f - 0.5)) - 1;
-    for (int b = 0; b < 5; b++)
-        for (int a = 0; a < 5; a++)
-            g_blk[b * 5 + a] = texelFetch(u_rblur, clamp(ivec2(g_bi + a, g_bj + b), ivec2(0), u_csize - 1), 0).r;
-}
-
-float block_sample(ivec2 c)
-{
-    vec2 q = (vec2(c) + 0.5) / float(u_factor) - 0.5;
-    ivec2 q0 = ivec2(floor(q));
-    int ox = q0.x - 1 - g_bi, oy = q0.y - 1 - g_bj;
-    vec4 wx = bspline_w(q.x - float(q0.x)), wy = bspline_w(q.y - float(q0.y));
-    float s = 0.0;
-    for (int b = 0; b < 4; b++) {
-        float r = 0.0;
-        for (int a = 0; a < 4; a++) r += wx[a] * g_blk[(oy + b) * 5 + ox + a];
-        s += wy[b] * r;
+    ivec2 c0 = clamp(ivec2(ci - 1, cj - 1), ivec2(0), u_size - 1);
+    int bi = int(floor((float(c0.x) + 0.5) / f - 0.5)) - 1;
+    int bj = int(floor((float(c0.y) + 0.5) / f - 0.5)) - 1;
+    vec4 wx[3], wy[3];
+    bool ox[3], oy[3];
+    for (int a = 0; a < 3; a++) {
+        ivec2 c = clamp(ivec2(ci - 1 + a, cj - 1 + a), ivec2(0), u_size - 1);
+        vec2 q = (vec2(c) + 0.5) / f - 0.5;
+        vec2 q0 = floor(q);
+        wx[a] = bspline_w(q.x - q0.x);
+        wy[a] = bspline_w(q.y - q0.y);
+        ox[a] = int(q0.x) - 1 > bi;
+        oy[a] = int(q0.y) - 1 > bj;
     }
-    return s;
+    float hx[15]; // hx[a * 5 + n]: row n along x at the a-th column of cells
+    for (int n = 0; n < 5; n++) {
+        int jj = clamp(bj + n, 0, u_csize.y - 1);
+        float v[5];
+        for (int m = 0; m < 5; m++) v[m] = texelFetch(u_rblur, ivec2(clamp(bi + m, 0, u_csize.x - 1), jj), 0).r;
+        vec4 lo = vec4(v[0], v[1], v[2], v[3]), hi = vec4(v[1], v[2], v[3], v[4]);
+        for (int a = 0; a < 3; a++) hx[a * 5 + n] = dot(wx[a], ox[a] ? hi : lo);
+    }
+    for (int b = 0; b < 3; b++)
+        for (int a = 0; a < 3; a++) {
+            vec4 lo = vec4(hx[a * 5], hx[a * 5 + 1], hx[a * 5 + 2], hx[a * 5 + 3]);
+            vec4 hi = vec4(hx[a * 5 + 1], hx[a * 5 + 2], hx[a * 5 + 3], hx[a * 5 + 4]);
+            g_rb[b * 3 + a] = dot(wy[b], oy[b] ? hi : lo);
+        }
 }
 
 void load_cells(int ci, int cj)
@@ -77,14 +83,13 @@ void load_cells(int ci, int cj)
     g_i = ci;
     g_j = cj;
     bool blk = u_factor > 1;
-    if (blk) load_block(ci, cj);
+    if (blk) block_rb(ci, cj);
     for (int b = 0; b < 3; b++)
         for (int a = 0; a < 3; a++) {
             ivec2 c = clamp(ivec2(ci - 1 + a, cj - 1 + b), ivec2(0), u_size - 1);
             int k = b * 3 + a;
             g_tb[k] = texelFetch(u_dens, c, 0).b;
-            g_rb[k] = blk ? block_sample(c)
-                          : sample_coarse(u_rblur, u_factor, u_csize, vec2(float(c.x) + 0.5, float(c.y) + 0.5));
+            if (!blk) g_rb[k] = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(c.x) + 0.5, float(c.y) + 0.5));
             g_lr[k] = log(max(g_tb[k], u_eps)) - log(max(g_rb[k], u_eps));
             g_phi[k] = u_balance != 0 ? packed_at(u_phi, c) : 0.0;
         }
