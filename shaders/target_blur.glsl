@@ -1,6 +1,6 @@
 // target_blur: last stage of the target's blur. Writes the density texture
-// back with .b = ρ̃*, the coarse blurred target sampled bilinearly at the
-// cell centre (ρ and ρ* pass through).
+// back with .b = ρ̃*, the coarse blurred target read by sample_coarse (its
+// B-spline above factor 1) at the cell centre (ρ and ρ* pass through).
 #include "sim.glsl"
 
 uniform sampler2D u_dens;

@@ -111,7 +111,8 @@ double ref_max_div(const RefSolver *s);   /* max |∇·u| (1/time) */
 /* ---- the passes, on plain arrays (for tests and for GPU comparison) ---- */
 
 /* Gaussian blur of a W x H field through the coarse grid of spec: box-average
- * f x f blocks, separable Gaussian (clamped edges), bilinear back up. */
+ * f x f blocks, separable Gaussian (clamped edges), read back up by
+ * ref_sample_coarse. */
 void ref_pass_blur(int w, int h, const BlurSpec *spec, const float *in, float *out);
 /* Coarse stages alone (coarse arrays are cw x ch): */
 void ref_pass_downsample(int w, int h, const BlurSpec *spec, const float *in, float *coarse);
@@ -129,7 +130,7 @@ void ref_pass_upsample(int w, int h, const BlurSpec *spec, const float *coarse, 
 float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, float y);
 /* u,v = (u,v + dt·vf·ρ̃ ∂ρ̃* / max(ρ̃*, eps)) / (1 + dt·vd) on interior faces:
  * driving force and (implicit) damping. rho_blur_coarse is ρ̃ on the coarse
- * grid of spec, sampled bilinearly at the face; tgt_blur is ρ̃* on the full
+ * grid of spec, read at the face by ref_sample_coarse; tgt_blur is ρ̃* on the full
  * grid. That is Fattal's force (phi NULL). With phi, the balance force:
  *   F = vf·( min(ρ̃, ρ̃*) ∇log ρ̃* + kb·ρ̃ ∇φ ),   ∇²φ = ρ − c·ρ*  (Neumann walls)
  * φ is the potential of the deficit: it has its maxima where the target
