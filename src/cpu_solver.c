@@ -787,7 +787,7 @@ void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const fl
 {
     float inv = dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * dscale) : 0.0f;
     float eps = METHOD_MIX_EDGE_EPS * dscale;
-    float lh = (float)(w < h ? w : h) / (float)METHOD_MIX_SCALE, lh2 = lh * lh;
+    float lh = method_mix_length(w, h), lh2 = lh * lh;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {
             size_t c = IDX(i, j);

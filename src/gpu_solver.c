@@ -442,7 +442,7 @@ static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const 
     shader_set_float(sh, "u_cap", METHOD_MIX_CAP);
     shader_set_float(sh, "u_edge_eps", METHOD_MIX_EDGE_EPS * s->dscale);
     shader_set_float(sh, "u_edge_w", edge_w);
-    float lh = (float)(s->w < s->h ? s->w : s->h) / (float)METHOD_MIX_SCALE;
+    float lh = method_mix_length(s->w, s->h);
     shader_set_float(sh, "u_fine_l2", lh * lh);
     shader_set_float(sh, "u_fine_lo", METHOD_MIX_FINE_LO);
     shader_set_float(sh, "u_fine_hi", METHOD_MIX_FINE_HI);

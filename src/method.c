@@ -365,10 +365,15 @@ int method_mix_iters(int w, int h, const SolverParams *p)
     return need < 1 ? 0 : (int)need;
 }
 
+float method_mix_length(int w, int h)
+{
+    return (float)(w < h ? w : h) / (float)METHOD_MIX_SCALE;
+}
+
 float method_mix_k(int w, int h, const MethodStep *st, int iters)
 {
     if (iters < 1) return 0.0f;
-    float l = (float)(w < h ? w : h) / (float)METHOD_MIX_SCALE;
+    float l = method_mix_length(w, h);
     return st->p.subgrid * l * l * st->p.dt * method_transport_share(st, false) / (float)iters;
 }
 

@@ -472,6 +472,8 @@ typedef struct {
 #define METHOD_MIX_ITERS_MAX 32
 #define METHOD_MIX_WORK (8.0 * 1024.0 * 1024.0) /* cells x iterations a step, at most */
 int method_mix_iters(int w, int h, const SolverParams *p);
+/* The mixing's length L in cells of a w x h grid: min(w, h)/METHOD_MIX_SCALE. */
+float method_mix_length(int w, int h);
 /* The factor k with d = min(k·|S|·g·n, METHOD_MIX_CAP) per iteration:
  * C·(L/h)²·dt·(the flow's share)/iterations; 0 when the mixing is off. */
 float method_mix_k(int w, int h, const MethodStep *st, int iters);
