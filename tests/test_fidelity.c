@@ -526,6 +526,34 @@ static void test_tool(void)
     } else
         CHECK(0, "--compare row: %s", out);
 
+    /* --pair adds a pair of the user's own: the diagonal's shapes under
+     * another name give the diagonal's row; without --pairs only the added
+     * pairs run, with it the named ones; an ASPECT of 2 runs on 2N x N */
+    {
+        char d[24][64];
+        int dn = row_cells(single, "diagonal", d);
+        rc = run("--cpu --grid 32 --steps 20 --pair 'mine|disc:0.25,0.75,0.12|disc:0.75,0.25,0.12'");
+        CHECK(rc == 0 && count_lines(R.out) == 3, "--pair: exit 0 and one row, got %d:\n%s%s", rc, R.out, R.err);
+        int n = row_cells(R.out, "mine", c);
+        CHECK(n == 19 && dn == 19, "--pair: 19 cells, got %d", n);
+        for (int q = 1; q < n && q < dn; q++)
+            CHECK(!strcmp(c[q], d[q]), "--pair: column %d is %s, the diagonal's %s", q, c[q], d[q]);
+        rc = run("--cpu --grid 32 --steps 10 --pair 'w|disc:0.3,0.5,0.2|disc:1.5,0.5,0.2|2' --pairs w,diagonal");
+        CHECK(rc == 0 && count_lines(R.out) == 4 && row_cells(R.out, "diagonal", c) == 19,
+              "--pair with --pairs: both rows, got %d:\n%s%s", rc, R.out, R.err);
+        CHECK(row_cells(R.out, "w", c) == 19 && !strcmp(c[1], "64×32"), "--pair's aspect 2: grid %s", c[1]);
+        const char *badp[] = {"--cpu --pair 'x|disc:0.5,0.5,0.2'", "--cpu --pair 'diagonal|disc:0.5,0.5,0.2|disc:0.5,0.5,0.1'",
+                              "--cpu --pair 'a b|disc:0.5,0.5,0.2|disc:0.5,0.5,0.1'",
+                              "--cpu --pair 'x|disc:0.5,0.5,0.2|disc:0.5,0.5,0.1|9'", "--cpu --pair 'x||disc:0.5,0.5,0.1'",
+                              "--cpu --grid 32 --steps 5 --pair 'x|disc:0.5|disc:0.5,0.5,0.1'",
+                              "--keys --cpu --pair 'x|disc:0.5,0.5,0.2|disc:0.5,0.5,0.1'"};
+        for (size_t k = 0; k < sizeof badp / sizeof badp[0]; k++) {
+            rc = run(badp[k]);
+            CHECK(rc == 1 && strstr(R.err, "fidelity: ") && R.out[0] == '\0', "'%s': exit 1 and a message, got %d:\n%s",
+                  badp[k], rc, R.err);
+        }
+    }
+
     /* --list names every pair, at least 14 */
     rc = run("--list");
     CHECK(rc == 0 && count_lines(R.out) >= 14 && strstr(R.out, "ring-word"),

@@ -82,7 +82,12 @@ static const Pair suite[] = {
     {"wide", "2:1 grid: a disc on the left into two discs on the right", "disc:0.4,0.5,0.2",
      "disc:1.45,0.3,0.13 disc:1.65,0.7,0.13", 2},
 };
-#define NPAIRS ((int)(sizeof suite / sizeof suite[0]))
+#define NSUITE ((int)(sizeof suite / sizeof suite[0]))
+/* --pair adds pairs of the user's own after the suite's (held-out cases) */
+#define NPAIRS_ADDED_MAX 32
+#define NPAIRS_MAX (NSUITE + NPAIRS_ADDED_MAX)
+static Pair pairs[NPAIRS_MAX]; /* the suite's, then --pair's */
+static int npairs;
 
 /* The key sequences (--keys, issue 9 point 5): a start and three keys drawn
  * from the suite's shapes, each key the goal for --key-every steps (key k for
@@ -143,7 +148,8 @@ typedef struct {
     bool backend_set;
     int jobs;
     const char *strips, *csv, *mktargets, *shader_dir;
-    bool selected[NPAIRS];
+    bool selected[NPAIRS_MAX];
+    const char *pairs_list; /* --pairs, looked up once every --pair is known */
     SolverParams params;
     /* --keys: the key sequences instead of the pairs */
     bool keys, steps_set, pairs_set;
@@ -242,6 +248,12 @@ static void usage(void)
            "                      without a GL context, fidelity stops)\n"
            "  --cpu               the CPU reference solver, as --backend cpu\n"
            "  --pairs A,B,...     run only these pairs (default: all; --list names them)\n"
+           "  --pair 'NAME|START|TARGET[|ASPECT]'\n"
+           "                      add a pair of your own (repeatable, up to %d): START\n"
+           "                      and TARGET in mktargets' shapes (mktargets --help),\n"
+           "                      e.g. 'tri-hi|star:0.5,0.5,0.3,0.15,3|text:0.5,0.5,0.3,HI';\n"
+           "                      ASPECT the grid's width over its height, 1..4\n"
+           "                      (default 1); without --pairs only the added pairs run\n"
            "  --list              list the pairs and what they test, then exit\n"
            "  --compare           also run each pair at 128 and 512 (2:1: 256x128 and\n"
            "                      1024x512) to step min(1000, N) and fill '128 vs 512'\n"
@@ -300,7 +312,7 @@ static void usage(void)
            "  fastest fall        the error's largest fall between observations, per\n"
            "                      %d steps, over err from: a key that pops in reads high\n"
            "docs/FIDELITY.md defines them precisely.\n",
-           NPAIRS, 100.0 * KEY_PASS, KEY_EVERY_DEFAULT, SAMPLE_EVERY, SAMPLE_EVERY);
+           NSUITE, NPAIRS_ADDED_MAX, 100.0 * KEY_PASS, KEY_EVERY_DEFAULT, SAMPLE_EVERY, SAMPLE_EVERY);
 }
 
 /* Parse an integer option in [lo, hi] or fail naming it. */
@@ -316,8 +328,8 @@ static long parse_long(const char *opt, const char *s, long lo, long hi)
 
 static int pair_index(const char *name)
 {
-    for (int k = 0; k < NPAIRS; k++)
-        if (!strcmp(suite[k].name, name)) return k;
+    for (int k = 0; k < npairs; k++)
+        if (!strcmp(pairs[k].name, name)) return k;
     return -1;
 }
 
@@ -353,7 +365,7 @@ static int sequence_index(const char *name)
 
 static void parse_pairs(Opts *o, const char *list)
 {
-    parse_names(list, "--pairs", "pair", "--list", pair_index, o->selected, NPAIRS);
+    parse_names(list, "--pairs", "pair", "--list", pair_index, o->selected, NPAIRS_MAX);
 }
 
 static void parse_sequences(Opts *o, const char *list)
@@ -392,10 +404,41 @@ static void parse_param(SolverParams *p, const char *s)
     if (method_param_info[k].extra) g_set_extras = true;
 }
 
+/* --pair NAME|START|TARGET[|ASPECT]: a pair of the user's own, START and
+ * TARGET in mktargets' shapes (mktargets --help), ASPECT the grid's width
+ * over its height (1..4, default 1). The first --pair clears the selection,
+ * so that without --pairs only the added pairs run. The strings live until
+ * the program ends. */
+static void add_pair(const char *arg, Opts *o, bool first)
+{
+    if (npairs >= NPAIRS_MAX) fail("--pair: at most %d pairs of your own", NPAIRS_ADDED_MAX);
+    char *s = strdup(arg);
+    if (!s) fail("out of memory");
+    char *f[5];
+    int n = 0;
+    for (char *p = s; n < 5; n++) {
+        f[n] = p;
+        char *bar = strchr(p, '|');
+        if (!bar) { n++; break; }
+        *bar = '\0';
+        p = bar + 1;
+    }
+    if (n < 3 || n > 4)
+        fail("--pair: expected NAME|START|TARGET[|ASPECT], got '%s' (quote it: the shell reads |)", arg);
+    if (!*f[0] || strspn(f[0], "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") != strlen(f[0]))
+        fail("--pair: '%s' is not a name: give letters, digits, '-', '_' or '.'", f[0]);
+    if (pair_index(f[0]) >= 0) fail("--pair: there is already a pair named '%s' (--list names them)", f[0]);
+    if (!*f[1] || !*f[2]) fail("--pair %s: give the start's and the target's shapes (mktargets --help)", f[0]);
+    int aspect = n == 4 ? (int)parse_long("--pair's ASPECT", f[3], 1, 4) : 1;
+    if (first) memset(o->selected, 0, sizeof o->selected);
+    pairs[npairs] = (Pair){f[0], "added with --pair", f[1], f[2], aspect};
+    o->selected[npairs++] = true;
+}
+
 static void parse_args(int argc, char **argv, Opts *o)
 {
     enum { O_GRID = 256, O_STEPS, O_CPU, O_PAIRS, O_LIST, O_COMPARE, O_STRIPS, O_CSV, O_JOBS,
-           O_PARAM, O_MKT, O_SDIR, O_HELP, O_BACKEND, O_KEYS, O_SEQS, O_KEY_EVERY };
+           O_PARAM, O_MKT, O_SDIR, O_HELP, O_BACKEND, O_KEYS, O_SEQS, O_KEY_EVERY, O_PAIR };
     static const struct option opts[] = {
         {"grid", required_argument, NULL, O_GRID},       {"steps", required_argument, NULL, O_STEPS},
         {"cpu", no_argument, NULL, O_CPU},               {"pairs", required_argument, NULL, O_PAIRS},
@@ -405,7 +448,7 @@ static void parse_args(int argc, char **argv, Opts *o)
         {"mktargets", required_argument, NULL, O_MKT},   {"shader-dir", required_argument, NULL, O_SDIR},
         {"help", no_argument, NULL, O_HELP},             {"backend", required_argument, NULL, O_BACKEND},
         {"keys", no_argument, NULL, O_KEYS},             {"sequences", required_argument, NULL, O_SEQS},
-        {"key-every", required_argument, NULL, O_KEY_EVERY},
+        {"key-every", required_argument, NULL, O_KEY_EVERY}, {"pair", required_argument, NULL, O_PAIR},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -413,11 +456,13 @@ static void parse_args(int argc, char **argv, Opts *o)
     o->steps = 3000;
     o->jobs = 1;
     method_params_default(&o->params);
-    for (int k = 0; k < NPAIRS; k++) o->selected[k] = true;
+    memcpy(pairs, suite, sizeof suite);
+    npairs = NSUITE;
+    for (int k = 0; k < NSUITE; k++) o->selected[k] = true;
     o->key_every = KEY_EVERY_DEFAULT;
     for (int k = 0; k < NSEQS; k++) o->seq_selected[k] = true;
     opterr = 0;
-    int c;
+    int c, nadded = 0;
     while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
         switch (c) {
         case O_GRID: o->grid = (int)parse_long("--grid", optarg, 8, 2048); break;
@@ -430,7 +475,8 @@ static void parse_args(int argc, char **argv, Opts *o)
             else fail("--backend: '%s' is not compute, fragment or cpu", optarg);
             o->backend_set = true;
             break;
-        case O_PAIRS: parse_pairs(o, optarg); o->pairs_set = true; break;
+        case O_PAIRS: o->pairs_list = optarg; o->pairs_set = true; break;
+        case O_PAIR: add_pair(optarg, o, nadded++ == 0); break;
         case O_KEYS: o->keys = true; break;
         case O_SEQS: parse_sequences(o, optarg); o->keys = true; break;
         case O_KEY_EVERY: o->key_every = parse_long("--key-every", optarg, 2, 1000000); o->keys = true; break;
@@ -448,6 +494,7 @@ static void parse_args(int argc, char **argv, Opts *o)
         }
     }
     if (optind < argc) fail("unexpected argument '%s' (--help lists the options)", argv[optind]);
+    if (o->pairs_list) parse_pairs(o, o->pairs_list);
     if (o->params.force == SOLVER_FORCE_FATTAL && !g_set_extras) {
         o->params.vk = 0.0f;   /* the paper's method, as smokemorph --force fattal */
         o->params.framp = 0.0f;
@@ -461,6 +508,7 @@ static void parse_args(int argc, char **argv, Opts *o)
     if (o->keys && o->steps_set) fail("--steps: a key sequence runs --key-every steps a key");
     if (o->keys && o->compare) fail("--compare: not with --keys (it compares the pairs' grids)");
     if (o->keys && o->pairs_set) fail("--pairs: not with --keys (--sequences names sequences)");
+    if (o->keys && nadded) fail("--pair: not with --keys (it adds a pair, not a sequence)");
 }
 
 /* The directory this program lives in (from /proc/self/exe, else argv0). */
@@ -772,7 +820,7 @@ static int save_strip(const char *dir, const char *name, const Image *im, char *
 
 static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
 {
-    const Pair *p = &suite[idx];
+    const Pair *p = &pairs[idx];
     memset(r, 0, sizeof *r);
     r->h = o->grid;
     r->w = o->grid * p->aspect;
@@ -1107,10 +1155,10 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
                "steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,"
                "stripes_max_step,stripes_ratio,compare_step,d128_512,u,uc,p5,p10,p20,front,swirl,"
                "stripes_target,seconds\n");
-    for (int k = 0; k < NPAIRS; k++) {
+    for (int k = 0; k < npairs; k++) {
         if (!o->selected[k]) continue;
         const Result *r = &res[k];
-        fprintf(f, "%s,%d,%d,%ld", suite[k].name, r->w, r->h, r->steps);
+        fprintf(f, "%s,%d,%d,%ld", pairs[k].name, r->w, r->h, r->steps);
         csv_num(f, r->err0);
         for (int q = 0; q < NAT; q++) csv_num(f, r->err_at[q]);
         csv_num(f, r->err_end);
@@ -1247,7 +1295,7 @@ typedef struct {
 } Work;
 
 static void pair_run(const Env *env, const Opts *o, int idx, void *r) { run_pair(env, o, idx, r); }
-static const char *pair_name(int idx) { return suite[idx].name; }
+static const char *pair_name(int idx) { return pairs[idx].name; }
 static const char *pair_failed(const void *r)
 {
     const Result *x = r;
@@ -1255,7 +1303,7 @@ static const char *pair_failed(const void *r)
 }
 static void pair_progress(int done, int total, int idx, const void *r)
 {
-    progress(done, total, &suite[idx], r);
+    progress(done, total, &pairs[idx], r);
 }
 static const Work pair_work = {sizeof(Result), NULL, pair_run, pair_name, pair_failed, pair_progress};
 
@@ -1371,8 +1419,8 @@ int main(int argc, char **argv)
         return 0;
     }
     if (o.list) {
-        for (int k = 0; k < NPAIRS; k++)
-            printf("%-14s %s\n", suite[k].name, suite[k].what);
+        for (int k = 0; k < npairs; k++)
+            printf("%-14s %s\n", pairs[k].name, pairs[k].what);
         return 0;
     }
 
@@ -1447,10 +1495,10 @@ int main(int argc, char **argv)
         return 0;
     }
 
-    int order[NPAIRS], total = 0;
-    for (int k = 0; k < NPAIRS; k++)
+    int order[NPAIRS_MAX], total = 0;
+    for (int k = 0; k < npairs; k++)
         if (o.selected[k]) order[total++] = k;
-    static Result res[NPAIRS];
+    static Result res[NPAIRS_MAX];
     fprintf(stderr, "suite: %d pair%s on the %s backend%s%s%s, grid %d, %ld steps, %d job%s\n", total,
             total == 1 ? "" : "s", morph_backend_name(env.backend),
             ctx ? " (" : "", ctx ? glctx_renderer(ctx) : "", ctx ? ")" : "", o.grid,
@@ -1465,16 +1513,16 @@ int main(int argc, char **argv)
             run_pair(&env, &o, order[k], r);
             if (!r->ok) {
                 glctx_destroy(ctx);
-                fail("%s: %s", suite[order[k]].name, r->err);
+                fail("%s: %s", pairs[order[k]].name, r->err);
             }
-            progress(k + 1, total, &suite[order[k]], r);
+            progress(k + 1, total, &pairs[order[k]], r);
         }
     }
     glctx_destroy(ctx);
     fprintf(stderr, "suite: done in %.1f s\n", now_s() - t0);
 
     print_header();
-    for (int k = 0; k < total; k++) print_row(&suite[order[k]], &res[order[k]]);
+    for (int k = 0; k < total; k++) print_row(&pairs[order[k]], &res[order[k]]);
     if (fflush(stdout) != 0) fail("cannot write the table: %s", strerror(errno));
     if (o.csv) write_csv(o.csv, &o, res);
     return 0;
