@@ -747,7 +747,9 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         if (!sample) continue;
         if (flowing) { /* the velocity that moved prev to rho, in cells per step */
             if (morph_read_velocity(m, vx, vy) < 0) goto out_readback;
-            double k = rp.dt / cell, um = rp.umax; /* as the transport clamps it */
+            /* as the transport bounds it: the projected flow within the
+             * guard (method_transport_cap), not umax, since the eighth round */
+            double k = rp.dt / cell, um = method_transport_cap(&rp);
             for (size_t c = 0; c < n; c++) {
                 vx[c] = (float)(fmax(-um, fmin(um, vx[c])) * k);
                 vy[c] = (float)(fmax(-um, fmin(um, vy[c])) * k);
