@@ -11,7 +11,9 @@
 // one transport stage moves ρ by them this step.
 // With u_balance, the balance drift is added: m_φ·u_kw·∂φ of the deficit
 // potential φ (packed, from the force's multigrid solve this step), with
-// m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (METHOD_DRIFT_HAZE in cpu_solver.h).
+// m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (METHOD_DRIFT_HAZE in cpu_solver.h),
+// u_kw scaled by c², c the coverage drift_cover.glsl wrote this step
+// (METHOD_DRIFT_COVER: the balance drift waits for the smoke).
 #include "packed.glsl"
 
 uniform sampler2D u_dens;
@@ -25,6 +27,8 @@ uniform float u_mob;   // METHOD_DRIFT_MOB times the density scale
 uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kw;    // vw / (density scale) / h
+uniform sampler2D u_cover; // .r of texel (0, 0): the coverage c (read with u_balance)
+float g_kw;            // u_kw·c²
 uniform float u_haze;  // METHOD_DRIFT_HAZE times the density scale
 uniform sampler2D u_vel; // the flow (projected): the drift keeps |flow + drift| <= u_umax
 uniform float u_flowscale; // the pace of a long key: the flow slowed, umax_flow/umax (else 1)
@@ -108,7 +112,7 @@ float raw(int dx, int dy, int axis)
     float g = u_vk * m * (g_lr[c] - g_lr[n]) * (1.0 / u_h);
     if (u_balance == 0) return g + 0.0;
     float mp = max(m, 1.0 - min(1.0, 0.5 * (g_rb[c] + g_rb[n]) / u_haze));
-    return g + mp * u_kw * (g_phi[c] - g_phi[n]);
+    return g + mp * g_kw * (g_phi[c] - g_phi[n]);
 }
 
 float raw_u(int dx, int dy) { return raw(dx, dy, 0); }
@@ -126,6 +130,8 @@ vec4 stage()
 {
     ivec2 c = cell();
     int i = c.x, j = c.y;
+    float cov = u_balance != 0 ? texelFetch(u_cover, ivec2(0), 0).r : 0.0;
+    g_kw = u_kw * (cov * cov);
     load_cells(i, j);
     float a = raw_u(0, 0), b = raw_v(0, 0);
     float vt = 0.25 * (raw_v(0, 0) + raw_v(-1, 0) + raw_v(0, 1) + raw_v(-1, 1));

@@ -618,6 +618,27 @@ static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *sp
                          const float *rho_blur_coarse, const float *tgt_blur, float dscale,
                          float r, float *wu, float *wv);
 
+float ref_drift_cover(int w, int h, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur)
+{
+    int f = spec->factor;
+    float num = 0.0f, den = 0.0f;
+    for (int cj = 0; cj < spec->ch; cj++) {
+        int j = cj * f + f / 2 < h - 1 ? cj * f + f / 2 : h - 1;
+        float rn = 0.0f, rd = 0.0f;
+        for (int ci = 0; ci < spec->cw; ci++) {
+            int i = ci * f + f / 2 < w - 1 ? ci * f + f / 2 : w - 1;
+            float t = tgt_blur[IDX(i, j)], rb = rho_blur_coarse[(size_t)cj * spec->cw + ci];
+            if (t > 0.0f) {
+                rn += t * fminf(1.0f, rb / (METHOD_DRIFT_COVER * t));
+                rd += t;
+            }
+        }
+        num += rn;
+        den += rd;
+    }
+    return den > 0.0f ? num / den : 1.0f;
+}
+
 void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                               const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                               float flowmax, const float *u, const float *v, float *wu, float *wv)
@@ -642,6 +663,10 @@ static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *sp
     c.eps = METHOD_DRIFT_LOG_EPS * dscale;
     c.mob = METHOD_DRIFT_MOB * dscale;
     c.kw = phi ? p->vw / dscale * c.inv_h : 0.0f;
+    if (phi) { /* the balance drift waits for the smoke: c² (METHOD_DRIFT_COVER) */
+        float cov = ref_drift_cover(w, h, spec, rho_blur_coarse, tgt_blur);
+        c.kw *= cov * cov;
+    }
     c.haze = METHOD_DRIFT_HAZE * dscale;
     float cap = p->wmax * r;
     size_t n = (size_t)w * h;

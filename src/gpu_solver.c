@@ -32,7 +32,7 @@ enum {
     SH_GATHER_APPLY, SH_SPLAT, SH_ADVECT_RATIO, SH_GATHER_RATIO, SH_MG_RESIDUAL, SH_MG_RESTRICT,
     SH_MG_PROLONG, SH_GATHER_COEF, SH_MG_COARSE, SH_OBSERVE, SH_POTENTIAL_RHS, SH_DRIFT_VEL,
     SH_GATHER_RHS, SH_SPEED_MAX, SH_ADD_SOURCE, SH_SPLAT_DENSITY, SH_MIX_COEF, SH_MIX, SH_MIX_APPLY,
-    SH_CURL, SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* tiled only */
+    SH_CURL, SH_DRIFT_COVER, SH_TRANSPORT_TILE, SH_JACOBI_TILE, SH_MG_RESTRICT_RESIDUAL, SH_SUBSTEP_PLAN, /* tiled only */
     SH_MG_BOTTOM, SH_GATHER_JACOBI_TILE,
     SH_COUNT
 };
@@ -44,7 +44,7 @@ static const char *const shader_files[SH_COUNT] = {
     "advect_vel.glsl", "divergence.glsl", "jacobi.glsl", "subtract_grad.glsl",
     "advect_density.glsl", "gather_jacobi.glsl", "gather_apply.glsl", "splat.glsl", "advect_ratio.glsl", "gather_ratio.glsl", "mg_residual.glsl", "mg_restrict.glsl",
     "mg_prolong.glsl", "gather_coef.glsl", "mg_coarse.glsl", "observe.glsl", "potential_rhs.glsl",
-    "drift_vel.glsl", "gather_rhs.glsl", "speed_max.glsl", "add_source.glsl", "splat_density.glsl", "mix_coef.glsl", "mix.glsl", "mix_apply.glsl", "curl.glsl", "transport_tile.glsl",
+    "drift_vel.glsl", "gather_rhs.glsl", "speed_max.glsl", "add_source.glsl", "splat_density.glsl", "mix_coef.glsl", "mix.glsl", "mix_apply.glsl", "curl.glsl", "drift_cover.glsl", "transport_tile.glsl",
     "jacobi_tile.glsl", "mg_restrict_residual.glsl", "substep_plan.glsl", "mg_bottom.glsl",
     "gather_jacobi_tile.glsl",
 };
@@ -120,6 +120,7 @@ struct Solver {
     FieldPair pot;              /* the balance force's deficit potential φ, packed */
     float pot_c, dscale;        /* as in cpu_solver.c: ρ* scale for φ, density scale */
     Field *drift;               /* the gathering drift's face speeds (.r, .g) */
+    Field *cover_rows, *cover;  /* the balance drift's coverage: row sums (1 x H), then .r (1 x 1) */
     Field *dsum;                /* the blur's 8 x 8 block sums and counts (.r, .g): a large factor */
     bool drift_ran;             /* the last step ran the drift (for the motion vectors) */
     Field **srcw;               /* the sources' weights (R32F), uploaded once (solver_set_sources) */
@@ -342,6 +343,21 @@ static void pass_jacobi_level(Solver *s, int l, bool zero, FieldPair *x0, Field 
  * are pass_transport by them. */
 static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, const Field *phi, Field *out)
 {
+    bool balance = s->balance_now && s->p.vw > 0.0f;
+    if (balance) { /* the coverage first (drift_cover.glsl): rows, then their sum */
+        Shader *sc = use(s, SH_DRIFT_COVER);
+        shader_set_texture(sc, "u_dens", 0, field_texture(dens));
+        shader_set_texture(sc, "u_rblur", 1, field_texture(rblur));
+        shader_set_int(sc, "u_factor", s->blur.factor);
+        shader_set_ivec2(sc, "u_csize", s->blur.cw, s->blur.ch);
+        shader_set_float(sc, "u_cover", METHOD_DRIFT_COVER);
+        shader_set_int(sc, "u_mode", 0);
+        shader_set_texture(sc, "u_rows", 2, field_texture(s->cover));
+        run(s, s->cover_rows);
+        shader_set_int(sc, "u_mode", 1);
+        shader_set_texture(sc, "u_rows", 2, field_texture(s->cover_rows));
+        run(s, s->cover);
+    }
     Shader *sh = use(s, SH_DRIFT_VEL);
     shader_set_texture(sh, "u_dens", 0, field_texture(dens));
     shader_set_texture(sh, "u_rblur", 1, field_texture(rblur));
@@ -351,8 +367,8 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_float(sh, "u_cap", s->p.wmax * s->rg_now);
     shader_set_float(sh, "u_eps", METHOD_DRIFT_LOG_EPS * s->dscale);
     shader_set_float(sh, "u_mob", METHOD_DRIFT_MOB * s->dscale);
-    bool balance = s->balance_now && s->p.vw > 0.0f;
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
+    shader_set_texture(sh, "u_cover", 4, field_texture(s->cover));
     shader_set_texture(sh, "u_phi", 2, field_texture(phi));
     shader_set_float(sh, "u_kw", balance ? s->p.vw / s->dscale / s->cell : 0.0f);
     shader_set_float(sh, "u_haze", METHOD_DRIFT_HAZE * s->dscale);
@@ -1142,6 +1158,8 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
     if (!(s->drift = field_create(s->w, s->h, 2, err, errlen))) return -1; /* wu, wv */
+    if (!(s->cover_rows = field_create(1, s->h, 2, err, errlen))) return -1; /* ≥ the coarse rows */
+    if (!(s->cover = field_create(1, 1, 1, err, errlen))) return -1;
     if (!(s->dsum = field_create((s->w + SOLVER_DOWNSAMPLE_SPLIT - 1) / SOLVER_DOWNSAMPLE_SPLIT,
                                  (s->h + SOLVER_DOWNSAMPLE_SPLIT - 1) / SOLVER_DOWNSAMPLE_SPLIT, 2, err,
                                  errlen)))
@@ -1233,6 +1251,8 @@ void solver_free(Solver *s)
     field_free(s->div);
     field_free(s->ratio);
     field_free(s->drift);
+    field_free(s->cover_rows);
+    field_free(s->cover);
     field_free(s->dsum);
     field_free(s->gcoef);
     field_free(s->mixd);

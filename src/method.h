@@ -47,6 +47,15 @@
 #define METHOD_DRIFT_HAZE 0.2f
 #define METHOD_DRIFT_MOB 0.05f
 #define METHOD_DRIFT_LOG_EPS 1e-12f
+/* The balance drift waits for the smoke (issue 20): its strength is scaled by
+ * c², c the target's coverage, Σ ρ̃*·min(1, ρ̃/(METHOD_DRIFT_COVER·ρ̃*)) ÷ Σ ρ̃*
+ * over the blur's coarse cells (ref_drift_cover): 0 while no blurred smoke
+ * has reached the blurred target, 1 once a quarter of the target's blurred
+ * density has reached all of it. A far trip is then carried by the flow and
+ * the drift gathers what the flow brought; a compression, whose faint smoke
+ * already lies over the target, keeps the whole drift (docs/FIDELITY.md,
+ * fifteenth round). */
+#define METHOD_DRIFT_COVER 0.25f
 /* The coarsest multigrid level is solved in one GPU pass, in registers, when
  * it has at most this many cells a side. */
 #define METHOD_MG_COARSE_MAX 8

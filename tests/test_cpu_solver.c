@@ -1938,9 +1938,11 @@ static void test_multigrid(void)
 }
 
 /* The drift tests' fixture: a w x h grid with the target everywhere (ρ̃* =
- * 1, the density scale 1), no smoke blurred, the log-ratio drift off and
- * the balance drift at v_w = 1 with cap wmax; drift_ramp sets φ so that the
- * raw balance drift is g on both axes, along +x and +y. */
+ * 1, the density scale 1), the blurred smoke at the target's level over all
+ * of it (coverage 1: the balance drift at full strength, and no haze), the
+ * log-ratio drift off and the balance drift at v_w = 1 with cap wmax;
+ * drift_ramp sets φ so that the raw balance drift is g on both axes, along
+ * +x and +y. */
 typedef struct {
     int w, h;
     SolverParams p;
@@ -1957,9 +1959,11 @@ static void drift_fixture(DriftFixture *f, int w, int h, float wmax)
     f->p.vw = 1.0f;
     f->p.wmax = wmax;
     method_blur_spec(w, h, f->p.sigma, &f->bs);
-    f->rbc = calloc((size_t)f->bs.cw * f->bs.ch, sizeof(float));
+    size_t nc = (size_t)f->bs.cw * f->bs.ch;
+    f->rbc = falloc(nc);
     f->tb = falloc(n), f->phi = falloc(n), f->wu = falloc(n), f->wv = falloc(n);
     for (size_t k = 0; k < n; k++) f->tb[k] = 1.0f;
+    for (size_t k = 0; k < nc; k++) f->rbc[k] = 1.0f;
 }
 
 static void drift_ramp(DriftFixture *f, float g)
@@ -2052,6 +2056,69 @@ static void test_drift_flow_limit(void)
           "a drift against a face faster than umax slows it within the limit: %g", (double)c);
     free(u); free(v);
     drift_fixture_free(&f);
+}
+
+/* The balance drift waits for the smoke (METHOD_DRIFT_COVER): its strength
+ * is c² of the coverage c = Σ ρ̃*·min(1, ρ̃/(k·ρ̃*)) ÷ Σ ρ̃* over the coarse
+ * cells. No blurred smoke on the target: no balance drift; a quarter of
+ * the target's level or more everywhere: all of it; an eighth: c = 1/2, a
+ * quarter of the drift; the target's left half reached: 1/2; no target: 1.
+ * On a 256² grid (coarse factor f > 1) ρ̃* is read at each coarse cell's
+ * centre cell f·c + f/2: a target only in those cells is all of it. */
+static void test_drift_cover(void)
+{
+    DriftFixture f;
+    drift_fixture(&f, 32, 32, 10.0f);
+    int w = f.w, h = f.h;
+    size_t nc = (size_t)f.bs.cw * f.bs.ch, n = (size_t)w * h;
+    const SolverParams *pp = &f.p;
+    float g = 0.01f, k = METHOD_DRIFT_COVER; /* below the cap */
+    drift_ramp(&f, g);
+    const float levels[] = {0.0f, k, 2.0f * k, 0.5f * k};
+    const float want_c[] = {0.0f, 1.0f, 1.0f, 0.5f};
+    for (int q = 0; q < 4; q++) {
+        for (size_t c = 0; c < nc; c++) f.rbc[c] = levels[q];
+        float cov = ref_drift_cover(w, h, &f.bs, f.rbc, f.tb);
+        ref_pass_drift_vel(w, h, pp, &f.bs, f.phi, f.rbc, f.tb, 1.0f, 1.0f, NULL, NULL, f.wu, f.wv);
+        /* m_φ = 1 at every level here (m = 1: ρ̃* = 1 is above the mobility's scale) */
+        float face = f.wu[(size_t)16 * w + 16], want = g * want_c[q] * want_c[q];
+        printf("  info: coverage at rho~ = %.4f: %.4f (want %.2f), balance drift %.6f (want %.6f)\n",
+               (double)levels[q], (double)cov, (double)want_c[q], (double)face, (double)want);
+        CHECK(fabsf(cov - want_c[q]) < 1e-6f, "coverage at %g: %g, want %g", (double)levels[q], (double)cov,
+              (double)want_c[q]);
+        CHECK(fabsf(face - want) < 1e-4f * g, "balance drift at coverage %g: %g, want %g", (double)want_c[q],
+              (double)face, (double)want);
+    }
+    /* the left half of the coarse cells reached */
+    for (int cj = 0; cj < f.bs.ch; cj++)
+        for (int ci = 0; ci < f.bs.cw; ci++) f.rbc[(size_t)cj * f.bs.cw + ci] = ci < f.bs.cw / 2 ? 1.0f : 0.0f;
+    float cov = ref_drift_cover(w, h, &f.bs, f.rbc, f.tb);
+    CHECK(fabsf(cov - 0.5f) < 1e-6f, "the target's left half reached: %g, want 0.5", (double)cov);
+    /* no target: 1 */
+    for (size_t c = 0; c < n; c++) f.tb[c] = 0.0f;
+    cov = ref_drift_cover(w, h, &f.bs, f.rbc, f.tb);
+    CHECK(cov == 1.0f, "no target: %g, want 1", (double)cov);
+    drift_fixture_free(&f);
+
+    /* 256²: the blur's factor f > 1 (method_blur_spec), ρ̃* read at cell f·c + f/2 */
+    BlurSpec bs;
+    SolverParams d;
+    method_params_default(&d);
+    int W = 256;
+    method_blur_spec(W, W, d.sigma, &bs);
+    int fc = bs.factor;
+    CHECK(fc > 1, "256²'s blur factor: %d, want more than 1 (the test reads its centre cells)", fc);
+    float *tb = falloc((size_t)W * W), *rbc = falloc((size_t)bs.cw * bs.ch);
+    for (int j = 0; j < W; j++)
+        for (int i = 0; i < W; i++) tb[(size_t)j * W + i] = (i % fc == fc / 2 && j % fc == fc / 2) ? 1.0f : 0.0f;
+    for (size_t c = 0; c < (size_t)bs.cw * bs.ch; c++) rbc[c] = 0.0f;
+    rbc[0] = 1.0f; /* one coarse cell of cw·ch reached */
+    cov = ref_drift_cover(W, W, &bs, rbc, tb);
+    float want = 1.0f / (float)(bs.cw * bs.ch);
+    CHECK(fabsf(cov - want) < 1e-6f, "256²: one coarse cell of %d reached: %g, want %g", bs.cw * bs.ch,
+          (double)cov, (double)want);
+    free(tb);
+    free(rbc);
 }
 
 /* Vorticity confinement (ref_swirl_force, the force pass's swirl term):
@@ -2179,5 +2246,6 @@ int main(void)
     RUN(test_params);
     RUN(test_drift_cap_isotropic);
     RUN(test_drift_flow_limit);
+    RUN(test_drift_cover);
     return check_done();
 }
