@@ -234,7 +234,8 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
  *
  * With the balance force (phi non-NULL) the drift gains a term from the same
  * deficit potential φ (∇²φ = ρ − c·ρ*):
- *   w += m_φ·(vw/s)·∂φ,  m_φ = max(m, 1 − min(1, ρ̃_face/(METHOD_DRIFT_HAZE·s))).
+ *   w += c²·m_φ·(vw/s)·∂φ,  m_φ = max(m, 1 − min(1, ρ̃_face/(METHOD_DRIFT_HAZE·s))),
+ * c the target's coverage (ref_drift_cover, below: the drift waits for the smoke).
  * The divergence-free flow cannot change density levels: smoke that is
  * over-full in one part of the target (a crescent into two bars) or spread
  * thin over a large area (a square into a small blob) stays so. This term
@@ -256,13 +257,6 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
  * carry. Out (wu, wv): the transport's face speeds, f + w, by which the
  * density's one transport stage moves the smoke this step (so the drift
  * takes no substeps of its own: the flow's bound holds for the sum). */
-/* The balance drift's coverage c (METHOD_DRIFT_COVER): Σ ρ̃*·min(1,
- * ρ̃/(METHOD_DRIFT_COVER·ρ̃*)) ÷ Σ ρ̃* over the coarse cells of spec, ρ̃ the
- * coarse sample and ρ̃* tgt_blur at the cell min(c·f + f/2, W − 1) (likewise
- * in y) of the full grid; summed in floats row by row, then the rows, as
- * drift_cover.glsl does. 1 where the blurred target is empty. The drift
- * scales the balance term by c². */
-float ref_drift_cover(int w, int h, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur);
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                         const float *u, const float *v, float *wu, float *wv);
@@ -272,6 +266,13 @@ void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spe
 void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                               const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                               float flowmax, const float *u, const float *v, float *wu, float *wv);
+/* The balance drift's coverage c (METHOD_DRIFT_COVER): Σ ρ̃*·min(1,
+ * ρ̃/(METHOD_DRIFT_COVER·ρ̃*)) ÷ Σ ρ̃* over the coarse cells of spec, ρ̃ the
+ * coarse sample and ρ̃* tgt_blur at the cell min(c·f + f/2, W − 1) (likewise
+ * in y) of the full grid; summed in floats row by row, then the rows, as
+ * drift_cover.glsl does. 1 where the blurred target is empty. The drift
+ * scales the balance term by c². */
+float ref_drift_cover(int w, int h, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur);
 /* Subgrid mixing (method.h): each cell's d = min(k·|S|·g·n, METHOD_MIX_CAP),
  * |S| the flow's strain rate at its centre (or the transport's, below;
  * k: method_mix_k; hh the cell
