@@ -352,6 +352,7 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
         shader_set_ivec2(sc, "u_csize", s->blur.cw, s->blur.ch);
         shader_set_float(sc, "u_cover", METHOD_DRIFT_COVER);
         shader_set_int(sc, "u_mode", 0);
+        /* mode 0 does not read u_rows: bound to a field it is not writing */
         shader_set_texture(sc, "u_rows", 2, field_texture(s->cover));
         run(s, s->cover_rows);
         shader_set_int(sc, "u_mode", 1);
