@@ -272,10 +272,12 @@ static float squeeze_share(int w, int h, const float *from, const float *to)
     return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; /* also a NaN ratio: 0 */
 }
 
-float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
+float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone)
 {
-    if (!(p->arrive > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE || !from || !to) return 0.0f;
-    return METHOD_GATHER_LATE + (METHOD_ARRIVE_ON - METHOD_GATHER_LATE) * squeeze_share(w, h, from, to);
+    if (!(p->arrive > 0.0f) || p->force != SOLVER_FORCE_BALANCE || !from || !to) return 0.0f;
+    float late = p->arrive > METHOD_PACE_TIME ? METHOD_GATHER_LATE : lone ? METHOD_GATHER_LATE_PAIR : 0.0f;
+    if (late == 0.0f) return 0.0f;
+    return late + (METHOD_ARRIVE_ON - late) * squeeze_share(w, h, from, to);
 }
 
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg)

@@ -311,6 +311,16 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
 #define METHOD_GATHER_FULL_SLOPE (2.0f / 3.0f)
 #define METHOD_GATHER_FROM_MAX 0.75f
 #define METHOD_GATHER_LATE 0.45f
+/* A lone pair (no key step to meet) of at most METHOD_PACE_TIME: its flow is
+ * not paced, and the gathering and the drift join late, at
+ * METHOD_GATHER_LATE_PAIR of the way where the pair needs little compression
+ * (fully on at 0.97), so that the flow has carried what it can before
+ * anything else moves smoke (issue 20, sixteenth round: with 0.3, a star
+ * travelling to a ring formed the ring where the smoke stood, the drift
+ * moving 15% of the coarse change until the error had halved, Fattal's 2%;
+ * with 0.7, 10%). A key keeps METHOD_ARRIVE_ON: its step is a promise, and a
+ * 3-s key joined at 0.7 missed it by up to 35%. */
+#define METHOD_GATHER_LATE_PAIR 0.7f
 /* The compression a key needs: its start's effective area (Σρ)²/Σρ² over
  * its target's. At most METHOD_SQUEEZE_LOW the gathering joins at
  * METHOD_GATHER_LATE, at least METHOD_SQUEEZE_HIGH at METHOD_ARRIVE_ON,
@@ -319,11 +329,13 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
 #define METHOD_SQUEEZE_LOW 2.0f
 #define METHOD_SQUEEZE_HIGH 4.0f
 float method_squeeze(int w, int h, const float *from, const float *to);
-/* --gather-from 0 (automatic) for a key of arrival T from `from` to `to`:
- * METHOD_GATHER_LATE to METHOD_ARRIVE_ON by the key's squeeze where the key
- * is paced (T > METHOD_PACE_TIME, the balance force), else 0 (the default
- * METHOD_ARRIVE_ON). */
-float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
+/* --gather-from 0 (automatic) for a trip of arrival T from `from` to `to`,
+ * with the balance force: METHOD_GATHER_LATE to METHOD_ARRIVE_ON by the
+ * trip's squeeze where it is paced (T > METHOD_PACE_TIME); for a lone pair
+ * (`lone`: a single pair, not a key) of T <= METHOD_PACE_TIME,
+ * METHOD_GATHER_LATE_PAIR to METHOD_ARRIVE_ON by the squeeze; else 0 (the
+ * default METHOD_ARRIVE_ON). */
+float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone);
 /* The pace of a long timed key (issue 20, point 3): the share r of its own
  * speed at which the flow carries the smoke at step kstep of the key (the
  * transport's time dt·r: method_transport_share; the flow itself, its

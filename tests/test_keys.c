@@ -122,7 +122,8 @@ static void test_noise_for_trip(void)
  * (its range): a large flat square into a small disc is a compression, so
  * the gathering joins at the default 30%; the way back (morph_swap) and a
  * key of the same size join late; an explicit --gather-from is kept; a
- * 3-s morph is not paced. */
+ * 3-s morph is not paced, and as a lone pair that needs little compression
+ * it gathers late (METHOD_GATHER_LATE_PAIR), as a key it does not. */
 static void test_timing_for_trip(void)
 {
     static float big[N], small[N];
@@ -135,7 +136,7 @@ static void test_timing_for_trip(void)
     Morph *m = testlib_morph(W, H, &p, big, small, true, MORPH_CPU, NULL);
     CHECK(m != NULL, "morph_create");
     if (!m) return;
-    float want = method_gather_from_for_trip(&p, W, H, big, small);
+    float want = method_gather_from_for_trip(&p, W, H, big, small, true);
     CHECK(fabsf(want - METHOD_ARRIVE_ON) < 1e-6f, "the square into the disc squeezes: %g", (double)want);
     CHECK(morph_params(m)->gather_from == want && morph_params(m)->pace == method_pace_for_trip(&p, W, H, big, small) &&
               morph_params(m)->pace > 0.0f,
@@ -174,8 +175,27 @@ static void test_timing_for_trip(void)
     p.arrive = 3.0f;
     m = testlib_morph(W, H, &p, big, small, true, MORPH_CPU, NULL);
     if (!m) return;
-    CHECK(morph_params(m)->gather_from == 0.0f && morph_params(m)->pace == 0.0f, "3 s: not paced, the default start");
+    CHECK(fabsf(morph_params(m)->gather_from - METHOD_ARRIVE_ON) < 1e-6f && morph_params(m)->pace == 0.0f,
+          "3 s, a compression: not paced, the default start: %g", (double)morph_params(m)->gather_from);
+    CHECK(morph_swap(m) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE_PAIR &&
+              morph_params(m)->pace == 0.0f,
+          "3 s, the way back spreads: a lone pair gathers late: %g", (double)morph_params(m)->gather_from);
     morph_free(m);
+    /* a lone 3-s pair that travels (a disc to a disc elsewhere) gathers late;
+     * the same trip as a 3-s key keeps the default start */
+    static float here[N], there[N];
+    testlib_disc(here, W, H, &sharp, 0.3, 0.3, 0.12, 1.0);
+    testlib_disc(there, W, H, &sharp, 0.7, 0.7, 0.12, 1.0);
+    m = testlib_morph(W, H, &p, here, there, true, MORPH_CPU, NULL);
+    if (!m) return;
+    CHECK(morph_params(m)->gather_from == METHOD_GATHER_LATE_PAIR, "3 s, a lone trip: %g",
+          (double)morph_params(m)->gather_from);
+    const float *trip[2] = {there, here};
+    CHECK(morph_set_keys(m, trip, 2, 300) == 0 && morph_step(m) == 0 && morph_params(m)->gather_from == 0.0f,
+          "a 3-s key of the same trip: the default start, %g", (double)morph_params(m)->gather_from);
+    morph_free(m);
+    p.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_gather_from_for_trip(&p, W, H, here, there, true) == 0.0f, "Fattal's method: untimed");
 }
 
 /* At a key only the target changes: a sequence's state after the switch
