@@ -29,6 +29,9 @@ static Morph *make(const float *start, const float *target)
      * morph_set_target does not know: off, so that a key's switch and a
      * target set by hand compare bit for bit */
     p.force_noise = 0.0f;
+    /* and the gathering's start: a lone pair gathers later than a key
+     * (METHOD_GATHER_LATE_PAIR), so both are given the key's start */
+    p.gather_from = METHOD_ARRIVE_ON;
     Morph *m = testlib_morph(W, H, &p, start, target, true, MORPH_CPU, NULL);
     CHECK(m != NULL, "morph_create");
     return m;

@@ -195,17 +195,17 @@ static void test_squeeze(void)
     SolverParams p;
     method_params_default(&p);
     p.arrive = 10.0f;
-    float same = method_gather_from_for_trip(&p, W, W, big, big);
-    float squeeze = method_gather_from_for_trip(&p, W, W, big, small);
-    float between = method_gather_from_for_trip(&p, W, W, big, mid);
-    float wider = method_gather_from_for_trip(&p, W, W, small, big);
+    float same = method_gather_from_for_trip(&p, W, W, big, big, false);
+    float squeeze = method_gather_from_for_trip(&p, W, W, big, small, false);
+    float between = method_gather_from_for_trip(&p, W, W, big, mid, false);
+    float wider = method_gather_from_for_trip(&p, W, W, small, big, false);
     CHECK(same == METHOD_GATHER_LATE && wider == METHOD_GATHER_LATE, "little compression: late, %g and %g",
           (double)same, (double)wider);
     CHECK(fabsf(squeeze - METHOD_ARRIVE_ON) < 0.01f, "4x: at the default, %g", (double)squeeze);
     CHECK(between < METHOD_GATHER_LATE - 0.02f && between > METHOD_ARRIVE_ON + 0.02f, "2.8x: between, %g",
           (double)between);
     static float empty[W * W];
-    CHECK(method_gather_from_for_trip(&p, W, W, empty, big) == METHOD_GATHER_LATE, "an empty start: late");
+    CHECK(method_gather_from_for_trip(&p, W, W, empty, big, false) == METHOD_GATHER_LATE, "an empty start: late");
     /* the pace: a compression's change is the gathering's, so its flow is
      * not slowed; the same trip without one is paced at the time's share */
     static float tiny[W * W]; /* a squeeze of about 9: well past METHOD_SQUEEZE_HIGH */
@@ -216,9 +216,23 @@ static void test_squeeze(void)
     CHECK(rq == 1.0f && fabsf(rs - powf(METHOD_PACE_TIME / 10.0f, METHOD_PACE_POWER)) < 1e-6f,
           "pace: %g squeezing 4x, %g in place", (double)rq, (double)rs);
     p.arrive = 3.0f;
-    CHECK(method_gather_from_for_trip(&p, W, W, big, small) == 0.0f, "3 s: the default (0)");
+    CHECK(method_gather_from_for_trip(&p, W, W, big, small, false) == 0.0f, "3 s: the default (0)");
+    /* a lone pair of 3 s: late by the same squeeze, from METHOD_GATHER_LATE_PAIR */
+    float lsame = method_gather_from_for_trip(&p, W, W, big, big, true);
+    float lsq = method_gather_from_for_trip(&p, W, W, big, small, true);
+    float lbet = method_gather_from_for_trip(&p, W, W, big, mid, true);
+    CHECK(lsame == METHOD_GATHER_LATE_PAIR && method_gather_from_for_trip(&p, W, W, small, big, true) == METHOD_GATHER_LATE_PAIR,
+          "3 s, a lone pair, little compression: %g", (double)lsame);
+    CHECK(fabsf(lsq - METHOD_ARRIVE_ON) < 0.01f, "3 s, a lone pair, 4x: at the default, %g", (double)lsq);
+    CHECK(lbet < METHOD_GATHER_LATE_PAIR - 0.02f && lbet > METHOD_ARRIVE_ON + 0.02f, "3 s, a lone pair, 2.8x: between, %g",
+          (double)lbet);
+    CHECK(METHOD_GATHER_LATE_PAIR <= METHOD_GATHER_FROM_MAX, "within --gather-from's range");
+    p.arrive = 10.0f;
+    CHECK(method_gather_from_for_trip(&p, W, W, big, big, true) == METHOD_GATHER_LATE, "10 s, a lone pair: as a key");
+    p.arrive = 0.0f;
+    CHECK(method_gather_from_for_trip(&p, W, W, big, big, true) == 0.0f, "untimed (0)");
     p.arrive = 10.0f, p.force = SOLVER_FORCE_FATTAL;
-    CHECK(method_gather_from_for_trip(&p, W, W, big, small) == 0.0f, "Fattal's method: untimed (0)");
+    CHECK(method_gather_from_for_trip(&p, W, W, big, small, false) == 0.0f, "Fattal's method: untimed (0)");
 }
 
 /* The pace slows the whole flow: the transport's time is dt·umax_flow/umax
