@@ -291,7 +291,8 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
         float n = roundf(p->arrive / p->dt);
         float tau = (float)kstep / (n < 1.0f ? 1.0f : n);
         float on = METHOD_ARRIVE_ON, full = METHOD_ARRIVE_FULL;
-        if (p->gather_from > 0.0f)
+        /* --gather-from 0.3 given is the default start, to the bit */
+        if (p->gather_from > 0.0f && p->gather_from != METHOD_ARRIVE_ON)
             on = p->gather_from, full = METHOD_GATHER_FULL_AT + METHOD_GATHER_FULL_SLOPE * on;
         float x = full > on ? (tau - on) / (full - on) : (tau >= on ? 1.0f : 0.0f);
         x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);

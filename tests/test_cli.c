@@ -469,9 +469,11 @@ static void test_sequence(void)
 
     /* two images run as before: the sequence's first key is that run */
     reset_work();
-    /* a key arrives at its step: key 1's range, 5 steps of 0.01, is its arrival */
+    /* a key arrives at its step: key 1's range, 5 steps of 0.01, is its
+     * arrival; and a key gathers from 30% of it, where a lone pair that
+     * needs little compression waits (test_keys), so the pair is told */
     run("--cpu", "--grid", "32", "--steps", "5", "--every", "1", "--metrics", "M.csv", "--arrive", "0.05",
-        disc, square, NULL);
+        "--gather-from", "0.3", disc, square, NULL);
     expect_ok(__LINE__, "two images");
     path_in(m2, sizeof m2, work, "M.csv");
     testlib_read_text(m2, two, sizeof two);

@@ -148,6 +148,16 @@ static void test_gather_from(void)
         if (tau >= METHOD_ARRIVE_FULL + 1e-4f) CHECK(rg == 1.0f, "default: on at %g, got %g", (double)tau, (double)rg);
         rising = rising && rg >= last, last = rg;
     }
+    SolverParams given = p;
+    given.gather_from = METHOD_ARRIVE_ON;
+    bool same = true;
+    for (long k = 0; k <= n; k++) {
+        float rg0, rg1;
+        method_ease(&p, k, k, &vf, &rg0);
+        method_ease(&given, k, k, &vf, &rg1);
+        same = same && rg0 == rg1;
+    }
+    CHECK(same, "--gather-from 0.3 given is the automatic default start, to the bit");
     p.gather_from = 0.45f;
     float full = METHOD_GATHER_FULL_AT + METHOD_GATHER_FULL_SLOPE * 0.45f;
     CHECK(fabsf(full - 0.8f) < 1e-6f, "0.45: fully on at 0.8 of the way, %g", (double)full);
