@@ -156,13 +156,15 @@ static void test_no_overlap_640(void)
     }
 }
 
-/* A lesson of one step: run 3 steps (with the timed arrival at 0.05 s the
- * gathering is on by then), then pass by pass to the COUNT-th TO pass. */
+/* A lesson of one step: run 3 steps (with the timed arrival at 0.05 s and
+ * the gathering from 30% of it, as a key's, it is on by then; a single pair
+ * would wait until 70%), then pass by pass to the COUNT-th TO pass. */
 static const ViewShown *to_pass(const char *to, int count)
 {
     char text[512];
     snprintf(text, sizeof text,
-             "{\"steps\": [{\"restart\": true, \"set\": {\"arrive\": 0.05}, \"run\": 3, \"pass_by_pass\": true, "
+             "{\"steps\": [{\"restart\": true, \"set\": {\"arrive\": 0.05, \"gather_from\": 0.3}, \"run\": 3, "
+             "\"pass_by_pass\": true, "
              "\"to_pass\": \"%s\", \"passes\": %d}]}",
              to, count);
     ViewOptions vo = opts();
