@@ -24,10 +24,18 @@ uniform float u_eps;
 uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kb;
+uniform float u_attract; // the trip's share of Fattal's pull beyond min(ρ̃, ρ̃*) (SolverParams.attract)
 uniform float u_swirl; // dt·ε·L (METHOD_SWIRL_LENGTH) of vorticity confinement (0: off); ref_swirl_force
 uniform float u_noise; // the force's noise amplitude this step (method_noise_amp; 0: off)
 uniform float u_nl;    // the noise lattice's units per cell: h / noise_scale
 uniform int u_seed;   // the noise's seed (--noise-seed)
+
+// the balance force's share of Fattal's term, over ρ̃: balance_pull in cpu_solver.c
+float balance_pull(float rb, float tf)
+{
+    float m = min(rb, tf);
+    return (m + u_attract * (rb - m)) / max(rb, u_eps);
+}
 
 // method_noise's lattice hash and value noise, in uint arithmetic as in C
 uint noise_hash(uint x, uint y)
@@ -99,7 +107,7 @@ vec4 stage()
         float tf = max(0.5 * (tl + tc), u_eps);
         float g = (tc - tl) / tf;
         if (u_balance != 0)
-            g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i - 1, j)));
+            g = g * balance_pull(rb, tf) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i - 1, j)));
         if (u_noise > 0.0) g *= 1.0 + u_noise * noise_at(vec2(float(i), float(j) + 0.5) * u_nl);
         float f = u_swirl > 0.0 ? swirl_force(0) : 0.0;
         nu = clamp((vel.x + u_k * rb * g + f) * u_damp, -u_umax, u_umax);
@@ -110,7 +118,7 @@ vec4 stage()
         float tf = max(0.5 * (tb + tc), u_eps);
         float g = (tc - tb) / tf;
         if (u_balance != 0)
-            g = g * min(rb, tf) / max(rb, u_eps) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i, j - 1)));
+            g = g * balance_pull(rb, tf) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i, j - 1)));
         if (u_noise > 0.0) g *= 1.0 + u_noise * noise_at(vec2(float(i) + 0.5, float(j)) * u_nl);
         float f = u_swirl > 0.0 ? swirl_force(1) : 0.0;
         nv = clamp((vel.y + u_k * rb * g + f) * u_damp, -u_umax, u_umax);

@@ -210,6 +210,14 @@ float ref_swirl_force(int w, int h, const float *curl, int i, int j, int axis, f
     return axis == 0 ? eps_h * (gy / len) * om : -eps_h * (gx / len) * om;
 }
 
+/* The balance force's share of Fattal's ∇log ρ̃* term, over ρ̃: min(ρ̃, ρ̃*)/ρ̃,
+ * and the trip's attract share of the rest, up to ρ̃/ρ̃ (method.h). */
+static inline float balance_pull(float rb, float tf, const SolverParams *p)
+{
+    float m = fminf(rb, tf);
+    return (m + p->attract * (rb - m)) / fmaxf(rb, p->eps);
+}
+
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
                     float kb, float noise, const float *curl, const float *u, const float *v, float *u_out,
@@ -230,7 +238,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i, (float)j + 0.5f);
                 float tf = fmaxf(0.5f * (tl + tr), p->eps);
                 float g = (tr - tl) / tf;
-                if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]);
+                if (phi) g = g * balance_pull(rb, tf, p) + kb * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]);
                 if (noise > 0.0f) g *= 1.0f + noise * method_noise((float)i * nl, ((float)j + 0.5f) * nl, seed);
                 float f = sw > 0.0f ? ref_swirl_force(w, h, curl, i, j, 0, sw) : 0.0f;
                 nu = clampf((u[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);
@@ -240,7 +248,7 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j);
                 float tf = fmaxf(0.5f * (tb + tt), p->eps);
                 float g = (tt - tb) / tf;
-                if (phi) g = g * fminf(rb, tf) / fmaxf(rb, p->eps) + kb * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]);
+                if (phi) g = g * balance_pull(rb, tf, p) + kb * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]);
                 if (noise > 0.0f) g *= 1.0f + noise * method_noise(((float)i + 0.5f) * nl, (float)j * nl, seed);
                 float f = sw > 0.0f ? ref_swirl_force(w, h, curl, i, j, 1, sw) : 0.0f;
                 nv = clampf((v[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);

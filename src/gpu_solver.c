@@ -298,6 +298,7 @@ static int pass_force(Solver *s, const Field *vel, const Field *dens, const Fiel
     shader_set_texture(sh, "u_phi", 3, field_texture(phi));
     shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
     shader_set_float(sh, "u_swirl", swirl);
+    shader_set_float(sh, "u_attract", s->p.attract);
     shader_set_float(sh, "u_noise", s->noise_now);
     shader_set_float(sh, "u_nl", s->cell / s->p.noise_scale);
     shader_set_int(sh, "u_seed", s->p.noise_seed);

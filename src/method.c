@@ -280,6 +280,12 @@ float method_gather_from_for_trip(const SolverParams *p, int w, int h, const flo
     return late + (METHOD_ARRIVE_ON - late) * squeeze_share(w, h, from, to);
 }
 
+float method_attract_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
+{
+    if (p->force != SOLVER_FORCE_BALANCE || !from || !to) return 0.0f;
+    return squeeze_share(w, h, from, to);
+}
+
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg)
 {
     float t = (float)nstep * p->dt;

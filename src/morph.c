@@ -399,7 +399,8 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
 }
 
 /* A morph's share of the force noise for its trip (method_noise_trip: none
- * on a far trip), and a timed morph's automatic pace and gathering start (--pace 0,
+ * on a far trip), its share of Fattal's pull (method_attract_for_trip: a
+ * compression's), and a timed morph's automatic pace and gathering start (--pace 0,
  * --gather-from 0), from its trip, `from` to `to`: the same rule for a
  * single pair (its --arrive) as for each key (its range), except that a lone
  * pair of at most 3 s (`lone`) gathers late, having no key step to meet. No
@@ -407,6 +408,7 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
 static void timing_for_trip(SolverParams *q, int w, int h, const float *from, const float *to, bool lone)
 {
     q->noise_trip = q->force_noise > 0.0f ? method_noise_trip(w, h, from, to) : 1.0f;
+    q->attract = method_attract_for_trip(q, w, h, from, to);
     if (!(q->arrive > 0.0f)) return;
     if (q->pace == 0.0f) q->pace = method_pace_for_trip(q, w, h, from, to);
     if (q->gather_from == 0.0f) q->gather_from = method_gather_from_for_trip(q, w, h, from, to, lone);

@@ -329,6 +329,35 @@ static void shapes(float *start, float *target)
         }
 }
 
+/* The CPU's 20 steps with attract 0 and 1 differ, so the cases above see
+ * the GPU's u_attract. */
+static void attract_matters(void)
+{
+    size_t n = (size_t)W * H;
+    float *start = malloc(n * 4), *target = malloc(n * 4);
+    SolverParams p;
+    method_params_default(&p);
+    char err[512];
+    RefSolver *r[2] = {NULL, NULL};
+    if (!start || !target) goto done;
+    shapes(start, target);
+    for (int k = 0; k < 2; k++) {
+        p.attract = (float)k;
+        r[k] = ref_create(W, H, &p, err, sizeof err);
+        if (!r[k]) goto done;
+        ref_set_density(r[k], start);
+        ref_set_target(r[k], target, true);
+        for (int s = 0; s < 20; s++) ref_step(r[k]);
+    }
+    double d = rel_l2(ref_velocity_u(r[1]), ref_velocity_u(r[0]), n, 1, 1);
+    CHECK(d > 100 * TOL, "attract 1 changes the CPU's velocity after 20 steps only by %.3g", d);
+done:
+    for (int k = 0; k < 2; k++)
+        if (r[k]) ref_free(r[k]);
+    free(start);
+    free(target);
+}
+
 static void whole_steps(const SolverParams *pp, const char *what)
 {
     SolverParams p = *pp;
@@ -409,6 +438,13 @@ static void test_whole_steps(void)
     p.bcycles = 1;
     p.vb = 2000.0f;
     whole_steps(&p, "balance force, vb 2000, 1 V-cycle for phi");
+    /* a compression's share of Fattal's pull (SolverParams.attract) */
+    method_params_default(&p);
+    p.attract = 1.0f;
+    whole_steps(&p, "balance force with Fattal's whole pull (attract 1)");
+    p.attract = 0.4f;
+    whole_steps(&p, "balance force, attract 0.4");
+    attract_matters();
     /* the force's noise: another amplitude, pattern size and seed; and none */
     method_params_default(&p);
     p.force_noise = 0.6f;

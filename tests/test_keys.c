@@ -149,8 +149,11 @@ static void test_timing_for_trip(void)
               morph_params(m)->force_noise == p.force_noise,
           "a reshape in place keeps the whole force noise: %g of %g", (double)morph_params(m)->noise_trip,
           (double)morph_params(m)->force_noise);
+    CHECK(morph_params(m)->attract == method_attract_for_trip(&p, W, H, big, small) && morph_params(m)->attract > 0.9f,
+          "a single pair that squeezes keeps Fattal's pull: %g", (double)morph_params(m)->attract);
     CHECK(morph_swap(m) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE,
           "the way back spreads: %g", (double)morph_params(m)->gather_from);
+    CHECK(morph_params(m)->attract == 0.0f, "the way back: none of it, %g", (double)morph_params(m)->attract);
     CHECK(morph_set_params(m, &p) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE,
           "set again as given, still automatic for the trip now: %g", (double)morph_params(m)->gather_from);
     /* as the window does: the parameters read back, one changed, given back;
@@ -171,9 +174,11 @@ static void test_timing_for_trip(void)
     CHECK(morph_set_keys(m, keys, 2, 1000) == 0, "morph_set_keys");
     CHECK(morph_step(m) == 0 && fabsf(morph_params(m)->gather_from - METHOD_ARRIVE_ON) < 1e-6f,
           "key 1 squeezes: %g", (double)morph_params(m)->gather_from);
+    CHECK(morph_params(m)->attract > 0.9f, "key 1 squeezes: attract %g", (double)morph_params(m)->attract);
     for (int s = 0; s < 1000; s++) morph_step(m);
     CHECK(morph_key(m) == 2 && morph_params(m)->gather_from == METHOD_GATHER_LATE, "key 2 spreads: %g",
           (double)morph_params(m)->gather_from);
+    CHECK(morph_params(m)->attract == 0.0f, "key 2 spreads: attract %g", (double)morph_params(m)->attract);
     morph_free(m);
     p.arrive = 3.0f;
     m = testlib_morph(W, H, &p, big, small, true, MORPH_CPU, NULL);

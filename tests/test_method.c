@@ -241,8 +241,20 @@ static void test_squeeze(void)
     CHECK(method_gather_from_for_trip(&p, W, W, big, big, true) == METHOD_GATHER_LATE, "10 s, a lone pair: as a key");
     p.arrive = 0.0f;
     CHECK(method_gather_from_for_trip(&p, W, W, big, big, true) == 0.0f, "untimed (0)");
+    /* the share of Fattal's pull: a compression's */
+    p.arrive = 3.0f;
+    CHECK(method_attract_for_trip(&p, W, W, big, big) == 0.0f && method_attract_for_trip(&p, W, W, small, big) == 0.0f,
+          "attract: none in place or spreading");
+    float atq = method_attract_for_trip(&p, W, W, big, small), atm = method_attract_for_trip(&p, W, W, big, mid);
+    CHECK(fabsf(atq - 1.0f) < 0.03f && method_attract_for_trip(&p, W, W, big, tiny) == 1.0f,
+          "attract: whole for a 4x squeeze (%g) and a 9x one", (double)atq);
+    CHECK(atm > 0.1f && atm < 0.9f, "attract: 2.8x, between: %g", (double)atm);
+    p.arrive = 0.0f;
+    CHECK(method_attract_for_trip(&p, W, W, big, tiny) == 1.0f, "attract: untimed too");
+    CHECK(method_attract_for_trip(&p, W, W, NULL, tiny) == 0.0f, "attract: no start, none");
     p.arrive = 10.0f, p.force = SOLVER_FORCE_FATTAL;
     CHECK(method_gather_from_for_trip(&p, W, W, big, small, false) == 0.0f, "Fattal's method: untimed (0)");
+    CHECK(method_attract_for_trip(&p, W, W, big, tiny) == 0.0f, "Fattal's method: its term is whole anyway (0)");
 }
 
 /* The pace slows the whole flow: the transport's time is dt·umax_flow/umax
