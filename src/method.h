@@ -316,9 +316,9 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
  * METHOD_GATHER_LATE_PAIR of the way where the pair needs little compression
  * (fully on at 0.97), so that the flow has carried what it can before
  * anything else moves smoke (issue 20, sixteenth round: with 0.3, a star
- * travelling to a ring formed the ring where the smoke stood, the drift
- * moving 15% of the coarse change until the error had halved, Fattal's 2%;
- * with 0.7, 10%). A key keeps METHOD_ARRIVE_ON: its step is a promise, and a
+ * travelling to a ring formed the ring where the smoke stood, and 15% of
+ * the coarse change until the error had halved was moved by something
+ * other than the flow (Uc 0.15; Fattal's 0.02); with 0.7, 10%). A key keeps METHOD_ARRIVE_ON: its step is a promise, and a
  * 3-s key joined at 0.7 missed it by up to 35%. */
 #define METHOD_GATHER_LATE_PAIR 0.7f
 /* The compression a key needs: its start's effective area (Σρ)²/Σρ² over
