@@ -953,6 +953,8 @@ struct RefSolver {
     int w, h;
     SolverParams p;
     BlurSpec blur;
+    float blur_sigma;            /* the σ of blur and tgt_blur (method_sigma: coarse to fine; 0: none yet) */
+    size_t c_cap;                /* c0's and c1's size in floats */
     float *rho, *tgt, *tgt_blur, *u, *v, *pr;
     float *phi;                  /* the deficit potential: ∇²φ = ρ − c·ρ* */
     float *eg;                   /* the last gathering solve's e: the next one's start */
@@ -989,7 +991,9 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
     s->p = *p;
     method_params_resolve(&s->p);
     method_blur_spec(w, h, s->p.sigma, &s->blur);
+    s->blur_sigma = s->p.sigma;
     size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
+    s->c_cap = nc;
     float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr, &s->phi, &s->eg,
                       &s->t0, &s->t1, &s->t2, &s->t3, &s->wu, &s->wv, &s->mixd};
     for (size_t k = 0; k < sizeof full / sizeof full[0]; k++)
@@ -1032,22 +1036,48 @@ void ref_free(RefSolver *s)
     free(s);
 }
 
-void ref_set_params(RefSolver *s, const SolverParams *p)
+/* The blur spec (and coarse scratch) for blur width sigma; true if it
+ * changed. Out of memory for a larger coarse grid, it keeps the one it has. */
+static bool blur_spec_for(RefSolver *s, float sigma)
 {
-    float old_sigma = s->p.sigma;
-    s->p = *p;
-    method_params_resolve(&s->p);
-    bool reblur = s->p.sigma != old_sigma;
-    if (reblur) {
-        method_blur_spec(s->w, s->h, s->p.sigma, &s->blur);
-        /* the coarse size may change: reallocate scratch */
-        size_t nc = (size_t)s->blur.cw * s->blur.ch;
+    if (sigma == s->blur_sigma) return false;
+    BlurSpec nb;
+    method_blur_spec(s->w, s->h, sigma, &nb);
+    size_t nc = (size_t)nb.cw * nb.ch;
+    if (nc > s->c_cap) { /* the coarse size grew: reallocate scratch */
+        float *c0 = calloc(nc, sizeof(float)), *c1 = calloc(nc, sizeof(float));
+        if (!c0 || !c1) {
+            free(c0);
+            free(c1);
+            fprintf(stderr, "smokemorph: solver: out of memory for a blur of width %g: kept %g\n",
+                    (double)sigma, (double)s->blur_sigma);
+            return false;
+        }
         free(s->c0);
         free(s->c1);
-        s->c0 = calloc(nc, sizeof(float));
-        s->c1 = calloc(nc, sizeof(float));
-        if (s->c0 && s->c1) ref_pass_blur(s->w, s->h, &s->blur, s->tgt, s->tgt_blur);
+        s->c0 = c0;
+        s->c1 = c1;
+        s->c_cap = nc;
     }
+    s->blur = nb;
+    s->blur_sigma = sigma;
+    return true;
+}
+
+/* The blur (spec and the target's blurred field) for the σ of the next
+ * step, kstep (method_sigma: coarse to fine): made again where that σ
+ * differs from the one it has, or always with `again` (a new target). */
+static void blur_for_next_step(RefSolver *s, bool again)
+{
+    if (blur_spec_for(s, method_sigma(&s->p, s->kstep)) || again)
+        ref_pass_blur(s->w, s->h, &s->blur, s->tgt, s->tgt_blur);
+}
+
+void ref_set_params(RefSolver *s, const SolverParams *p)
+{
+    s->p = *p;
+    method_params_resolve(&s->p);
+    blur_for_next_step(s, false);
 }
 
 const SolverParams *ref_params(const RefSolver *s) { return &s->p; }
@@ -1098,7 +1128,7 @@ int ref_set_target_scaled(RefSolver *s, const float *target, float scale, double
         s->kstep = 0;
     }
     s->dscale = (float)(m2 / (mt * scale));
-    ref_pass_blur(s->w, s->h, &s->blur, s->tgt, s->tgt_blur);
+    blur_for_next_step(s, true);
     return 0;
 }
 
@@ -1302,6 +1332,7 @@ void ref_copy_velocity(RefSolver *dst, const RefSolver *src)
 
 void ref_step_begin(RefSolver *s, MethodStep *st)
 {
+    blur_for_next_step(s, false); /* coarse to fine: this step's σ */
     method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->kstep++, s->dscale, st);
     s->nsub = 0;
     s->drift_ran = false;
@@ -1374,6 +1405,9 @@ void ref_set_state(RefSolver *s, const MethodState *st)
     s->dscale = st->dscale;
     s->nstep = st->nstep;
     s->kstep = st->kstep;
+    /* its target blur is of the last step it ran (or of its target's setting):
+     * the next step blurs again where its σ differs, as it would have */
+    blur_spec_for(s, method_sigma(&s->p, s->kstep > 0 ? s->kstep - 1 : 0));
 }
 
 const float *ref_density(const RefSolver *s) { return s->rho; }

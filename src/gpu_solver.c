@@ -113,6 +113,7 @@ struct Solver {
     float cell;                 /* h: cell size in domain units */
     SolverParams p;
     BlurSpec blur;
+    float blur_sigma; /* the σ of blur and the target's blurred channel (method_sigma: coarse to fine) */
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
     FieldPair mixe;             /* the subgrid mixing's increment δ, packed (METHOD_PASS_MIX) */
@@ -1023,8 +1024,11 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
 }
 
 
+static int blur_for_next_step(Solver *s, bool again);
+
 void solver_step_begin(Solver *s, MethodStep *st)
 {
+    blur_for_next_step(s, false); /* coarse to fine: this step's σ (out of memory: the last one's) */
     method_plan(&s->p, method_grid(s->w, s->h), s->nstep++, s->kstep++, s->dscale, st);
     s->marked = 0;
     mark(s, T_START);
@@ -1214,6 +1218,7 @@ Solver *solver_create_opts(int w, int h, const SolverParams *p, const SolverOpti
     method_params_resolve(&s->p);
     unfaded(s);
     method_blur_spec(w, h, s->p.sigma, &s->blur);
+    s->blur_sigma = s->p.sigma;
     char defines[512]; /* the method's constants, for every pass (never typed in GLSL) */
     method_glsl_defines(defines, sizeof defines);
     size_t dl = strlen(defines);
@@ -1277,31 +1282,51 @@ int solver_width(const Solver *s) { return s->w; }
 SolverKind solver_kind(const Solver *s) { return s->kind; }
 int solver_height(const Solver *s) { return s->h; }
 const SolverParams *solver_params(const Solver *s) { return &s->p; }
+const BlurSpec *solver_blur(const Solver *s) { return &s->blur; }
 unsigned solver_density_texture(const Solver *s) { return field_texture(s->dens.read); }
 unsigned solver_velocity_texture(const Solver *s) { return field_texture(s->vel.read); }
 
-int solver_set_params(Solver *s, const SolverParams *p)
+/* The blur spec (and coarse fields) for blur width sigma: 1 if it changed,
+ * 0 if not, -1 (no memory for the coarse fields: it keeps the one it has). */
+static int blur_spec_for(Solver *s, float sigma)
 {
-    float old_sigma = s->p.sigma;
-    s->p = *p;
-    method_params_resolve(&s->p);
-    unfaded(s);
-    if (s->p.sigma == old_sigma) return 0;
+    if (sigma == s->blur_sigma) return 0;
     BlurSpec nb;
-    method_blur_spec(s->w, s->h, s->p.sigma, &nb);
+    method_blur_spec(s->w, s->h, sigma, &nb);
     if (nb.cw != s->blur.cw || nb.ch != s->blur.ch) {
         char err[256];
         FieldPair c = {0};
         if (field_pair_create(&c, nb.cw, nb.ch, 1, err, sizeof err) < 0) {
-            log_error("solver", "%s", err);
+            log_error("solver", "a blur of width %g: %s", (double)sigma, err);
             return -1;
         }
         field_pair_free(&s->coarse);
         s->coarse = c;
     }
     s->blur = nb;
+    s->blur_sigma = sigma;
+    return 1;
+}
+
+/* The blur (spec, coarse fields and the target's blurred channel) for the
+ * σ of the next step, kstep (method_sigma: coarse to fine): made again
+ * where that σ differs from the one it has, or always with `again`. 0, or
+ * -1 (no memory for the coarse fields: it keeps the blur it has). */
+static int blur_for_next_step(Solver *s, bool again)
+{
+    int rc = blur_spec_for(s, method_sigma(&s->p, s->kstep));
+    if (rc < 0) return -1;
+    if (!rc && !again) return 0;
     pass_blur_target(s);
     return gl_check("solver", "re-blurring the target");
+}
+
+int solver_set_params(Solver *s, const SolverParams *p)
+{
+    s->p = *p;
+    method_params_resolve(&s->p);
+    unfaded(s);
+    return blur_for_next_step(s, false);
 }
 
 /* ---- state in and out ------------------------------------------------------- */
@@ -1375,7 +1400,7 @@ int solver_set_target_scaled(Solver *s, const float *tgt, float scale, double sm
     shader_set_float(sh, "u_scale", scale);
     run(s, s->dens.write);
     field_pair_swap(&s->dens);
-    pass_blur_target(s);
+    if (blur_for_next_step(s, true) < 0) return -1;
     return gl_check("solver", "setting the target");
 }
 
@@ -1805,6 +1830,9 @@ int solver_set_state(Solver *s, const MethodState *st)
     s->dscale = st->dscale;
     s->nstep = st->nstep;
     s->kstep = st->kstep;
+    /* its target blur is of the last step it ran (or of its target's setting):
+     * the next step blurs again where its σ differs, as it would have */
+    if (blur_spec_for(s, method_sigma(&s->p, s->kstep > 0 ? s->kstep - 1 : 0)) < 0) return -1;
     return gl_check("solver", "uploading the state");
 }
 

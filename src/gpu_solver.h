@@ -38,6 +38,9 @@ void solver_free(Solver *s);
 int solver_width(const Solver *s);
 int solver_height(const Solver *s);
 const SolverParams *solver_params(const Solver *s);
+/* The blur the last step ran with, or the next one after a new target
+ * (its width: method_sigma, coarse to fine). */
+const BlurSpec *solver_blur(const Solver *s);
 /* Change parameters; a new sigma re-blurs the target. */
 int solver_set_params(Solver *s, const SolverParams *p);
 

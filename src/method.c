@@ -353,6 +353,18 @@ float method_noise_amp(const SolverParams *p, long kstep)
     return p->force_noise * p->noise_trip * (1.0f - x * x * (3.0f - 2.0f * x));
 }
 
+float method_sigma(const SolverParams *p, long kstep)
+{
+    if (p->force != SOLVER_FORCE_BALANCE || !(p->coarse > 1.0f)) return p->sigma;
+    float x = (float)kstep * p->dt / METHOD_COARSE_TIME;
+    if (x >= 1.0f) return p->sigma;
+    x = x < 0.0f ? 0.0f : x;
+    float q = roundf(4.0f * log2f(p->coarse) * (1.0f - x * x * (3.0f - 2.0f * x)));
+    if (!(q > 0.0f)) return p->sigma;
+    float s = p->sigma * exp2f(q / 4.0f);
+    return s < 1.0f ? s : 1.0f; /* --sigma's range: (0, 1] */
+}
+
 float method_flow_share(float umax_flow, float umax)
 {
     return umax_flow < umax && umax > 0.0f ? umax_flow / umax : 1.0f;
@@ -415,6 +427,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
     st->noise = method_noise_amp(p, kstep);
+    st->p.sigma = method_sigma(p, kstep);
     int ns = method_advect_substeps(g.w, g.h, p);
     st->gather_a = st->rg * p->dt * p->vg / (g.cell * g.cell);
     bool drift = p->gather && (p->vk > 0.0f || (st->balance && p->vw > 0.0f)) && p->wmax > 0.0f &&

@@ -326,8 +326,7 @@ static int gpu_read_output(void *b, MethodOut f, float *a, float *b2)
 {
     if (f != METHOD_OUT_RHO_BLUR) return solver_read_output(b, f, a, b2);
     int w = solver_width(b), h = solver_height(b);
-    BlurSpec spec;
-    method_blur_spec(w, h, solver_params(b)->sigma, &spec);
+    BlurSpec spec = *solver_blur(b); /* this step's (coarse to fine) */
     float *c = malloc((size_t)spec.cw * spec.ch * sizeof *c);
     int rc = c ? solver_read_output(b, f, c, NULL) : -1;
     if (rc == 0) ref_pass_upsample(w, h, &spec, c, a);

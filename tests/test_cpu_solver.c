@@ -1665,7 +1665,7 @@ static void test_solver_api(void)
     CHECK(fabs(er / em - 1.0) <= 1e-6, "ref_error %g vs measured %g", er, em);
     float *tb = falloc(n);
     BlurSpec b;
-    method_blur_spec(w, h, p.sigma, &b);
+    method_blur_spec(w, h, method_sigma(&p, 0), &b); /* the first step's width (coarse to fine) */
     ref_pass_blur(w, h, &b, ref_target(s), tb);
     CHECK(maxdiff(tb, ref_target_blur(s), n) <= 1e-6f, "ref_target_blur is not the blurred target");
     /* a non-square grid steps and stays sane */
@@ -1823,6 +1823,63 @@ static void test_morph(void)
 /* ---------------------------------------------------------------------- */
 /* 8. Parameters                                                          */
 
+/* Coarse to fine (--coarse): each step blurs the target and the smoke at
+ * method_sigma of its step after the target was set, and a new target
+ * starts the schedule again. */
+static void test_coarse_start(void)
+{
+    SolverParams p;
+    method_params_default(&p);
+    p.coarse = 3.0f;
+    int w = 64;
+    size_t n = (size_t)w * w;
+    char err[128];
+    RefSolver *s = ref_create(w, w, &p, err, sizeof err);
+    CHECK(s != NULL, "ref_create: %s", err);
+    if (!s) return;
+    float *rho = falloc(n), *tgt = falloc(n), *ref = falloc(n);
+    draw_disc(w, w, 0.35f, 0.5f, 0.15f, 0.02f, rho);
+    draw_disc(w, w, 0.65f, 0.5f, 0.1f, 0.02f, tgt);
+    ref_set_density(s, rho);
+    long end = lroundf(METHOD_COARSE_TIME / p.dt);
+    for (int round = 0; round < 2; round++) {
+        ref_set_target(s, tgt, true);
+        int widths = 0, off = 0;
+        float last = -1.0f;
+        for (long k = 0; k <= end + 2; k++) {
+            if (k > 0) ref_step(s);
+            /* after k steps: the width of the last step run (none yet: the first's) */
+            float sg = method_sigma(&p, k > 0 ? k - 1 : 0);
+            BlurSpec b;
+            method_blur_spec(w, w, sg, &b);
+            ref_pass_blur(w, w, &b, ref_target(s), ref);
+            off += maxdiff(ref, ref_target_blur(s), n) > 1e-6f;
+            widths += sg != last;
+            last = sg;
+        }
+        CHECK(off == 0, "round %d: the target blur was off its step's width at %d steps", round, off);
+        CHECK(widths >= 5 && last == p.sigma, "round %d: %d widths, the last %g", round, widths, (double)last);
+    }
+    /* the schedule changes the step: the same step at coarse 1 differs */
+    SolverParams q = p;
+    q.coarse = 1.0f;
+    RefSolver *a = ref_create(w, w, &p, err, sizeof err), *c = ref_create(w, w, &q, err, sizeof err);
+    if (a && c) {
+        ref_set_density(a, rho);
+        ref_set_density(c, rho);
+        ref_set_target(a, tgt, true);
+        ref_set_target(c, tgt, true);
+        for (int k = 0; k < 10; k++) ref_step(a), ref_step(c);
+        CHECK(maxdiff(ref_velocity_u(a), ref_velocity_u(c), n) > 1e-4f, "coarse 3 and 1 step alike");
+    }
+    ref_free(a);
+    ref_free(c);
+    ref_free(s);
+    free(rho);
+    free(tgt);
+    free(ref);
+}
+
 static void test_params(void)
 {
     SolverParams p;
@@ -1868,7 +1925,9 @@ static void test_params(void)
     }
 
     /* ref_set_params with a new sigma re-blurs the target; sizes of the
-     * coarse grid change (factor 1 -> 4 -> 2) */
+     * coarse grid change (factor 1 -> 4 -> 2); each at its own width, not
+     * the coarse start's (that schedule: test_coarse_start) */
+    p.coarse = 1.0f;
     int w = 64;
     size_t n = (size_t)w * w;
     char err[128];
@@ -2244,6 +2303,7 @@ int main(void)
     RUN(test_solver_api);
     RUN(test_morph);
     RUN(test_params);
+    RUN(test_coarse_start);
     RUN(test_drift_cap_isotropic);
     RUN(test_drift_flow_limit);
     RUN(test_drift_cover);

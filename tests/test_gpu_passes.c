@@ -130,6 +130,7 @@ static void test_passes_one(float sigma)
     method_params_default(&p);
     p.sigma = sigma;
     p.dt = 0.02f;
+    p.coarse = 1.0f; /* each pass at this sigma (the schedule: whole_steps, "coarse to fine") */
     Fields f;
     fields_random(&f, 0.6f);
     size_t n = (size_t)W * H;
@@ -358,6 +359,35 @@ done:
     free(target);
 }
 
+/* The coarse start changes what the CPU computes (so the GPU's agreement
+ * with it in whole_steps sees the schedule). */
+static void coarse_matters(void)
+{
+    size_t n = (size_t)W * H;
+    float *start = malloc(n * 4), *target = malloc(n * 4);
+    SolverParams p;
+    method_params_default(&p);
+    char err[512];
+    RefSolver *r[2] = {NULL, NULL};
+    if (!start || !target) goto done;
+    shapes(start, target);
+    for (int k = 0; k < 2; k++) {
+        p.coarse = k ? 3.0f : 1.0f;
+        r[k] = ref_create(W, H, &p, err, sizeof err);
+        if (!r[k]) goto done;
+        ref_set_density(r[k], start);
+        ref_set_target(r[k], target, true);
+        for (int s = 0; s < 20; s++) ref_step(r[k]);
+    }
+    double d = rel_l2(ref_velocity_u(r[1]), ref_velocity_u(r[0]), n, 1, 1);
+    CHECK(d > 100 * TOL, "coarse 3 changes the CPU's velocity after 20 steps only by %.3g", d);
+done:
+    for (int k = 0; k < 2; k++)
+        if (r[k]) ref_free(r[k]);
+    free(start);
+    free(target);
+}
+
 static void whole_steps(const SolverParams *pp, const char *what)
 {
     SolverParams p = *pp;
@@ -445,6 +475,15 @@ static void test_whole_steps(void)
     p.attract = 0.4f;
     whole_steps(&p, "balance force, attract 0.4");
     attract_matters();
+    method_params_default(&p);
+    p.coarse = 8.0f;
+    whole_steps(&p, "coarse to fine from 8 sigma");
+    p.dt = 0.02f; /* 0.4 s: through the schedule's end */
+    p.coarse = 3.0f;
+    whole_steps(&p, "coarse to fine from 3 sigma, to its end");
+    p.coarse = 1.0f;
+    whole_steps(&p, "no coarse start");
+    coarse_matters();
     /* the force's noise: another amplitude, pattern size and seed; and none */
     method_params_default(&p);
     p.force_noise = 0.6f;

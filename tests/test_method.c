@@ -432,6 +432,57 @@ static void test_noise(void)
     CHECK(method_noise_amp(&p, 0) == 0.0f, "Fattal's method has no noise");
 }
 
+/* Coarse to fine (--coarse): the blur width of each step after a target is
+ * set, and the plan's σ */
+static void test_coarse_sigma(void)
+{
+    SolverParams p;
+    method_params_default(&p);
+    CHECK(p.coarse > 1.0f, "coarse to fine is on by default, got %g", (double)p.coarse);
+    p.sigma = 0.05f;
+    p.coarse = 2.0f;
+    p.dt = 0.01f;
+    long end = lroundf(METHOD_COARSE_TIME / p.dt);
+    CHECK(fabsf(method_sigma(&p, 0) - 0.1f) < 1e-6f, "at the start: 2 sigma, got %g", (double)method_sigma(&p, 0));
+    float last = method_sigma(&p, 0);
+    int levels = 1;
+    bool quarter = true, falls = true;
+    for (long k = 1; k <= end + 5; k++) {
+        float s = method_sigma(&p, k);
+        falls = falls && s <= last;
+        if (s != last) levels++;
+        float q = 4.0f * log2f(s / p.sigma); /* whole quarter octaves */
+        quarter = quarter && fabsf(q - roundf(q)) < 1e-4f;
+        last = s;
+    }
+    CHECK(falls, "the width never grows again");
+    CHECK(quarter, "every width is sigma times 2^(k/4)");
+    CHECK(levels == 5, "2 sigma down to sigma in quarter octaves: 5 widths, got %d", levels);
+    CHECK(method_sigma(&p, end) == p.sigma && method_sigma(&p, 100000) == p.sigma,
+          "from %g s on: sigma itself", (double)METHOD_COARSE_TIME);
+    CHECK(method_sigma(&p, end / 2) > p.sigma, "half way: still coarser, got %g", (double)method_sigma(&p, end / 2));
+    /* time, not steps: at dt 0.02 half as many steps */
+    SolverParams q = p;
+    q.dt = 0.02f;
+    CHECK(method_sigma(&q, 6) == method_sigma(&p, 12) && method_sigma(&q, 6) != method_sigma(&p, 6),
+          "the same width at the same time (0.12 s)");
+    q = p;
+    q.coarse = 1.0f;
+    CHECK(method_sigma(&q, 0) == q.sigma, "coarse 1: off");
+    q = p;
+    q.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_sigma(&q, 0) == q.sigma, "Fattal's method as published: no schedule");
+    q = p;
+    q.sigma = 0.6f;
+    CHECK(method_sigma(&q, 0) == 1.0f, "never wider than 1, got %g", (double)method_sigma(&q, 0));
+    /* the plan carries it: every pass of step k blurs at method_sigma */
+    MethodStep st;
+    method_plan(&p, method_grid(64, 64), 0, 0, 1.0f, &st);
+    CHECK(st.p.sigma == method_sigma(&p, 0), "the plan of step 0: %g", (double)st.p.sigma);
+    method_plan(&p, method_grid(64, 64), end, end, 1.0f, &st);
+    CHECK(st.p.sigma == p.sigma, "the plan after the schedule: %g", (double)st.p.sigma);
+}
+
 int main(void)
 {
     RUN(test_pace);
@@ -445,5 +496,6 @@ int main(void)
     RUN(test_backend_resolves);
     RUN(test_plan_resolves);
     RUN(test_noise);
+    RUN(test_coarse_sigma);
     return check_done();
 }
