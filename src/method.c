@@ -224,25 +224,54 @@ float method_travel_distance(int w, int h, const float *from, const float *to)
     return (float)worst;
 }
 
-static float squeeze_share(int w, int h, const float *from, const float *to);
+/* A trip's measures, each taken at most once: every automatic setting of a
+ * trip (method_time_trip) reads them, and each is a pass or more over both
+ * images (at 4096² the distance took 0.33 s and the squeeze 0.11 s, and
+ * the four settings read them six times). */
+typedef struct {
+    int w, h;
+    const float *from, *to;
+    float distance, squeeze; /* < 0: not measured yet */
+} Trip;
 
-float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
+static Trip trip_of(int w, int h, const float *from, const float *to)
+{
+    Trip t = {w, h, from, to, -1.0f, -1.0f};
+    return t;
+}
+
+static float trip_distance(Trip *t)
+{
+    if (t->distance < 0.0f) t->distance = method_travel_distance(t->w, t->h, t->from, t->to);
+    return t->distance;
+}
+
+static float squeeze_share(Trip *t);
+
+static float pace_for(const SolverParams *p, Trip *trip)
 {
     float T = p->arrive;
-    if (!(T > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE || !from || !to || !(p->umax > 0.0f))
+    if (!(T > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE || !trip->from || !trip->to ||
+        !(p->umax > 0.0f))
         return 0.0f;
     float r = powf(METHOD_PACE_TIME / T, METHOD_PACE_POWER);
     /* the way covered by METHOD_PACE_ARRIVE of the key, in units of
      * METHOD_PACE_SPEED·umax·T: r until METHOD_PACE_UP, the smoothstep's
      * mean (r + 1)/2 to METHOD_PACE_FULL, then 1 */
     float up = METHOD_PACE_UP, ramp = METHOD_PACE_FULL - METHOD_PACE_UP, late = METHOD_PACE_ARRIVE - METHOD_PACE_FULL;
-    float need = method_travel_distance(w, h, from, to) / (METHOD_PACE_SPEED * p->umax * T);
+    float need = trip_distance(trip) / (METHOD_PACE_SPEED * p->umax * T);
     float rt = (need - 0.5f * ramp - late) / (up + 0.5f * ramp); /* r·up + (r + 1)/2·ramp + late = need */
     r = rt > r ? rt : r;
     r = r < 1.0f ? r : 1.0f;
     /* a compression's change is the gathering's, which the pace does not
      * slow: a slowed flow only leaves it less of the key */
-    return r + (1.0f - r) * squeeze_share(w, h, from, to);
+    return r + (1.0f - r) * squeeze_share(trip);
+}
+
+float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
+{
+    Trip t = trip_of(w, h, from, to);
+    return pace_for(p, &t);
 }
 
 /* (Σρ)²/Σρ² of an image, the finite positive cells only: the number of
@@ -265,25 +294,56 @@ float method_squeeze(int w, int h, const float *from, const float *to)
 
 /* 0 for a squeeze of at most METHOD_SQUEEZE_LOW, 1 from METHOD_SQUEEZE_HIGH,
  * between them on the ratio's logarithm */
-static float squeeze_share(int w, int h, const float *from, const float *to)
+static float squeeze_share(Trip *t)
 {
-    float q = method_squeeze(w, h, from, to);
+    if (t->squeeze < 0.0f) t->squeeze = method_squeeze(t->w, t->h, t->from, t->to);
+    float q = t->squeeze;
     float x = logf(q / METHOD_SQUEEZE_LOW) / logf(METHOD_SQUEEZE_HIGH / METHOD_SQUEEZE_LOW);
     return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; /* also a NaN ratio: 0 */
 }
 
-float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone)
+static float gather_from_for(const SolverParams *p, Trip *t, bool lone)
 {
-    if (!(p->arrive > 0.0f) || p->force != SOLVER_FORCE_BALANCE || !from || !to) return 0.0f;
+    if (!(p->arrive > 0.0f) || p->force != SOLVER_FORCE_BALANCE || !t->from || !t->to) return 0.0f;
     float late = p->arrive > METHOD_PACE_TIME ? METHOD_GATHER_LATE : lone ? METHOD_GATHER_LATE_PAIR : 0.0f;
     if (late == 0.0f) return 0.0f;
-    return late + (METHOD_ARRIVE_ON - late) * squeeze_share(w, h, from, to);
+    return late + (METHOD_ARRIVE_ON - late) * squeeze_share(t);
+}
+
+float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone)
+{
+    Trip t = trip_of(w, h, from, to);
+    return gather_from_for(p, &t, lone);
+}
+
+static float attract_for(const SolverParams *p, Trip *t)
+{
+    if (p->force != SOLVER_FORCE_BALANCE || !t->from || !t->to) return 0.0f;
+    return squeeze_share(t);
 }
 
 float method_attract_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
 {
-    if (p->force != SOLVER_FORCE_BALANCE || !from || !to) return 0.0f;
-    return squeeze_share(w, h, from, to);
+    Trip t = trip_of(w, h, from, to);
+    return attract_for(p, &t);
+}
+
+static float noise_for(Trip *t)
+{
+    if (!t->from || !t->to) return 1.0f;
+    float x = (trip_distance(t) - METHOD_NOISE_NEAR) / (METHOD_NOISE_FAR - METHOD_NOISE_NEAR);
+    x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+    return 1.0f - x * x * (3.0f - 2.0f * x);
+}
+
+void method_time_trip(SolverParams *q, int w, int h, const float *from, const float *to, bool lone)
+{
+    Trip t = trip_of(w, h, from, to);
+    q->noise_trip = q->force_noise > 0.0f ? noise_for(&t) : 1.0f;
+    q->attract = attract_for(q, &t);
+    if (!(q->arrive > 0.0f)) return;
+    if (q->pace == 0.0f) q->pace = pace_for(q, &t);
+    if (q->gather_from == 0.0f) q->gather_from = gather_from_for(q, &t, lone);
 }
 
 void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float *rg)
@@ -337,10 +397,8 @@ float method_noise(float x, float y, unsigned seed)
 
 float method_noise_trip(int w, int h, const float *from, const float *to)
 {
-    if (!from || !to) return 1.0f;
-    float x = (method_travel_distance(w, h, from, to) - METHOD_NOISE_NEAR) / (METHOD_NOISE_FAR - METHOD_NOISE_NEAR);
-    x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
-    return 1.0f - x * x * (3.0f - 2.0f * x);
+    Trip t = trip_of(w, h, from, to);
+    return noise_for(&t);
 }
 
 float method_noise_amp(const SolverParams *p, long kstep)

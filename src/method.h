@@ -368,6 +368,14 @@ float method_gather_from_for_trip(const SolverParams *p, int w, int h, const flo
  * 0.24 at 128², Fattal's 0.40; P 0.115 -> 0.033). 0 with Fattal's force
  * (its term is whole anyway) and without `from` or `to`. */
 float method_attract_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
+/* A trip's automatic settings, from `from` to `to`, into q (q as given,
+ * resolved): its share of the force noise (method_noise_trip) and of
+ * Fattal's pull (method_attract_for_trip), and on a timed morph its pace
+ * (--pace 0: method_pace_for_trip) and gathering start (--gather-from 0:
+ * method_gather_from_for_trip; `lone`: a single pair, not a key), the same
+ * numbers as those functions, with the trip's distance and squeeze measured
+ * once. */
+void method_time_trip(SolverParams *q, int w, int h, const float *from, const float *to, bool lone);
 /* The pace of a long timed key (issue 20, point 3): the share r of its own
  * speed at which the flow carries the smoke at step kstep of the key (the
  * transport's time dt·r: method_transport_share; the flow itself, its

@@ -397,22 +397,6 @@ Morph *morph_create(int w, int h, const SolverParams *p, const float *start, con
     return morph_create_opts(w, h, p, NULL, start, target, mass_match, backend, shader_dir, err, errlen);
 }
 
-/* A morph's share of the force noise for its trip (method_noise_trip: none
- * on a far trip), its share of Fattal's pull (method_attract_for_trip: a
- * compression's), and a timed morph's automatic pace and gathering start (--pace 0,
- * --gather-from 0), from its trip, `from` to `to`: the same rule for a
- * single pair (its --arrive) as for each key (its range), except that a lone
- * pair of at most 3 s (`lone`) gathers late, having no key step to meet. No
- * pace or start for an untimed morph (method.h). */
-static void timing_for_trip(SolverParams *q, int w, int h, const float *from, const float *to, bool lone)
-{
-    q->noise_trip = q->force_noise > 0.0f ? method_noise_trip(w, h, from, to) : 1.0f;
-    q->attract = method_attract_for_trip(q, w, h, from, to);
-    if (!(q->arrive > 0.0f)) return;
-    if (q->pace == 0.0f) q->pace = method_pace_for_trip(q, w, h, from, to);
-    if (q->gather_from == 0.0f) q->gather_from = method_gather_from_for_trip(q, w, h, from, to, lone);
-}
-
 /* A single pair's parameters: P as given, resolved, timed for its trip from
  * `from` to `to` (kept as given for the next trip: morph_swap). */
 static void base_set(Morph *m, const SolverParams *p, const float *from, const float *to)
@@ -420,7 +404,7 @@ static void base_set(Morph *m, const SolverParams *p, const float *from, const f
     m->given = *p;
     m->base = *p;
     method_params_resolve(&m->base);
-    timing_for_trip(&m->base, m->w, m->h, from, to, true);
+    method_time_trip(&m->base, m->w, m->h, from, to, true); /* its trip's automatic settings */
 }
 
 Morph *morph_create_opts(int w, int h, const SolverParams *p, const SolverOptions *o, const float *start,
@@ -1335,7 +1319,7 @@ static int keys_make(const Morph *m, const MorphKey *keys, int n, struct MorphKe
             R->params.arrive = fminf(1e4f, (float)(K->step - (k ? keys[k - 1].step : 0)) * R->params.dt);
         /* and a force noise, pace and gathering start that follow its trip
          * (and its length: --pace 0, --gather-from 0) */
-        timing_for_trip(&R->params, m->w, m->h, k ? keys[k - 1].target : m->start, K->target, false);
+        method_time_trip(&R->params, m->w, m->h, k ? keys[k - 1].target : m->start, K->target, false);
         memcpy(R->move_from, K->move_from, sizeof R->move_from);
         memcpy(R->move_to, K->move_to, sizeof R->move_to);
         R->scale_from = K->scale_from ? K->scale_from : 1.0f;

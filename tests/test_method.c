@@ -483,6 +483,59 @@ static void test_coarse_sigma(void)
     CHECK(st.p.sigma == p.sigma, "the plan after the schedule: %g", (double)st.p.sigma);
 }
 
+/* method_time_trip, which measures a trip once, sets what the functions
+ * for each setting give, bit for bit: single pairs and keys, 3 s and
+ * 10 s, near and far, a compression, given settings kept, untimed and
+ * Fattal's. */
+static void test_time_trip(void)
+{
+    enum { W = 64 };
+    static float big[W * W], small[W * W], far[W * W];
+    TestlibShape sharp = {.domain = true};
+    testlib_disc(big, W, W, &sharp, 0.5, 0.5, 0.3, 1.0);
+    testlib_disc(small, W, W, &sharp, 0.5, 0.5, 0.15, 1.0);
+    testlib_disc(far, W, W, &sharp, 0.8, 0.2, 0.12, 1.0);
+    const float *from[] = {big, big, small, big};
+    const float *to[] = {big, small, far, far};
+    const float arrive[] = {3.0f, 10.0f, 0.0f};
+    int cases = 0, same = 0;
+    for (int c = 0; c < 4; c++)
+        for (int a = 0; a < 3; a++)
+            for (int lone = 0; lone < 2; lone++)
+                for (int f = 0; f < 3; f++) {
+                    SolverParams p;
+                    method_params_default(&p);
+                    p.arrive = arrive[a];
+                    if (f == 1) p.force = SOLVER_FORCE_FATTAL;
+                    if (f == 2) p.pace = 0.5f, p.gather_from = 0.6f; /* given: kept */
+                    SolverParams q = p;
+                    method_time_trip(&q, W, W, from[c], to[c], lone);
+                    float nt = method_noise_trip(W, W, from[c], to[c]);
+                    float at = method_attract_for_trip(&p, W, W, from[c], to[c]);
+                    float pc = p.arrive > 0.0f && p.pace == 0.0f ? method_pace_for_trip(&p, W, W, from[c], to[c]) : p.pace;
+                    float gf = p.arrive > 0.0f && p.gather_from == 0.0f
+                                   ? method_gather_from_for_trip(&p, W, W, from[c], to[c], lone)
+                                   : p.gather_from;
+                    cases++;
+                    same += q.noise_trip == nt && q.attract == at && q.pace == pc && q.gather_from == gf;
+                }
+    CHECK(same == cases, "method_time_trip agrees with the functions in %d of %d cases", same, cases);
+    /* and the cases differ among themselves: the check compares something */
+    SolverParams a, b;
+    method_params_default(&a);
+    method_params_default(&b);
+    a.arrive = b.arrive = 10.0f;
+    method_time_trip(&a, W, W, big, big, true);
+    method_time_trip(&b, W, W, small, far, true);
+    CHECK(a.noise_trip != b.noise_trip && a.pace != b.pace, "a reshape and a far trip get other settings");
+    SolverParams c;
+    method_params_default(&c);
+    c.force_noise = 0.0f;
+    method_time_trip(&c, W, W, small, far, true); /* b's trip, whose share is below 1 */
+    CHECK(c.noise_trip == 1.0f && b.noise_trip < 1.0f, "no force noise: the share is not measured (1), got %g",
+          (double)c.noise_trip);
+}
+
 int main(void)
 {
     RUN(test_pace);
@@ -497,5 +550,6 @@ int main(void)
     RUN(test_plan_resolves);
     RUN(test_noise);
     RUN(test_coarse_sigma);
+    RUN(test_time_trip);
     return check_done();
 }
