@@ -303,14 +303,14 @@ float method_noise_amp(const SolverParams *p, long kstep);
  * (a bar into three dots on it: P(20) 0.27 at 128², and still 0.18 with a
  * force 500 times weaker: a correlation does not see how little moved).
  * With a coarse σ the first flow follows the target's coarse shape and the
- * detail comes with the smoke: at M = 3, P at 128² 0.27 -> 0.12 (bar into
- * dots), 0.105 -> 0.082 (AB into CD), 0.100 -> 0.041 (a heart into a
- * cross), Uc within 0.02 (docs/FIDELITY.md). Kept short: a coarse start of
+ * detail comes with the smoke: at M = 4, P at 128² 0.27 -> 0.091 (bar into
+ * dots), 0.105 -> 0.077 (AB into CD), 0.100 -> 0.036 (a heart into a
+ * cross), Uc within 0.03 (docs/FIDELITY.md). Kept short: a coarse start of
  * 0.9 s (M = 2) made a reshape's flow weaker, so the gathering did more (an
  * outline into a disc: Uc 0.14 -> 0.22) and the swirl fell by up to a
  * third. The factor falls as M^(1 − smoothstep(0, T, t)) in quarter
  * octaves (method_sigma), so a trip blurs its target again a few times
- * (6 at M = 3), not every step. */
+ * (8 at M = 4), not every step. */
 #define METHOD_COARSE_TIME 0.3f
 /* The blur width of step kstep after the target was set: p->sigma times
  * 2^(k/4), k whole, from log2(p->coarse) octaves down to 0 (at most 1). */

@@ -619,8 +619,9 @@ static void resume_case(MorphBackend be, const char *shader_dir, int drop)
     /* an arrival soon, so the gathering runs before the checkpoint at step 24
      * (it joins at 30-70% of the way) and the resumed morph needs the arrival's clock too;
      * step 24 is inside the coarse start (method_sigma), whose next width,
-     * at step 25, blurs the target again: a dropped target blur shows in
-     * step 25, and the resumed morph must make that switch as well */
+     * a step or two later, blurs the target again: a dropped target blur
+     * shows in the steps before it, and the resumed morph must make that
+     * switch as well */
     p.arrive = 0.3f;
     Morph *a = morph_create(RW, RH, &p, start, target, true, be, shader_dir, err, sizeof err);
     CHECK(a != NULL, "%s: %s", morph_backend_name(be), err);
