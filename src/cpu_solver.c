@@ -1,5 +1,6 @@
 /* cpu_solver: the discrete morph step on the CPU; see cpu_solver.h. */
 #include "cpu_solver.h"
+#include "log.h"
 
 #include <float.h>
 #include <math.h>
@@ -1049,8 +1050,8 @@ static bool blur_spec_for(RefSolver *s, float sigma)
         if (!c0 || !c1) {
             free(c0);
             free(c1);
-            fprintf(stderr, "smokemorph: solver: out of memory for a blur of width %g: kept %g\n",
-                    (double)sigma, (double)s->blur_sigma);
+            log_error("solver", "out of memory for a blur of width %g: kept %g", (double)sigma,
+                      (double)s->blur_sigma);
             return false;
         }
         free(s->c0);
