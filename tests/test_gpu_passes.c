@@ -330,28 +330,26 @@ static void shapes(float *start, float *target)
         }
 }
 
-/* The CPU's 20 steps with attract 0 and 1 differ, so the cases above see
- * the GPU's u_attract. */
-static void attract_matters(void)
+/* The CPU's velocity after 20 steps differs between parameters a and b, so
+ * that whole_steps' agreement with the CPU sees what a setting changes. */
+static void cpu_differs(const SolverParams *a, const SolverParams *b, const char *what)
 {
     size_t n = (size_t)W * H;
     float *start = malloc(n * 4), *target = malloc(n * 4);
-    SolverParams p;
-    method_params_default(&p);
+    const SolverParams *ps[2] = {a, b};
     char err[512];
     RefSolver *r[2] = {NULL, NULL};
     if (!start || !target) goto done;
     shapes(start, target);
     for (int k = 0; k < 2; k++) {
-        p.attract = (float)k;
-        r[k] = ref_create(W, H, &p, err, sizeof err);
+        r[k] = ref_create(W, H, ps[k], err, sizeof err);
         if (!r[k]) goto done;
         ref_set_density(r[k], start);
         ref_set_target(r[k], target, true);
         for (int s = 0; s < 20; s++) ref_step(r[k]);
     }
     double d = rel_l2(ref_velocity_u(r[1]), ref_velocity_u(r[0]), n, 1, 1);
-    CHECK(d > 100 * TOL, "attract 1 changes the CPU's velocity after 20 steps only by %.3g", d);
+    CHECK(d > 100 * TOL, "%s changes the CPU's velocity after 20 steps only by %.3g", what, d);
 done:
     for (int k = 0; k < 2; k++)
         if (r[k]) ref_free(r[k]);
@@ -359,33 +357,26 @@ done:
     free(target);
 }
 
-/* The coarse start changes what the CPU computes (so the GPU's agreement
- * with it in whole_steps sees the schedule). */
+/* attract 0 and 1 differ: the cases of whole_steps see the GPU's u_attract */
+static void attract_matters(void)
+{
+    SolverParams a, b;
+    method_params_default(&a);
+    b = a;
+    a.attract = 0.0f;
+    b.attract = 1.0f;
+    cpu_differs(&a, &b, "attract 1");
+}
+
+/* the coarse start differs from none: whole_steps' cases see the schedule */
 static void coarse_matters(void)
 {
-    size_t n = (size_t)W * H;
-    float *start = malloc(n * 4), *target = malloc(n * 4);
-    SolverParams p;
-    method_params_default(&p);
-    char err[512];
-    RefSolver *r[2] = {NULL, NULL};
-    if (!start || !target) goto done;
-    shapes(start, target);
-    for (int k = 0; k < 2; k++) {
-        p.coarse = k ? 3.0f : 1.0f;
-        r[k] = ref_create(W, H, &p, err, sizeof err);
-        if (!r[k]) goto done;
-        ref_set_density(r[k], start);
-        ref_set_target(r[k], target, true);
-        for (int s = 0; s < 20; s++) ref_step(r[k]);
-    }
-    double d = rel_l2(ref_velocity_u(r[1]), ref_velocity_u(r[0]), n, 1, 1);
-    CHECK(d > 100 * TOL, "coarse 3 changes the CPU's velocity after 20 steps only by %.3g", d);
-done:
-    for (int k = 0; k < 2; k++)
-        if (r[k]) ref_free(r[k]);
-    free(start);
-    free(target);
+    SolverParams a, b;
+    method_params_default(&a);
+    b = a;
+    a.coarse = 1.0f;
+    b.coarse = 3.0f;
+    cpu_differs(&a, &b, "coarse 3");
 }
 
 static void whole_steps(const SolverParams *pp, const char *what)
