@@ -4,7 +4,9 @@
 // difference come from the two cells beside the face.
 // With u_balance, the balance force (cpu_solver.h): Fattal's term is weighted
 // by min(ρ̃, ρ̃*) instead of ρ̃, and u_kb·ρ̃·∂φ of the deficit potential φ
-// (packed, from potential_rhs and a multigrid solve) is added.
+// (packed, from potential_rhs and a multigrid solve) is added; on a
+// compression (u_attract > 0) its surplus is weighed by the cells' own ρ
+// above u_rd·c·ρ* as the gathering joins (sharp_pull).
 // With u_noise > 0, the driving force on each face is scaled by
 // 1 + u_noise·n, n the smooth value noise of method_noise (the same hash) at
 // the face in lattice units (u_nl per cell) of seed u_seed.
@@ -25,6 +27,10 @@ uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kb;
 uniform float u_attract; // the trip's share of Fattal's pull beyond min(ρ̃, ρ̃*) (SolverParams.attract)
+uniform float u_c;       // the target's scale to the smoke's mass (c·ρ*)
+uniform float u_rg;      // this step's gathering and drift fade-ins (MethodStep rg, rd)
+uniform float u_rd;
+uniform float u_sharp;   // the sharp surplus's weight (METHOD_SHARP_PULL)
 uniform float u_swirl; // dt·ε·L (METHOD_SWIRL_LENGTH) of vorticity confinement (0: off); ref_swirl_force
 uniform float u_noise; // the force's noise amplitude this step (method_noise_amp; 0: off)
 uniform float u_nl;    // the noise lattice's units per cell: h / noise_scale
@@ -35,6 +41,16 @@ float balance_pull(float rb, float tf)
 {
     float m = min(rb, tf);
     return (m + u_attract * (rb - m)) / max(rb, u_eps);
+}
+
+// the balance force on a compression (u_attract > 0), over ρ̃: sharp_pull in
+// cpu_solver.c (method.h, METHOD_DRIFT_WAIT); rf the face's ρ, tg its c·ρ*,
+// gl its ∂ρ̃*/ρ̃*, dphi its u_kb·∂φ
+float sharp_pull(float rb, float tf, float rf, float tg, float gl, float dphi)
+{
+    float m = min(rb, tf), a = u_attract;
+    float wt = m + a * ((1.0 - u_rg) * (rb - m) + u_sharp * u_rg * max(0.0, rf - u_rd * tg));
+    return (wt * gl + (rb + a * u_rg * (rf - rb)) * dphi) / max(rb, u_eps);
 }
 
 // method_noise's lattice hash and value noise, in uint arithmetic as in C
@@ -97,27 +113,37 @@ vec4 stage()
     ivec2 c = cell();
     int i = c.x, j = c.y;
     vec2 vel = texelFetch(u_vel, c, 0).rg;
-    float tc = texelFetch(u_dens, c, 0).b;
+    vec4 dc = texelFetch(u_dens, c, 0); // .r ρ, .g ρ*, .b ρ̃*
+    float tc = dc.b;
+    bool sharp = u_balance != 0 && u_attract > 0.0;
     float nu = 0.0, nv = 0.0;
     g_i = i;
     g_j = j;
     if (i > 0) {
-        float tl = texelFetch(u_dens, ivec2(i - 1, j), 0).b;
+        vec4 dn = texelFetch(u_dens, ivec2(i - 1, j), 0);
+        float tl = dn.b;
         float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i), float(j) + 0.5));
         float tf = max(0.5 * (tl + tc), u_eps);
         float g = (tc - tl) / tf;
-        if (u_balance != 0)
+        if (sharp)
+            g = sharp_pull(rb, tf, 0.5 * (dc.r + dn.r), u_c * (0.5 * (dc.g + dn.g)), g,
+                           u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i - 1, j))));
+        else if (u_balance != 0)
             g = g * balance_pull(rb, tf) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i - 1, j)));
         if (u_noise > 0.0) g *= 1.0 + u_noise * noise_at(vec2(float(i), float(j) + 0.5) * u_nl);
         float f = u_swirl > 0.0 ? swirl_force(0) : 0.0;
         nu = clamp((vel.x + u_k * rb * g + f) * u_damp, -u_umax, u_umax);
     }
     if (j > 0) {
-        float tb = texelFetch(u_dens, ivec2(i, j - 1), 0).b;
+        vec4 dn = texelFetch(u_dens, ivec2(i, j - 1), 0);
+        float tb = dn.b;
         float rb = sample_coarse(u_rblur, u_factor, u_csize, vec2(float(i) + 0.5, float(j)));
         float tf = max(0.5 * (tb + tc), u_eps);
         float g = (tc - tb) / tf;
-        if (u_balance != 0)
+        if (sharp)
+            g = sharp_pull(rb, tf, 0.5 * (dc.r + dn.r), u_c * (0.5 * (dc.g + dn.g)), g,
+                           u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i, j - 1))));
+        else if (u_balance != 0)
             g = g * balance_pull(rb, tf) + u_kb * (packed_at(u_phi, c) - packed_at(u_phi, ivec2(i, j - 1)));
         if (u_noise > 0.0) g *= 1.0 + u_noise * noise_at(vec2(float(i) + 0.5, float(j)) * u_nl);
         float f = u_swirl > 0.0 ? swirl_force(1) : 0.0;

@@ -219,11 +219,34 @@ static inline float balance_pull(float rb, float tf, const SolverParams *p)
     return (m + p->attract * (rb - m)) / fmaxf(rb, p->eps);
 }
 
+/* The balance force on a compression, over ρ̃ as balance_pull (method.h,
+ * METHOD_DRIFT_WAIT): Fattal's pull weighted by min(ρ̃, ρ̃*) and by the
+ * attract share of the surplus, ρ̃'s above min(ρ̃, ρ̃*) fading into the
+ * face's own density above rd·ρ* (times METHOD_SHARP_PULL) as the gathering joins, and φ's term
+ * (dphi = kb·∂φ) weighted by ρ̃ fading into ρ as far. rf the face's ρ, tg
+ * its c·ρ*, gl the face's ∂ρ̃* over ρ̃*. */
+static inline float sharp_pull(float rb, float tf, float rf, float tg, float gl, float dphi, const SolverParams *p,
+                               const ForceSharp *sh)
+{
+    float m = fminf(rb, tf), a = p->attract;
+    float wt = m + a * ((1.0f - sh->rg) * (rb - m) + METHOD_SHARP_PULL * sh->rg * fmaxf(0.0f, rf - sh->rd * tg));
+    return (wt * gl + (rb + a * sh->rg * (rf - rb)) * dphi) / fmaxf(rb, p->eps);
+}
+
 void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
                     float kb, float noise, const float *curl, const float *u, const float *v, float *u_out,
                     float *v_out)
 {
+    ref_pass_force_sharp(w, h, p, spec, rho_blur_coarse, tgt_blur, phi, kb, noise, curl, NULL, u, v, u_out, v_out);
+}
+
+void ref_pass_force_sharp(int w, int h, const SolverParams *p, const BlurSpec *spec,
+                          const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
+                          float kb, float noise, const float *curl, const ForceSharp *sharp, const float *u,
+                          const float *v, float *u_out, float *v_out)
+{
+    if (sharp && !(p->attract > 0.0f && phi)) sharp = NULL; /* a compression's balance force only */
     float hh = cell_size(w, h);
     float nl = noise > 0.0f ? hh / p->noise_scale : 0.0f; /* the noise's lattice units per cell */
     unsigned seed = (unsigned)p->noise_seed;
@@ -239,7 +262,12 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i, (float)j + 0.5f);
                 float tf = fmaxf(0.5f * (tl + tr), p->eps);
                 float g = (tr - tl) / tf;
-                if (phi) g = g * balance_pull(rb, tf, p) + kb * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]);
+                if (sharp)
+                    g = sharp_pull(rb, tf, 0.5f * (sharp->rho[IDX(i, j)] + sharp->rho[IDX(i - 1, j)]),
+                                   sharp->c * (0.5f * (sharp->tgt[IDX(i, j)] + sharp->tgt[IDX(i - 1, j)])), g,
+                                   kb * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]), p, sharp);
+                else if (phi)
+                    g = g * balance_pull(rb, tf, p) + kb * (phi[IDX(i, j)] - phi[IDX(i - 1, j)]);
                 if (noise > 0.0f) g *= 1.0f + noise * method_noise((float)i * nl, ((float)j + 0.5f) * nl, seed);
                 float f = sw > 0.0f ? ref_swirl_force(w, h, curl, i, j, 0, sw) : 0.0f;
                 nu = clampf((u[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);
@@ -249,7 +277,12 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                 float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j);
                 float tf = fmaxf(0.5f * (tb + tt), p->eps);
                 float g = (tt - tb) / tf;
-                if (phi) g = g * balance_pull(rb, tf, p) + kb * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]);
+                if (sharp)
+                    g = sharp_pull(rb, tf, 0.5f * (sharp->rho[IDX(i, j)] + sharp->rho[IDX(i, j - 1)]),
+                                   sharp->c * (0.5f * (sharp->tgt[IDX(i, j)] + sharp->tgt[IDX(i, j - 1)])), g,
+                                   kb * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]), p, sharp);
+                else if (phi)
+                    g = g * balance_pull(rb, tf, p) + kb * (phi[IDX(i, j)] - phi[IDX(i, j - 1)]);
                 if (noise > 0.0f) g *= 1.0f + noise * method_noise(((float)i + 0.5f) * nl, (float)j * nl, seed);
                 float f = sw > 0.0f ? ref_swirl_force(w, h, curl, i, j, 1, sw) : 0.0f;
                 nv = clampf((v[IDX(i, j)] + k * rb * g + f) * damp, -p->umax, p->umax);
@@ -1194,8 +1227,9 @@ static void ref_force(RefSolver *s, const MethodStep *st)
     if (st->force_partial) q.vd = 0.0f, q.umax = FLT_MAX, q.swirl = 0.0f; /* the last field's adds it */
     bool swirl = q.swirl > 0.0f;
     if (swirl) ref_swirl_curl(w, h, s->u, s->v, s->curl, s->curl_tmp);
-    ref_pass_force(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb, st->noise,
-                   swirl ? s->curl : NULL, s->u, s->v, s->t0, s->t1);
+    ForceSharp sharp = {s->rho, s->tgt, s->pot_c, st->rg, st->rd};
+    ref_pass_force_sharp(w, h, &q, &s->blur, s->c0, s->tgt_blur, st->balance ? s->phi : NULL, st->kb, st->noise,
+                         swirl ? s->curl : NULL, &sharp, s->u, s->v, s->t0, s->t1);
     SWAP(s->u, s->t0); /* the velocity with the force in u, v (for the next field's) */
     SWAP(s->v, s->t1);
 }
@@ -1259,7 +1293,7 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         break;
     case METHOD_PASS_DRIFT_VEL: /* from ρ̃ of the step's first pass: the density before its transport */
         ref_pass_drift_vel_paced(w, h, p, &s->blur, st->balance ? s->phi : NULL, s->c0, s->tgt_blur,
-                                 s->dscale, st->rg, st->umax_flow, s->u, s->v, s->wu, s->wv);
+                                 s->dscale, st->rd, st->umax_flow, s->u, s->v, s->wu, s->wv);
         s->drift_ran = true;
         break;
     case METHOD_PASS_ADVECT_DENSITY: /* the substeps the speed needs (method.h), by u or u + w */
@@ -1483,9 +1517,10 @@ int ref_force_field(const MethodState *st, const SolverParams *p, int w, int h, 
     ref_pass_downsample(w, h, &spec, st->field[METHOD_FIELD_DENSITY], coarse);
     ref_pass_blur_1d(&spec, 0, coarse, tmp);
     ref_pass_blur_1d(&spec, 1, tmp, coarse);
-    ref_pass_force(w, h, &q, &spec, coarse, st->field[METHOD_FIELD_TARGET_BLUR],
-                   plan.balance ? st->field[METHOD_FIELD_POTENTIAL] : NULL, plan.balance ? plan.kb : 0.0f,
-                   plan.noise, NULL, zero, zero, fu, fv); /* from rest: no vorticity to confine */
+    ForceSharp sharp = {st->field[METHOD_FIELD_DENSITY], st->field[METHOD_FIELD_TARGET], st->pot_c, plan.rg, plan.rd};
+    ref_pass_force_sharp(w, h, &q, &spec, coarse, st->field[METHOD_FIELD_TARGET_BLUR],
+                         plan.balance ? st->field[METHOD_FIELD_POTENTIAL] : NULL, plan.balance ? plan.kb : 0.0f,
+                         plan.noise, NULL, &sharp, zero, zero, fu, fv); /* from rest: no vorticity to confine */
     rc = 0;
 done:
     free(coarse);

@@ -145,6 +145,18 @@ void ref_pass_force(int w, int h, const SolverParams *p, const BlurSpec *spec,
                     const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
                     float kb, float noise, const float *curl, const float *u, const float *v, float *u_out,
                     float *v_out);
+/* The same with, on a compression (p->attract > 0, phi given), the sharp
+ * surplus of method.h (METHOD_DRIFT_WAIT): the cell densities ρ and ρ*
+ * (as held; c·ρ* is the target at the smoke's mass) and this step's rg and
+ * rd. sharp NULL, attract 0 or phi NULL: ref_pass_force. */
+typedef struct {
+    const float *rho, *tgt;
+    float c, rg, rd;
+} ForceSharp;
+void ref_pass_force_sharp(int w, int h, const SolverParams *p, const BlurSpec *spec,
+                          const float *rho_blur_coarse, const float *tgt_blur, const float *phi,
+                          float kb, float noise, const float *curl, const ForceSharp *sharp, const float *u,
+                          const float *v, float *u_out, float *v_out);
 /* With noise = A > 0 (the step's method_noise_amp), the driving force on each
  * face (Fattal's and the balance term, not the confinement) is scaled by
  * 1 + A·n, n = method_noise at the face's position in lattice units of

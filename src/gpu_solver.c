@@ -128,7 +128,7 @@ struct Solver {
     int nsrc;
     long nstep;                 /* steps since solver_set_density: the fade-ins' clock */
     long kstep;                 /* steps since the target was set: the arrival's clock */
-    float vf_now, rg_now;       /* this step's faded vf and gathering factor */
+    float vf_now, rg_now, rd_now; /* this step's faded vf, gathering and drift factors */
     float umax_now;             /* this step's flow speed limit (MethodStep.umax_flow) */
     float tdt;                  /* the transport's time: dt·method_transport_share (a long key's slow motion) */
     float flow_share;           /* the last transport's flow share (method_transport_share: the motion vectors) */
@@ -300,6 +300,10 @@ static int pass_force(Solver *s, const Field *vel, const Field *dens, const Fiel
     shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
     shader_set_float(sh, "u_swirl", swirl);
     shader_set_float(sh, "u_attract", s->p.attract);
+    shader_set_float(sh, "u_c", s->pot_c);
+    shader_set_float(sh, "u_rg", s->rg_now);
+    shader_set_float(sh, "u_rd", s->rd_now);
+    shader_set_float(sh, "u_sharp", METHOD_SHARP_PULL);
     shader_set_float(sh, "u_noise", s->noise_now);
     shader_set_float(sh, "u_nl", s->cell / s->p.noise_scale);
     shader_set_int(sh, "u_seed", s->p.noise_seed);
@@ -367,7 +371,7 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_int(sh, "u_factor", s->blur.factor);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
     shader_set_float(sh, "u_vk", s->p.vk);
-    shader_set_float(sh, "u_cap", s->p.wmax * s->rg_now);
+    shader_set_float(sh, "u_cap", s->p.wmax * s->rd_now);
     shader_set_float(sh, "u_eps", METHOD_DRIFT_LOG_EPS * s->dscale);
     shader_set_float(sh, "u_mob", METHOD_DRIFT_MOB * s->dscale);
     shader_set_int(sh, "u_balance", balance ? 1 : 0);
@@ -390,6 +394,7 @@ static void unfaded(Solver *s)
 {
     s->vf_now = s->p.vf;
     s->rg_now = 1.0f;
+    s->rd_now = 1.0f;
     s->noise_now = 0.0f; /* as after the noise's fade (method_noise_amp) */
     s->umax_now = s->p.umax;
     s->tdt = s->p.dt;
@@ -931,6 +936,7 @@ static void take_step_values(Solver *s, const MethodStep *st)
 {
     s->vf_now = st->p.vf;
     s->rg_now = st->rg;
+    s->rd_now = st->rd;
     s->umax_now = st->umax_flow;
     s->kb_now = st->kb;
     s->noise_now = st->noise;

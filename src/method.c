@@ -328,6 +328,28 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
     return attract_for(p, &t);
 }
 
+static float drift_wait_for(const SolverParams *p, Trip *t, bool lone)
+{
+    if (!lone || !(p->arrive > 0.0f) || p->force != SOLVER_FORCE_BALANCE) return 0.0f;
+    float a = attract_for(p, t);
+    return a > 0.0f ? a * METHOD_DRIFT_WAIT * fminf(1.0f, p->arrive / METHOD_PACE_TIME) : 0.0f;
+}
+
+float method_drift_wait_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone)
+{
+    Trip t = trip_of(w, h, from, to);
+    return drift_wait_for(p, &t, lone);
+}
+
+float method_drift_fade(const SolverParams *p, long kstep, float rg)
+{
+    float wait = p->drift_wait;
+    if (!(wait > 0.0f)) return rg;
+    float x = ((float)kstep * p->dt - wait) / (wait * (METHOD_DRIFT_RISE / METHOD_DRIFT_WAIT));
+    x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+    return rg * x * x * (3.0f - 2.0f * x);
+}
+
 static float noise_for(Trip *t)
 {
     if (!t->from || !t->to) return 1.0f;
@@ -341,6 +363,7 @@ void method_time_trip(SolverParams *q, int w, int h, const float *from, const fl
     Trip t = trip_of(w, h, from, to);
     q->noise_trip = q->force_noise > 0.0f ? noise_for(&t) : 1.0f;
     q->attract = attract_for(q, &t);
+    q->drift_wait = drift_wait_for(q, &t, lone);
     if (!(q->arrive > 0.0f)) return;
     if (q->pace == 0.0f) q->pace = pace_for(q, &t);
     if (q->gather_from == 0.0f) q->gather_from = gather_from_for(q, &t, lone);
@@ -481,6 +504,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     const SolverParams *p = &resolved;
     st->p = resolved;
     method_ease(p, nstep, kstep, &st->p.vf, &st->rg);
+    st->rd = method_drift_fade(p, kstep, st->rg);
     st->umax_flow = p->umax * method_pace(p, kstep);
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
@@ -489,7 +513,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     int ns = method_advect_substeps(g.w, g.h, p);
     st->gather_a = st->rg * p->dt * p->vg / (g.cell * g.cell);
     bool drift = p->gather && (p->vk > 0.0f || (st->balance && p->vw > 0.0f)) && p->wmax > 0.0f &&
-                 st->rg > 0.0f;
+                 st->rd > 0.0f;
     bool gather = p->gather && p->vg > 0.0f && st->rg > 0.0f;
 
     add(st, METHOD_PASS_BLUR_RHO, 1);                               /* 1. ρ̃ */

@@ -368,12 +368,53 @@ float method_gather_from_for_trip(const SolverParams *p, int w, int h, const flo
  * 0.24 at 128², Fattal's 0.40; P 0.115 -> 0.033). 0 with Fattal's force
  * (its term is whole anyway) and without `from` or `to`. */
 float method_attract_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
+/* A compression is drawn in by the flow, not moved by the drift (issue 20
+ * point 1, eighteenth round). A divergence-free flow keeps every density
+ * value, so it cannot draw a large faint start into a small dense target
+ * alone; but once the gathering has condensed smoke where the target is,
+ * the faint smoke around it lies over a thinned moat, heavy over light in
+ * the pull towards the target, and falls in as fingers
+ * (Rayleigh-Taylor) if the force sees the density's detail. So, where
+ * attract > 0 and the gathering has joined (rg), the surplus part of the
+ * balance force's weight is the cell's own density above the target,
+ * max(0, ρ − rd·c·ρ*) at the face (c the target's scale to the smoke's
+ * mass), not ρ̃ − min(ρ̃, ρ̃*), and φ's term is weighted by it too:
+ *
+ *   w = min(ρ̃, ρ̃*) + a·((1 − rg)·(ρ̃ − min(ρ̃, ρ̃*)) + k·rg·max(0, ρ − rd·c·ρ*))
+ *   F = w ∇log ρ̃* + (ρ̃ + a·rg·(ρ − ρ̃)) k_b ∇φ
+ *
+ * (rd the drift's fade-in, below: until the drift joins, all smoke is
+ * heavy; once it has, only smoke above its target, so arrived smoke is
+ * not pressed into the blurred target's round level sets.) And a single
+ * pair's drift waits for the flow: it joins METHOD_DRIFT_WAIT·a seconds
+ * after the start (scaled by T/METHOD_PACE_TIME below that arrival T),
+ * rising over METHOD_DRIFT_RISE·a, so that the fingers carry what they
+ * can before the drift collects the rest. A key keeps its drift (its step
+ * is a promise). Measured (docs/FIDELITY.md, CPU 128²): a large faint
+ * square into a disc 15 times denser, Uc 0.82 -> 0.30 (Fattal's 0.22); a
+ * faint disc into a star 8 times denser, 0.87 -> 0.21 (0.16); 3% by step
+ * 1680 and 1200 instead of 1040 and 620. */
+#define METHOD_DRIFT_WAIT 9.0f
+#define METHOD_DRIFT_RISE 2.0f
+/* The sharp surplus's weight k in w above (k·rg·max(0, ρ − rd·c·ρ*)): the
+ * fingers' buoyancy (a large faint square into a small disc, Uc at 128²
+ * and 256² on an H100: 0.31, 0.27 with 3; 0.23, 0.23 with 5; Fattal's
+ * 0.22; 1 on the CPU at 256²: 0.36). */
+#define METHOD_SHARP_PULL 5.0f
+/* The drift wait of a trip (the parameter drift_wait): a·METHOD_DRIFT_WAIT·
+ * min(1, T/METHOD_PACE_TIME) for a lone, timed pair with the balance force,
+ * a its attract share; else 0. */
+float method_drift_wait_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone);
+/* The drift's fade-in at step kstep of the trip, from the gathering's rg:
+ * rg·smoothstep((t − W)/R), t = kstep·dt, W = drift_wait, R = W·
+ * METHOD_DRIFT_RISE/METHOD_DRIFT_WAIT; rg itself where drift_wait is 0. */
+float method_drift_fade(const SolverParams *p, long kstep, float rg);
 /* A trip's automatic settings, from `from` to `to`, into q (q as given,
  * resolved): its share of the force noise (method_noise_trip) and of
  * Fattal's pull (method_attract_for_trip), and on a timed morph its pace
  * (--pace 0: method_pace_for_trip) and gathering start (--gather-from 0:
- * method_gather_from_for_trip; `lone`: a single pair, not a key), the same
- * numbers as those functions, with the trip's distance and squeeze measured
+ * method_gather_from_for_trip; `lone`: a single pair, not a key) and drift
+ * wait (method_drift_wait_for_trip), the same numbers as those functions, with the trip's distance and squeeze measured
  * once. */
 void method_time_trip(SolverParams *q, int w, int h, const float *from, const float *to, bool lone);
 /* The pace of a long timed key (issue 20, point 3): the share r of its own
@@ -454,7 +495,8 @@ typedef struct {
     MethodStage stage[METHOD_PASS_COUNT];
     int n;
     SolverParams p;      /* the parameters, vf eased (p.vf is this step's v_f) */
-    float rg;            /* the gathering and drift fade-in factor, 0..1 */
+    float rg;            /* the gathering's fade-in factor, 0..1 */
+    float rd;            /* the drift's: rg, later on a lone compression (method_drift_fade) */
     float umax_flow;     /* the flow's speed limit this step: p.umax·method_pace; the
                           * transport moves smoke by the flow slowed to it
                           * (method_transport_share); the flow plus the drift

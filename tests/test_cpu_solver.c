@@ -1101,6 +1101,93 @@ static void test_force_noise_faces(void)
     free(u); free(v); free(u0); free(v0); free(u1); free(v1);
 }
 
+/* The balance force on a compression (method.h, METHOD_DRIFT_WAIT): once
+ * the gathering has joined it weighs the surplus by the cells' own density,
+ * so smoke condensed into fine stripes is pulled in by stripe (denser
+ * stripes harder: the fingers' buoyancy), where the blurred density saw
+ * them alike; before the gathering it is the old force; with attract 0 it
+ * is the old force to the bit; and smoke that has arrived (ρ = c·ρ*) is not
+ * pulled once the drift has joined. */
+static void test_sharp_force(void)
+{
+    SolverParams p;
+    method_params_default(&p);
+    p.umax = 1e30f; /* no clamp: the faces compare as they are */
+    p.swirl = 0.0f;
+    p.attract = 1.0f;
+    int w = 64;
+    size_t n = (size_t)w * w;
+    ForceSetup f;
+    force_setup(&f, w, &p);
+    force_disc_target(&f);
+    /* a faint square 0.1..0.9 in stripes two cells wide: 0.45 and 0.15 */
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            bool in = i >= w / 10 && i < w - w / 10 && j >= w / 10 && j < w - w / 10;
+            AT(f.rho, w, i, j) = in ? ((i / 2) % 2 ? 0.15f : 0.45f) : 0.0f;
+        }
+    force_blur_rho(&f);
+    float *phi = falloc(n), *zero = falloc(n);
+    for (int j = 0; j < w; j++)
+        for (int i = 0; i < w; i++) {
+            float x = ((float)i + 0.5f) / (float)w - 0.5f, y = ((float)j + 0.5f) / (float)w - 0.5f;
+            AT(phi, w, i, j) = -(x * x + y * y); /* a deficit bowl: highest where the target is */
+        }
+    float *u0 = falloc(n), *v0 = falloc(n), *u1 = falloc(n), *v1 = falloc(n);
+    ForceSharp sh = {f.rho, f.tgt, 1.0f, 0.0f, 0.0f};
+    const float kb = 0.5f;
+    /* attract 0: the old force, to the bit */
+    SolverParams p0 = p;
+    p0.attract = 0.0f;
+    sh.rg = 1.0f;
+    ref_pass_force(w, w, &p0, &f.spec, f.rho_c, f.tgt_blur, phi, kb, 0.0f, NULL, zero, zero, u0, v0);
+    ref_pass_force_sharp(w, w, &p0, &f.spec, f.rho_c, f.tgt_blur, phi, kb, 0.0f, NULL, &sh, zero, zero, u1, v1);
+    CHECK(memcmp(u0, u1, n * 4) == 0 && memcmp(v0, v1, n * 4) == 0, "attract 0: not the old force to the bit");
+    /* before the gathering (rg 0): the old force within rounding */
+    sh.rg = 0.0f;
+    ref_pass_force(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, phi, kb, 0.0f, NULL, zero, zero, u0, v0);
+    ref_pass_force_sharp(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, phi, kb, 0.0f, NULL, &sh, zero, zero, u1, v1);
+    double d0 = testlib_rel_l2(u1, u0, n) + testlib_rel_l2(v1, v0, n);
+    CHECK(d0 < 1e-5, "rg 0: the force differs from the old one by %.3g", d0);
+    /* the vertical pull (y faces) in dense and in thin columns, in the
+     * square's upper and lower quarters, old force and rg 1 */
+    double dense[2] = {0, 0}, thin[2] = {0, 0};
+    for (int r = 0; r < 2; r++) {
+        sh.rg = (float)r;
+        ref_pass_force_sharp(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, phi, kb, 0.0f, NULL, &sh, zero, zero, u1, v1);
+        for (int j = w / 8; j < w - w / 8; j++) {
+            if (j > w / 3 && j < w - w / 3) continue;
+            for (int i = w / 10 + 2; i < w - w / 10 - 2; i++) {
+                double a = fabs((double)AT(v1, w, i, j));
+                if ((i / 2) % 2) thin[r] += a;
+                else dense[r] += a;
+            }
+        }
+    }
+    printf("  info: pull on dense over thin columns: %.2f with rho~ (rg 0), %.2f with rho (rg 1)\n",
+           dense[0] / thin[0], dense[1] / thin[1]);
+    CHECK(dense[0] < 1.2 * thin[0], "rg 0 tells the stripes apart: %.3g vs %.3g", dense[0], thin[0]);
+    CHECK(dense[1] > 2.0 * thin[1], "rg 1 pulls dense stripes no harder: %.3g vs %.3g", dense[1], thin[1]);
+    /* arrived smoke (ρ = c·ρ*), the drift on (rd 1), no φ term: Fattal's
+     * term weighs min(ρ̃, ρ̃*) alone, as with attract 0 */
+    const float c = 2.0f;
+    for (size_t k = 0; k < n; k++) f.rho[k] = c * f.tgt[k];
+    force_blur_rho(&f);
+    sh.c = c;
+    sh.rg = sh.rd = 1.0f;
+    ref_pass_force(w, w, &p0, &f.spec, f.rho_c, f.tgt_blur, phi, 0.0f, 0.0f, NULL, zero, zero, u0, v0);
+    ref_pass_force_sharp(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, phi, 0.0f, 0.0f, NULL, &sh, zero, zero, u1, v1);
+    double da = testlib_rel_l2(u1, u0, n) + testlib_rel_l2(v1, v0, n);
+    sh.rd = 0.0f; /* the same smoke before the drift: all of it pulled */
+    ref_pass_force_sharp(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, phi, 0.0f, 0.0f, NULL, &sh, zero, zero, u1, v1);
+    double db = testlib_rel_l2(u1, u0, n) + testlib_rel_l2(v1, v0, n);
+    printf("  info: arrived smoke: %.2e from the min-only force with rd 1, %.2f with rd 0\n", da, db);
+    CHECK(da < 1e-5, "arrived smoke is still pulled with the drift on (%.3g)", da);
+    CHECK(db > 0.1, "rd 0 pulls arrived smoke no more than rd 1 (%.3g)", db);
+    force_free(&f);
+    free(phi); free(zero); free(u0); free(v0); free(u1); free(v1);
+}
+
 /* A disc pushed evenly outward into a ring around it (the suite's
  * disc-ring): the force is a potential's gradient and the projection
  * removes it, so without the noise the flow barely starts; with it the push
@@ -2294,6 +2381,7 @@ int main(void)
     RUN(test_morph_diagonal);
     RUN(test_travel_keeps_density);
     RUN(test_force_noise_faces);
+    RUN(test_sharp_force);
     RUN(test_force_noise_ring);
     RUN(test_gathering);
     RUN(test_gathering_step);

@@ -368,6 +368,21 @@ static void attract_matters(void)
     cpu_differs(&a, &b, "attract 1");
 }
 
+/* the drift's wait changes a compression's first 20 steps: whole_steps'
+ * cases see rd in the force and the drift */
+static void wait_matters(void)
+{
+    SolverParams a, b;
+    method_params_default(&a);
+    a.attract = 1.0f;
+    a.arrive = 0.0f;
+    a.tramp = 0.0f;
+    a.framp = 0.0f;
+    b = a;
+    b.drift_wait = 0.1f;
+    cpu_differs(&a, &b, "a drift wait of 0.1 s");
+}
+
 /* the coarse start differs from none: whole_steps' cases see the schedule */
 static void coarse_matters(void)
 {
@@ -466,6 +481,19 @@ static void test_whole_steps(void)
     p.attract = 0.4f;
     whole_steps(&p, "balance force, attract 0.4");
     attract_matters();
+    /* a compression with the gathering on from step 1 (untimed, no ease):
+     * the force weighs the surplus by the cells' own density (rg 1, method.h
+     * METHOD_DRIFT_WAIT), with the drift at once (rd = rg) and waiting 0.1 s
+     * (rd 0 until step 10, rising to 1 by step 13) */
+    method_params_default(&p);
+    p.attract = 1.0f;
+    p.arrive = 0.0f;
+    p.tramp = 0.0f;
+    p.framp = 0.0f;
+    whole_steps(&p, "attract 1, the gathering from step 1: the sharp surplus");
+    p.drift_wait = 0.1f;
+    whole_steps(&p, "attract 1, the drift waiting 0.1 s");
+    wait_matters();
     method_params_default(&p);
     p.coarse = 8.0f;
     whole_steps(&p, "coarse to fine from 8 sigma");

@@ -516,8 +516,10 @@ static void test_time_trip(void)
                     float gf = p.arrive > 0.0f && p.gather_from == 0.0f
                                    ? method_gather_from_for_trip(&p, W, W, from[c], to[c], lone)
                                    : p.gather_from;
+                    float dw = method_drift_wait_for_trip(&p, W, W, from[c], to[c], lone);
                     cases++;
-                    same += q.noise_trip == nt && q.attract == at && q.pace == pc && q.gather_from == gf;
+                    same += q.noise_trip == nt && q.attract == at && q.pace == pc && q.gather_from == gf &&
+                            q.drift_wait == dw;
                 }
     CHECK(same == cases, "method_time_trip agrees with the functions in %d of %d cases", same, cases);
     /* and the cases differ among themselves: the check compares something */
@@ -536,6 +538,68 @@ static void test_time_trip(void)
           (double)c.noise_trip);
 }
 
+/* A single pair that must compress: its drift waits for the flow (method.h,
+ * METHOD_DRIFT_WAIT); a key, a reshape, Fattal's force and an untimed run
+ * do not wait; the fade starts at the wait and is rg once risen. */
+static void test_drift_wait(void)
+{
+    enum { W = 64 };
+    static float big[W * W], small[W * W], other[W * W];
+    TestlibShape sharp = {.domain = true};
+    testlib_disc(big, W, W, &sharp, 0.5, 0.5, 0.3, 1.0);
+    testlib_disc(small, W, W, &sharp, 0.5, 0.5, 0.1, 1.0);   /* 9 times smaller: attract 1 */
+    testlib_disc(other, W, W, &sharp, 0.4, 0.6, 0.28, 1.0); /* a reshape: attract 0 */
+    SolverParams p;
+    method_params_default(&p);
+    CHECK(method_attract_for_trip(&p, W, W, big, small) == 1.0f, "the squeeze's share is 1");
+    float w3 = method_drift_wait_for_trip(&p, W, W, big, small, true);
+    CHECK(fabsf(w3 - METHOD_DRIFT_WAIT) < 1e-6f, "a lone compression at 3 s waits %g s, got %g",
+          (double)METHOD_DRIFT_WAIT, (double)w3);
+    CHECK(method_drift_wait_for_trip(&p, W, W, big, small, false) == 0.0f, "a key does not wait");
+    CHECK(method_drift_wait_for_trip(&p, W, W, big, other, true) == 0.0f, "a reshape does not wait");
+    SolverParams q = p;
+    q.arrive = 1.5f;
+    float w15 = method_drift_wait_for_trip(&q, W, W, big, small, true);
+    CHECK(fabsf(w15 - 0.5f * METHOD_DRIFT_WAIT) < 1e-6f, "at 1.5 s half as long, got %g", (double)w15);
+    q.arrive = 10.0f;
+    CHECK(method_drift_wait_for_trip(&q, W, W, big, small, true) == w3, "at 10 s as long as at 3 s");
+    q.arrive = 0.0f;
+    CHECK(method_drift_wait_for_trip(&q, W, W, big, small, true) == 0.0f, "untimed: no wait");
+    q = p;
+    q.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_drift_wait_for_trip(&q, W, W, big, small, true) == 0.0f, "Fattal's method: no wait");
+    /* the fade: 0 until the wait, rg once risen, between in between */
+    q = p;
+    q.drift_wait = 2.0f;
+    float rise = 2.0f * METHOD_DRIFT_RISE / METHOD_DRIFT_WAIT;
+    long at_wait = lroundf(2.0f / q.dt), risen = lroundf((2.0f + rise) / q.dt);
+    CHECK(method_drift_fade(&q, at_wait - 1, 1.0f) == 0.0f && method_drift_fade(&q, at_wait, 0.7f) == 0.0f,
+          "no drift before the wait");
+    float mid = method_drift_fade(&q, (at_wait + risen) / 2, 1.0f);
+    CHECK(mid > 0.3f && mid < 0.7f, "half way through the rise about half, got %g", (double)mid);
+    CHECK(method_drift_fade(&q, risen + 1, 0.7f) == 0.7f, "risen: rg");
+    q.drift_wait = 0.0f;
+    CHECK(method_drift_fade(&q, 0, 0.25f) == 0.25f, "no wait: rg");
+    /* the plan: the gathering on, the drift not yet */
+    q = p;
+    q.arrive = 0.0f; /* untimed: rg = 1 from step 1 */
+    q.tramp = 0.0f;
+    q.drift_wait = 2.0f;
+    MethodStep st;
+    method_plan(&q, method_grid(W, W), 10, 10, 1.0f, &st);
+    bool drift = false, gather = false;
+    for (int k = 0; k < st.n; k++) {
+        drift = drift || st.stage[k].pass == METHOD_PASS_DRIFT_VEL;
+        gather = gather || st.stage[k].pass == METHOD_PASS_GATHER_APPLY;
+    }
+    CHECK(st.rg == 1.0f && st.rd == 0.0f && gather && !drift, "step 10 of a 2-s wait: gathering %d, drift %d, rd %g",
+          gather, drift, (double)st.rd);
+    method_plan(&q, method_grid(W, W), risen + 1, risen + 1, 1.0f, &st);
+    drift = false;
+    for (int k = 0; k < st.n; k++) drift = drift || st.stage[k].pass == METHOD_PASS_DRIFT_VEL;
+    CHECK(st.rd == 1.0f && drift, "after the rise: the drift runs at rd 1, got %g", (double)st.rd);
+}
+
 int main(void)
 {
     RUN(test_pace);
@@ -551,5 +615,6 @@ int main(void)
     RUN(test_noise);
     RUN(test_coarse_sigma);
     RUN(test_time_trip);
+    RUN(test_drift_wait);
     return check_done();
 }
