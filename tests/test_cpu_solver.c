@@ -1168,6 +1168,26 @@ static void test_sharp_force(void)
            dense[0] / thin[0], dense[1] / thin[1]);
     CHECK(dense[0] < 1.2 * thin[0], "rg 0 tells the stripes apart: %.3g vs %.3g", dense[0], thin[0]);
     CHECK(dense[1] > 2.0 * thin[1], "rg 1 pulls dense stripes no harder: %.3g vs %.3g", dense[1], thin[1]);
+    /* φ's term alone (a flat target: no ∇log ρ̃*), weighted by ρ as far */
+    float *flat = falloc(n);
+    for (size_t k = 0; k < n; k++) flat[k] = 0.5f;
+    double pd[2] = {0, 0}, pt[2] = {0, 0};
+    for (int r = 0; r < 2; r++) {
+        sh.rg = (float)r;
+        ref_pass_force_sharp(w, w, &p, &f.spec, f.rho_c, flat, phi, kb, 0.0f, NULL, &sh, zero, zero, u1, v1);
+        for (int j = w / 8; j < w - w / 8; j++) {
+            if (j > w / 3 && j < w - w / 3) continue;
+            for (int i = w / 10 + 2; i < w - w / 10 - 2; i++) {
+                double a = fabs((double)AT(v1, w, i, j));
+                if ((i / 2) % 2) pt[r] += a;
+                else pd[r] += a;
+            }
+        }
+    }
+    printf("  info: phi's pull on dense over thin columns: %.2f (rg 0), %.2f (rg 1)\n", pd[0] / pt[0], pd[1] / pt[1]);
+    CHECK(pd[0] < 1.2 * pt[0] && pd[1] > 2.0 * pt[1], "phi's term: dense over thin %.3g (rg 0), %.3g (rg 1)",
+          pd[0] / pt[0], pd[1] / pt[1]);
+    free(flat);
     /* arrived smoke (ρ = c·ρ*), the drift on (rd 1), no φ term: Fattal's
      * term weighs min(ρ̃, ρ̃*) alone, as with attract 0 */
     const float c = 2.0f;
