@@ -476,7 +476,8 @@ float method_mix_k(int w, int h, const MethodStep *st, int iters)
 {
     if (iters < 1) return 0.0f;
     float l = method_mix_length(w, h);
-    return st->p.subgrid * l * l * st->p.dt * method_transport_share(st, false) / (float)iters;
+    float wait = 1.0f - (1.0f - METHOD_MIX_WAIT) * st->p.attract * (st->rg - st->rd); /* 1 unless a drift waits */
+    return wait * st->p.subgrid * l * l * st->p.dt * method_transport_share(st, false) / (float)iters;
 }
 
 static const char *const pass_names[METHOD_PASS_COUNT] = {

@@ -394,6 +394,15 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
  * square into a disc 15 times denser, Uc 0.82 -> 0.30 (Fattal's 0.22); a
  * faint disc into a star 8 times denser, 0.87 -> 0.21 (0.16); 3% by step
  * 1680 and 1200 instead of 1040 and 620. */
+/* While a compression's drift waits (the gathering on, the drift not yet:
+ * rg > rd), the subgrid mixing runs at this share of its strength:
+ * k·(1 − (1 − METHOD_MIX_WAIT)·a·(rg − rd)) (method_mix_k). The mixing
+ * mixes smoke much thinner than its length (1/128 of the side) in full,
+ * which at 128² never fires and at 512² blurred the fingers before they
+ * carried the smoke in (square-blob at 512², H100: Uc 0.453 at full
+ * strength, 0.276 at half, 0.270 at a quarter; with no mixing at all 0.240
+ * but stripes 2.84×, at half 1.88×). */
+#define METHOD_MIX_WAIT 0.5f
 #define METHOD_DRIFT_WAIT 9.0f
 #define METHOD_DRIFT_RISE 2.0f
 /* The sharp surplus's weight k in w above (k·rg·max(0, ρ − rd·c·ρ*)): the
@@ -578,7 +587,8 @@ int method_mix_iters(int w, int h, const SolverParams *p);
 /* The mixing's length L in cells of a w x h grid: min(w, h)/METHOD_MIX_SCALE. */
 float method_mix_length(int w, int h);
 /* The factor k with d = min(k·|S|·g·n, METHOD_MIX_CAP) per iteration:
- * C·(L/h)²·dt·(the flow's share)/iterations; 0 when the mixing is off. */
+ * C·(L/h)²·dt·(the flow's share)/iterations, times METHOD_MIX_WAIT's share
+ * while a compression's drift waits; 0 when the mixing is off. */
 float method_mix_k(int w, int h, const MethodStep *st, int iters);
 /* How the pace slows the flow: the transport moves smoke by the projected
  * flow (within method_transport_cap) times the pace, which is the flow at its speed for

@@ -598,6 +598,25 @@ static void test_drift_wait(void)
     drift = false;
     for (int k = 0; k < st.n; k++) drift = drift || st.stage[k].pass == METHOD_PASS_DRIFT_VEL;
     CHECK(st.rd == 1.0f && drift, "after the rise: the drift runs at rd 1, got %g", (double)st.rd);
+    /* the mixing while the drift waits: METHOD_MIX_WAIT of it on a
+     * compression, all of it once the drift has joined, on a reshape (attract
+     * 0) and on a key (rd = rg) */
+    MethodStep m;
+    method_plan(&p, method_grid(W, W), 500, 500, 1.0f, &m); /* the rest of a real step */
+    m.p.attract = 1.0f;
+    m.rg = 1.0f;
+    m.rd = 1.0f;
+    float full = method_mix_k(W, W, &m, 4);
+    m.rd = 0.0f;
+    float waiting = method_mix_k(W, W, &m, 4);
+    m.p.attract = 0.0f;
+    float reshape = method_mix_k(W, W, &m, 4);
+    m.p.attract = 0.5f;
+    float half = method_mix_k(W, W, &m, 4);
+    CHECK(full > 0.0f && fabsf(waiting - METHOD_MIX_WAIT * full) <= 1e-6f * full,
+          "a waiting compression mixes %g of %g, not %g of it", (double)waiting, (double)full, (double)METHOD_MIX_WAIT);
+    CHECK(reshape == full, "a reshape mixes in full while rg > rd: %g of %g", (double)reshape, (double)full);
+    CHECK(half > waiting && half < full, "attract 0.5 between: %g", (double)half);
 }
 
 int main(void)
