@@ -390,10 +390,11 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
  * after the start (scaled by T/METHOD_PACE_TIME below that arrival T),
  * rising over METHOD_DRIFT_RISE·a, so that the fingers carry what they
  * can before the drift collects the rest. A key keeps its drift (its step
- * is a promise). Measured (docs/FIDELITY.md, CPU 128²): a large faint
- * square into a disc 15 times denser, Uc 0.82 -> 0.30 (Fattal's 0.22); a
- * faint disc into a star 8 times denser, 0.87 -> 0.21 (0.16); 3% by step
- * 1680 and 1200 instead of 1040 and 620. */
+ * is a promise). Measured (docs/FIDELITY.md, H100, 128², 256², 512², with
+ * METHOD_MIX_WAIT): a large faint square into a disc 15 times denser, Uc
+ * 0.82 -> 0.23-0.28 (Fattal's 0.21-0.22); a faint disc into a star 8 times
+ * denser, 0.87 -> 0.19-0.22 (0.15-0.16); 3% by step 2100 and 1430 instead
+ * of 1040 and 620. */
 /* While a compression's drift waits (the gathering on, the drift not yet:
  * rg > rd), the subgrid mixing runs at this share of its strength:
  * k·(1 − (1 − METHOD_MIX_WAIT)·a·(rg − rd)) (method_mix_k). The mixing
