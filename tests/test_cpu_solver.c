@@ -1108,6 +1108,20 @@ static void test_force_noise_faces(void)
  * them alike; before the gathering it is the old force; with attract 0 it
  * is the old force to the bit; and smoke that has arrived (ρ = c·ρ*) is not
  * pulled once the drift has joined. */
+/* test_sharp_force's vertical pull |v| summed over the dense and the thin
+ * columns (stripes two cells wide) in the square's upper and lower quarters */
+static void stripe_pull(int w, const float *v, double *dense, double *thin)
+{
+    for (int j = w / 8; j < w - w / 8; j++) {
+        if (j > w / 3 && j < w - w / 3) continue;
+        for (int i = w / 10 + 2; i < w - w / 10 - 2; i++) {
+            double a = fabs((double)AT(v, w, i, j));
+            if ((i / 2) % 2) *thin += a;
+            else *dense += a;
+        }
+    }
+}
+
 static void test_sharp_force(void)
 {
     SolverParams p;
@@ -1149,20 +1163,12 @@ static void test_sharp_force(void)
     ref_pass_force_sharp(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, phi, kb, 0.0f, NULL, &sh, zero, zero, u1, v1);
     double d0 = testlib_rel_l2(u1, u0, n) + testlib_rel_l2(v1, v0, n);
     CHECK(d0 < 1e-5, "rg 0: the force differs from the old one by %.3g", d0);
-    /* the vertical pull (y faces) in dense and in thin columns, in the
-     * square's upper and lower quarters, old force and rg 1 */
+    /* the vertical pull in dense and in thin columns, old force and rg 1 */
     double dense[2] = {0, 0}, thin[2] = {0, 0};
     for (int r = 0; r < 2; r++) {
         sh.rg = (float)r;
         ref_pass_force_sharp(w, w, &p, &f.spec, f.rho_c, f.tgt_blur, phi, kb, 0.0f, NULL, &sh, zero, zero, u1, v1);
-        for (int j = w / 8; j < w - w / 8; j++) {
-            if (j > w / 3 && j < w - w / 3) continue;
-            for (int i = w / 10 + 2; i < w - w / 10 - 2; i++) {
-                double a = fabs((double)AT(v1, w, i, j));
-                if ((i / 2) % 2) thin[r] += a;
-                else dense[r] += a;
-            }
-        }
+        stripe_pull(w, v1, &dense[r], &thin[r]);
     }
     printf("  info: pull on dense over thin columns: %.2f with rho~ (rg 0), %.2f with rho (rg 1)\n",
            dense[0] / thin[0], dense[1] / thin[1]);
@@ -1175,14 +1181,7 @@ static void test_sharp_force(void)
     for (int r = 0; r < 2; r++) {
         sh.rg = (float)r;
         ref_pass_force_sharp(w, w, &p, &f.spec, f.rho_c, flat, phi, kb, 0.0f, NULL, &sh, zero, zero, u1, v1);
-        for (int j = w / 8; j < w - w / 8; j++) {
-            if (j > w / 3 && j < w - w / 3) continue;
-            for (int i = w / 10 + 2; i < w - w / 10 - 2; i++) {
-                double a = fabs((double)AT(v1, w, i, j));
-                if ((i / 2) % 2) pt[r] += a;
-                else pd[r] += a;
-            }
-        }
+        stripe_pull(w, v1, &pd[r], &pt[r]);
     }
     printf("  info: phi's pull on dense over thin columns: %.2f (rg 0), %.2f (rg 1)\n", pd[0] / pt[0], pd[1] / pt[1]);
     CHECK(pd[0] < 1.2 * pt[0] && pd[1] > 2.0 * pt[1], "phi's term: dense over thin %.3g (rg 0), %.3g (rg 1)",
