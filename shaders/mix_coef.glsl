@@ -2,8 +2,9 @@
 // cell, |S| the flow's strain rate at the cell's centre, g = |ρ̃ − ρ̃*|/(ρ̃ +
 // ρ̃*) how far the smoke near the cell is from its target, of the blurred
 // fields (ρ̃ sampled from the coarse field at the cell's centre; 0 where they
-// match), n = max(min(1, ρ̃*·u_near), u_transit) whether it is where the
-// target is (u_transit, a twentieth, in transit), packed 2x2 cells to a texel (packed.glsl); once per step, for the
+// match), n = max(u_near_w·min(1, ρ̃*·u_near), u_transit) whether it is where
+// the target is (u_transit, a twentieth, in transit; u_near_w the step's
+// method_mix_near, 0 while a compression's drift waits), packed 2x2 cells to a texel (packed.glsl); once per step, for the
 // iterations of mix.glsl.
 // With u_has_drift, |S| is the larger of the flow's strain and the
 // transport's (u_drift: flow + drift, drift_vel.glsl) strain plus |∇·w|.
@@ -24,6 +25,7 @@ uniform int u_factor;      // the coarse field's factor and size (sample_coarse)
 uniform ivec2 u_csize;
 uniform float u_transit;   // METHOD_MIX_TRANSIT: n's floor away from the target
 uniform float u_near;      // 1/(METHOD_MIX_NEAR·s), s the target's density scale
+uniform float u_near_w;    // method_mix_near: the share of the target's nearness
 uniform float u_k;    // method_mix_k: C·(L/h)²·dt·(the flow's share)/iterations
 uniform float u_cap;  // METHOD_MIX_CAP
 uniform float u_edge_eps; // METHOD_MIX_EDGE_EPS·s
@@ -86,7 +88,7 @@ float gate(int i, int j)
         float den = l.x + l.y + u_edge_eps;
         g = max(g, u_edge_w * (den > 0.0 ? max(l.x - l.y, 0.0) / den : 0.0));
     }
-    float n = max(min(tb * u_near, 1.0), u_transit);
+    float n = max(u_near_w * min(tb * u_near, 1.0), u_transit);
     if (n < 1.0 && nb.z > 0.0) {
         float f = l.x * u_fine_l2 / (max(d.r, nb.x / nb.z) + u_edge_eps);
         n = max(n, smoothstep(u_fine_lo, u_fine_hi, f));

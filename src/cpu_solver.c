@@ -783,13 +783,14 @@ static inline float mix_mismatch(float r, float t)
     return sum > 0.0f ? fminf(fabsf(r - t) / sum, 1.0f) : 0.0f;
 }
 
-/* Whether cell c is where the target is: min(1, ρ̃* ÷ (METHOD_MIX_NEAR·s)), s
- * the target's density scale, and at least METHOD_MIX_TRANSIT far from the
- * target (smoke in transit: the flow carries it nearly whole, full mixing
- * would spread it on the way; a twentieth keeps its filaments smoke). */
-static inline float mix_near(float tb, float inv)
+/* Whether cell c is where the target is: q·min(1, ρ̃* ÷ (METHOD_MIX_NEAR·s)),
+ * s the target's density scale, q the step's method_mix_near, and at least
+ * METHOD_MIX_TRANSIT far from the target (smoke in transit: the flow
+ * carries it nearly whole, full mixing would spread it on the way; a
+ * twentieth keeps its filaments smoke). */
+static inline float mix_near(float tb, float inv, float q)
 {
-    return fmaxf(fminf(tb * inv, 1.0f), METHOD_MIX_TRANSIT);
+    return fmaxf(q * fminf(tb * inv, 1.0f), METHOD_MIX_TRANSIT);
 }
 
 /* The sum of f over the cell's neighbours inside the grid; *nn their count. */
@@ -850,7 +851,7 @@ static float transport_rate_at(int w, int h, const float *wu, const float *wv, f
 
 void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *wu,
                        const float *wv, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur,
-                       const float *rho, const float *tgt, float edge_w, float dscale, float *d)
+                       const float *rho, const float *tgt, float edge_w, float near_w, float dscale, float *d)
 {
     float inv = dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * dscale) : 0.0f;
     float eps = METHOD_MIX_EDGE_EPS * dscale;
@@ -861,7 +862,7 @@ void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const fl
             float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j + 0.5f);
             float g = mix_mismatch(rb, tgt_blur[c]);
             if (rho && tgt && edge_w > 0.0f) g = fmaxf(g, edge_w * mix_edge(w, h, rho, tgt, eps, i, j));
-            float near = mix_near(tgt_blur[c], inv);
+            float near = mix_near(tgt_blur[c], inv, near_w);
             if (rho && near < 1.0f) near = fmaxf(near, mix_fine(w, h, rho, eps, lh2, i, j));
             g *= near;
             float rate = strain_at(w, h, u, v, hh, i, j);
@@ -1304,7 +1305,7 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (k == 0)
             ref_pass_mix_coef(w, h, method_mix_k(w, h, st, count), hh, s->u, s->v, s->drift_ran ? s->wu : NULL,
                               s->drift_ran ? s->wv : NULL, &s->blur, s->c0,
-                              s->tgt_blur, s->rho, s->tgt, st->rg, s->dscale, s->mixd);
+                              s->tgt_blur, s->rho, s->tgt, st->rg, method_mix_near(st), s->dscale, s->mixd);
         ref_pass_mix_iter(w, h, s->mixd, s->rho, s->t0, k == 0, s->t1);
         SWAP(s->t0, s->t1);
         if (k == count - 1) {

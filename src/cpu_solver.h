@@ -293,9 +293,10 @@ float ref_drift_cover(int w, int h, const BlurSpec *spec, const float *rho_blur_
  * the cell's centre; 0 where they match: arrived smoke is left to the
  * gathering, the target stays the fixed point, and its fine detail, where ρ
  * and ρ* differ cell by cell after the smoke has arrived, does not keep it
- * mixing), n = max(min(1, ρ̃* ÷ (METHOD_MIX_NEAR·dscale)),
+ * mixing), n = max(near_w·min(1, ρ̃* ÷ (METHOD_MIX_NEAR·dscale)),
  * METHOD_MIX_TRANSIT) whether the target is there (a twentieth for smoke in
- * transit). Then the explicit iterations ρ += Σ_faces ½(d_c + d_n)
+ * transit; near_w the step's method_mix_near, 0 while a compression's drift
+ * waits). Then the explicit iterations ρ += Σ_faces ½(d_c + d_n)
  * (ρ_n − ρ_c), carried on the increment δ = ρ − ρ0 (first: δ = 0) and
  * added to ρ0 once: the face fluxes cancel in pairs (mass kept) and take at
  * most 4·METHOD_MIX_CAP of a cell (ρ ≥ 0). (Iterating on ρ itself lost the
@@ -304,7 +305,7 @@ float ref_drift_cover(int w, int h, const BlurSpec *spec, const float *rho_blur_
  * iteration, 9e-5 over 3000 steps at 512².) */
 void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const float *v, const float *wu,
                        const float *wv, const BlurSpec *spec, const float *rho_blur_coarse, const float *tgt_blur,
-                       const float *rho, const float *tgt, float edge_w, float dscale, float *d);
+                       const float *rho, const float *tgt, float edge_w, float near_w, float dscale, float *d);
 /* With rho and tgt (ρ and ρ*, the step's density before the mixing and the
  * target; NULL: the blurred mismatch alone), g is the larger of the blurred
  * mismatch and edge_w times how much sharper the smoke is than its target

@@ -447,9 +447,10 @@ static int mix_fields(Solver *s)
 
 /* the subgrid mixing's d (packed) from the flow vel, the blurred mismatch
  * of rblur (ρ̃, coarse) with dens's ρ̃* and edge_w (the step's rg) times the
- * edge excess of dens's ρ over its ρ*: k = method_mix_k */
+ * edge excess of dens's ρ over its ρ*, near_w the share of the target's
+ * nearness (method_mix_near): k = method_mix_k */
 static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const Field *rblur, float k, float edge_w,
-                          Field *out)
+                          float near_w, Field *out)
 {
     Shader *sh = use(s, SH_MIX_COEF);
     shader_set_texture(sh, "u_vel", 0, field_texture(vel));
@@ -461,6 +462,7 @@ static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const 
     shader_set_int(sh, "u_factor", s->blur.factor);
     shader_set_ivec2(sh, "u_csize", s->blur.cw, s->blur.ch);
     shader_set_float(sh, "u_near", s->dscale > 0.0f ? 1.0f / (METHOD_MIX_NEAR * s->dscale) : 0.0f);
+    shader_set_float(sh, "u_near_w", near_w);
     shader_set_float(sh, "u_transit", METHOD_MIX_TRANSIT);
     shader_set_float(sh, "u_k", k);
     shader_set_float(sh, "u_cap", METHOD_MIX_CAP);
@@ -1008,7 +1010,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (mix_fields(s) < 0) return -1;
         if (k == 0) /* ρ̃ still in the coarse field from the step's first pass, as for the drift */
             pass_mix_coef(s, s->vel.read, s->dens.read, s->coarse.read, method_mix_k(s->w, s->h, st, count),
-                          st->rg, s->mixd);
+                          st->rg, method_mix_near(st), s->mixd);
         pass_mix(s, s->dens.read, s->mixd, &s->mixe, k == 0);
         if (k == count - 1) {
             pass_mix_apply(s, s->dens.read, s->mixe.read, s->dens.write);

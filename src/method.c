@@ -476,8 +476,13 @@ float method_mix_k(int w, int h, const MethodStep *st, int iters)
 {
     if (iters < 1) return 0.0f;
     float l = method_mix_length(w, h);
-    float wait = 1.0f - (1.0f - METHOD_MIX_WAIT) * st->p.attract * (st->rg - st->rd); /* 1 unless a drift waits */
-    return wait * st->p.subgrid * l * l * st->p.dt * method_transport_share(st, false) / (float)iters;
+    return st->p.subgrid * l * l * st->p.dt * method_transport_share(st, false) / (float)iters;
+}
+
+float method_mix_near(const MethodStep *st)
+{
+    float q = 1.0f - st->p.attract * (st->rg - st->rd); /* 1 unless a compression's drift waits */
+    return q < 0.0f ? 0.0f : (q > 1.0f ? 1.0f : q);
 }
 
 static const char *const pass_names[METHOD_PASS_COUNT] = {

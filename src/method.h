@@ -391,19 +391,11 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
  * rising over METHOD_DRIFT_RISE·a, so that the fingers carry what they
  * can before the drift collects the rest. A key keeps its drift (its step
  * is a promise). Measured (docs/FIDELITY.md, H100, 128², 256², 512², with
- * METHOD_MIX_WAIT): a large faint square into a disc 15 times denser, Uc
- * 0.82 -> 0.23-0.28 (Fattal's 0.21-0.22); a faint disc into a star 8 times
- * denser, 0.87 -> 0.19-0.22 (0.15-0.16); 3% by step 2100 and 1430 instead
- * of 1040 and 620. */
-/* While a compression's drift waits (the gathering on, the drift not yet:
- * rg > rd), the subgrid mixing runs at this share of its strength:
- * k·(1 − (1 − METHOD_MIX_WAIT)·a·(rg − rd)) (method_mix_k). The mixing
- * mixes smoke much thinner than its length (1/128 of the side) in full,
- * which at 128² never fires and at 512² blurred the fingers before they
- * carried the smoke in (square-blob at 512², H100: Uc 0.453 at full
- * strength, 0.276 at half, 0.270 at a quarter; with no mixing at all 0.240
- * but stripes 2.84×, at half 1.88×). */
-#define METHOD_MIX_WAIT 0.5f
+ * method_mix_near): a large faint square into a disc 15 times denser, Uc
+ * 0.82 -> 0.22-0.25 (Fattal's 0.21-0.22); a faint disc into a star 8 times
+ * denser, 0.87 -> 0.21-0.22 (0.15-0.16); 3% by step 2110 and 1440 instead
+ * of 1040 and 620. While the drift waits, the subgrid mixing leaves out
+ * its nearness to the target (method_mix_near, below). */
 #define METHOD_DRIFT_WAIT 9.0f
 #define METHOD_DRIFT_RISE 2.0f
 /* The sharp surplus's weight k in w above (k·rg·max(0, ρ − rd·c·ρ*)): the
@@ -546,8 +538,9 @@ typedef struct {
  * them: on from step 0 it mixed the start's own edges while only the flow
  * moved them, which the flow share counts as moved by no flow, ring-hi's
  * Uc 0.21 -> 0.25 at 128², Fattal's 0.12; docs/FIDELITY.md); n =
- * max(min(1, ρ̃* ÷ (METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), s the
- * target's density scale:
+ * max(q·min(1, ρ̃* ÷ (METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), s the
+ * target's density scale, q = method_mix_near (1 but while a compression's
+ * drift waits):
  * a twentieth away from the target (smoke in transit travels nearly whole:
  * mixing it fully on a long trip spread it into a haze that missed its key,
  * 0.095 instead of 0.046 at 128², and a third raised corners' Uc from 0.07
@@ -588,9 +581,23 @@ int method_mix_iters(int w, int h, const SolverParams *p);
 /* The mixing's length L in cells of a w x h grid: min(w, h)/METHOD_MIX_SCALE. */
 float method_mix_length(int w, int h);
 /* The factor k with d = min(k·|S|·g·n, METHOD_MIX_CAP) per iteration:
- * C·(L/h)²·dt·(the flow's share)/iterations, times METHOD_MIX_WAIT's share
- * while a compression's drift waits; 0 when the mixing is off. */
+ * C·(L/h)²·dt·(the flow's share)/iterations; 0 when the mixing is off. */
 float method_mix_k(int w, int h, const MethodStep *st, int iters);
+/* The share of the mixing's nearness term n's target part that a step
+ * takes: 1 − a·(rg − rd), a the trip's attract, so 1 unless a
+ * compression's drift waits (the gathering on, the drift not yet), 0 while
+ * a lone compression's does (rg 1, rd 0). n = max(q·min(1, ρ̃* ÷
+ * (METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), then the fine gate: smoke
+ * near the target is mixed as smoke in transit, filaments thinner than L
+ * in whole. Near the target, the mixing (κ = C·L²·|S|, L four cells at
+ * 512², one at 128²) spread the disc the gathering condensed and filled
+ * the moat around it, so that at 512² the faint smoke fell in later than
+ * at 128² (square-blob's error at step 900: 0.99 against 0.68) and the
+ * two sizes' frames at step 1000 differed by 0.32 of the mass; with q
+ * 0.18, and the stripes at 512² 1.75× instead of 1.88× (docs/FIDELITY.md,
+ * nineteenth round). It replaced the eighteenth round's half strength
+ * while a drift waits. */
+float method_mix_near(const MethodStep *st);
 /* How the pace slows the flow: the transport moves smoke by the projected
  * flow (within method_transport_cap) times the pace, which is the flow at its speed for
  * dt·pace (the same fluxes): the smoke rides the whole flow in slow

@@ -1523,17 +1523,27 @@ static void test_mix_passes(void)
         for (int i = 0; i < w; i++) AT(u, w, i, j) = i > 0 ? (float)j * hh : 0.0f;
     for (size_t k = 0; k < nc; k++) rb[k] = 1.0f;
     for (size_t k = 0; k < n; k++) tb[k] = 0.5f;
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     float mid = AT(d, w, w / 2, h / 2);
     CHECK(fabsf(mid - 0.05f * (1.0f / 3.0f)) < 1e-4f, "shear 1, mismatch 1/3, near: d %g (want %g)", (double)mid,
           0.05 / 3.0);
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    /* near_w (method_mix_near) scales the target's nearness, not the floor:
+     * while a compression's drift waits (0) smoke near the target is mixed
+     * as smoke in transit */
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 0.5f, 1.0f, d);
+    float mid_half = AT(d, w, w / 2, h / 2);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 0.0f, 1.0f, d);
+    float mid_wait = AT(d, w, w / 2, h / 2);
+    CHECK(fabsf(mid_half - 0.5f * mid) < 1e-6f && fabsf(mid_wait - METHOD_MIX_TRANSIT * mid) < 1e-6f,
+          "near_w 0.5 and 0: d %g and %g (want %g and %g)", (double)mid_half, (double)mid_wait, 0.5 * mid,
+          (double)METHOD_MIX_TRANSIT * mid);
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     CHECK(maxf(d, n) == METHOD_MIX_CAP, "d is capped at %g: %g", (double)METHOD_MIX_CAP, (double)maxf(d, n));
     /* the gate follows the blurred mismatch cell by cell: ρ̃ rising from 0.5
      * (matched) on the left to 1.5 on the right, ρ̃* = 0.5 everywhere */
     for (int j = 0; j < bs.ch; j++)
         for (int i = 0; i < bs.cw; i++) rb[(size_t)j * bs.cw + i] = 0.5f + (float)i / (float)(bs.cw - 1);
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     float worst = 0.0f;
     for (int j = 1; j < h - 1; j++)
         for (int i = 1; i < w - 1; i++) {
@@ -1545,11 +1555,11 @@ static void test_mix_passes(void)
     CHECK(AT(d, w, 1, h / 2) < AT(d, w, w - 2, h / 2), "more mixing where the blurred smoke is farther off: %g %g",
           (double)AT(d, w, 1, h / 2), (double)AT(d, w, w - 2, h / 2));
     for (size_t k = 0; k < nc; k++) rb[k] = 0.5f;
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     CHECK(maxf(d, n) == 0.0f, "smoke that matches its target (blurred) is not mixed: %g", (double)maxf(d, n));
     for (size_t k = 0; k < nc; k++) rb[k] = 1.0f;
     for (size_t k = 0; k < n; k++) tb[k] = 0.0f;
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     /* smoke away from the target (in transit) is mixed at METHOD_MIX_TRANSIT
      * of the strength near it: g = 1, n = the floor, strain 1 */
     float tw = 0.0f;
@@ -1561,7 +1571,7 @@ static void test_mix_passes(void)
     for (size_t k = 0; k < n; k++) tb[k] = 0.5f;
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) AT(u, w, i, j) = i > 0 ? 0.3f : 0.0f; /* a uniform flow: no strain inside */
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     CHECK(AT(d, w, w / 2, h / 2) == 0.0f, "a uniform flow strains nothing: %g", (double)AT(d, w, w / 2, h / 2));
     /* the drift's transport speeds: a uniform compression wu = -0.5 (x -
      * 1/2), wv = -0.5 (y - 1/2) (|∇·w| 1, no strain) on top of the uniform
@@ -1573,7 +1583,7 @@ static void test_mix_passes(void)
             AT(wu, w, i, j) = i > 0 ? 0.3f - 0.5f * ((float)i * hh - 0.5f) : 0.0f;
             AT(wv, w, i, j) = j > 0 ? -0.5f * ((float)j * hh - 0.5f) : 0.0f;
         }
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, wu, wv, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, wu, wv, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     float dc = AT(d, w, w / 2, h / 2), want = 0.05f * 1.0f * (1.0f / 3.0f); /* rate 1, mismatch 1/3, near */
     CHECK(fabsf(dc - want) < 1e-4f, "a converging drift mixes at its compression |div w| = 1: d %g (want %g)",
           (double)dc, (double)want);
@@ -1582,11 +1592,11 @@ static void test_mix_passes(void)
             AT(wu, w, i, j) = i > 0 ? (float)j * hh : 0.0f;
             AT(wv, w, i, j) = 0.0f;
         }
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, wu, wv, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, wu, wv, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     dc = AT(d, w, w / 2, h / 2);
     CHECK(fabsf(dc - want) < 1e-4f, "a shearing drift mixes at its strain 1: d %g (want %g)", (double)dc,
           (double)want);
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     CHECK(AT(d, w, w / 2, h / 2) == 0.0f, "without the drift's speeds, the uniform flow alone: %g",
           (double)AT(d, w, w / 2, h / 2));
     free(wu); free(wv);
@@ -1605,7 +1615,7 @@ static void test_mix_passes(void)
             AT(rr, w, i, j) = i < w / 2 ? 1.0f : 0.0f;
             AT(tt, w, i, j) = 0.5f;
         }
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 1.0f, 1.0f, 1.0f, d);
     float de = AT(d, w, w / 2 - 1, h / 2), dr = AT(d, w, w / 2, h / 2), want_e = 0.05f / (1.0f + METHOD_MIX_EDGE_EPS);
     CHECK(fabsf(de - want_e) < 1e-5f && fabsf(dr - want_e) < 1e-5f,
           "an edge the target lacks is mixed on both sides: d %g, %g (want %g)", (double)de, (double)dr,
@@ -1613,25 +1623,25 @@ static void test_mix_passes(void)
     CHECK(AT(d, w, w / 4, h / 2) == 0.0f && AT(d, w, 3 * w / 4, h / 2) == 0.0f,
           "flat smoke where the blurred fields match is not mixed: %g, %g", (double)AT(d, w, w / 4, h / 2),
           (double)AT(d, w, 3 * w / 4, h / 2));
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     CHECK(AT(d, w, w / 2 - 1, h / 2) == 0.0f, "without ρ and ρ*, the blurred gate alone: %g",
           (double)AT(d, w, w / 2 - 1, h / 2));
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 0.5f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 0.5f, 1.0f, 1.0f, d);
     CHECK(fabsf(AT(d, w, w / 2 - 1, h / 2) - 0.5f * want_e) < 1e-5f,
           "the edge excess weighed by the gathering's ease-in (0.5): d %g (want %g)",
           (double)AT(d, w, w / 2 - 1, h / 2), 0.5 * (double)want_e);
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 0.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 0.0f, 1.0f, 1.0f, d);
     CHECK(AT(d, w, w / 2 - 1, h / 2) == 0.0f, "before the gathering joins, the blurred gate alone: %g",
           (double)AT(d, w, w / 2 - 1, h / 2));
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) AT(tt, w, i, j) = i < w / 2 ? 0.5f : 0.0f; /* the same edge, half as high */
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 1.0f, 1.0f, 1.0f, d);
     want_e = 0.05f * 0.5f / (1.5f + METHOD_MIX_EDGE_EPS);
     CHECK(fabsf(AT(d, w, w / 2 - 1, h / 2) - want_e) < 1e-5f,
           "an edge twice as sharp as the target's is mixed at its excess: d %g (want %g)",
           (double)AT(d, w, w / 2 - 1, h / 2), (double)want_e);
     memcpy(tt, rr, n * sizeof *tt);
-    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 1.0f, 1.0f, d);
+    ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, rr, tt, 1.0f, 1.0f, 1.0f, d);
     CHECK(maxf(d, n) == 0.0f, "smoke with its target's own edges is not mixed: %g", (double)maxf(d, n));
     free(rr); free(tt);
     free(rho); free(d); free(e0); free(e1); free(out); free(u); free(v); free(tb); free(rb);
@@ -1662,7 +1672,7 @@ static void test_mix_fine(void)
                 float a = ((float)i - 0.5f * (float)w) / lh, b = ((float)i - 0.75f * (float)w) / lh;
                 AT(rho, w, i, j) = i == w / 4 ? 1.0f : 0.5f * (erfcf(-a / sqrtf(2.0f)) - erfcf(-b / sqrtf(2.0f)));
             }
-        ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rho, NULL, 0.0f, 1.0f, d);
+        ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rho, NULL, 0.0f, 1.0f, 1.0f, d);
         float line = AT(d, w, w / 4 - 1, h / 2), edge = 0.0f, empty = AT(d, w, w / 8, h / 2);
         for (int i = w / 4 + 2; i < w; i++)
             if (AT(rho, w, i, h / 2) > 0.01f) edge = fmaxf(edge, AT(d, w, i, h / 2));
@@ -1683,10 +1693,18 @@ static void test_mix_fine(void)
         /* near the target (ρ̃* high: n = 1) the gate changes nothing */
         for (size_t k = 0; k < n; k++) tb[k] = 0.5f;
         for (size_t k = 0; k < nc; k++) rb[k] = 1.5f;
-        ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rho, NULL, 0.0f, 1.0f, d);
+        ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rho, NULL, 0.0f, 1.0f, 1.0f, d);
         CHECK(fabsf(AT(d, w, w / 4 - 1, h / 2) - AT(d, w, w / 8, h / 2)) < 1e-6f,
               "%d^2: near the target the line is mixed as the empty cells are: %g, %g", w,
               (double)AT(d, w, w / 4 - 1, h / 2), (double)AT(d, w, w / 8, h / 2));
+        /* while a compression's drift waits (near_w 0) smoke near the target
+         * is mixed as in transit: the fine gate again, the floor elsewhere
+         * (g = |1.5 - 0.5| / 2) */
+        ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, rho, NULL, 0.0f, 0.0f, 1.0f, d);
+        float wline = AT(d, w, w / 4 - 1, h / 2), wempty = AT(d, w, w / 8, h / 2);
+        CHECK(fabsf(wempty - 0.5f * transit) < 1e-6f && fabsf(wline - (w == 256 ? 0.5f * whole : 0.5f * transit)) < 1e-5f,
+              "%d^2, near_w 0: beside the line d %g, empty %g (want %g, %g)", w, (double)wline, (double)wempty,
+              w == 256 ? 0.5 * whole : 0.5 * transit, 0.5 * transit);
         free(u); free(v); free(tb); free(rho); free(d); free(rb);
     }
 }

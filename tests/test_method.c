@@ -598,25 +598,37 @@ static void test_drift_wait(void)
     drift = false;
     for (int k = 0; k < st.n; k++) drift = drift || st.stage[k].pass == METHOD_PASS_DRIFT_VEL;
     CHECK(st.rd == 1.0f && drift, "after the rise: the drift runs at rd 1, got %g", (double)st.rd);
-    /* the mixing while the drift waits: METHOD_MIX_WAIT of it on a
-     * compression, all of it once the drift has joined, on a reshape (attract
-     * 0) and on a key (rd = rg) */
+    /* the mixing while the drift waits: none of the target's nearness on a
+     * lone compression (method_mix_near 0), all of it once the drift has
+     * joined, on a reshape (attract 0) and on a key (rd = rg); the strength
+     * k the same throughout */
     MethodStep m;
     method_plan(&p, method_grid(W, W), 500, 500, 1.0f, &m); /* the rest of a real step */
     m.p.attract = 1.0f;
     m.rg = 1.0f;
     m.rd = 1.0f;
-    float full = method_mix_k(W, W, &m, 4);
+    float full = method_mix_near(&m), k_full = method_mix_k(W, W, &m, 4);
     m.rd = 0.0f;
-    float waiting = method_mix_k(W, W, &m, 4);
+    float waiting = method_mix_near(&m), k_wait = method_mix_k(W, W, &m, 4);
+    m.rd = 0.25f;
+    float rising = method_mix_near(&m);
+    m.rd = 0.0f;
     m.p.attract = 0.0f;
-    float reshape = method_mix_k(W, W, &m, 4);
+    float reshape = method_mix_near(&m);
     m.p.attract = 0.5f;
-    float half = method_mix_k(W, W, &m, 4);
-    CHECK(full > 0.0f && fabsf(waiting - METHOD_MIX_WAIT * full) <= 1e-6f * full,
-          "a waiting compression mixes %g of %g, not %g of it", (double)waiting, (double)full, (double)METHOD_MIX_WAIT);
-    CHECK(reshape == full, "a reshape mixes in full while rg > rd: %g of %g", (double)reshape, (double)full);
-    CHECK(half > waiting && half < full, "attract 0.5 between: %g", (double)half);
+    float half = method_mix_near(&m);
+    m.p.attract = 1.0f;
+    m.rg = 0.0f;
+    float before = method_mix_near(&m);
+    CHECK(full == 1.0f && waiting == 0.0f && before == 1.0f,
+          "the nearness a compression's mixing takes: %g once the drift joined, %g while it waits, %g before the "
+          "gathering",
+          (double)full, (double)waiting, (double)before);
+    CHECK(fabsf(rising - 0.25f) < 1e-6f && reshape == 1.0f && fabsf(half - 0.5f) < 1e-6f,
+          "while the drift rises (rd 0.25) %g, a reshape %g, attract 0.5 %g", (double)rising, (double)reshape,
+          (double)half);
+    CHECK(k_full > 0.0f && k_wait == k_full, "the mixing's strength does not wait: %g and %g", (double)k_wait,
+          (double)k_full);
 }
 
 int main(void)
