@@ -2,7 +2,7 @@
 // cell, |S| the flow's strain rate at the cell's centre, g = |ρ̃ − ρ̃*|/(ρ̃ +
 // ρ̃*) how far the smoke near the cell is from its target, of the blurred
 // fields (ρ̃ sampled from the coarse field at the cell's centre; 0 where they
-// match), n = max(u_near_w·min(1, ρ̃*·u_near), u_transit) whether it is where
+// match), n = max(min(1, u_near_w·ρ̃*·u_near), u_transit) whether it is where
 // the target is (u_transit, a twentieth, in transit; u_near_w the step's
 // method_mix_near, 0 while a compression's drift waits), packed 2x2 cells to a texel (packed.glsl); once per step, for the
 // iterations of mix.glsl.
@@ -88,7 +88,7 @@ float gate(int i, int j)
         float den = l.x + l.y + u_edge_eps;
         g = max(g, u_edge_w * (den > 0.0 ? max(l.x - l.y, 0.0) / den : 0.0));
     }
-    float n = max(u_near_w * min(tb * u_near, 1.0), u_transit);
+    float n = max(min(tb * u_near * u_near_w, 1.0), u_transit);
     if (n < 1.0 && nb.z > 0.0) {
         float f = l.x * u_fine_l2 / (max(d.r, nb.x / nb.z) + u_edge_eps);
         n = max(n, smoothstep(u_fine_lo, u_fine_hi, f));

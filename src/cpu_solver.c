@@ -783,14 +783,14 @@ static inline float mix_mismatch(float r, float t)
     return sum > 0.0f ? fminf(fabsf(r - t) / sum, 1.0f) : 0.0f;
 }
 
-/* Whether cell c is where the target is: q·min(1, ρ̃* ÷ (METHOD_MIX_NEAR·s)),
+/* Whether cell c is where the target is: min(1, q·ρ̃* ÷ (METHOD_MIX_NEAR·s)),
  * s the target's density scale, q the step's method_mix_near, and at least
  * METHOD_MIX_TRANSIT far from the target (smoke in transit: the flow
  * carries it nearly whole, full mixing would spread it on the way; a
  * twentieth keeps its filaments smoke). */
 static inline float mix_near(float tb, float inv, float q)
 {
-    return fmaxf(q * fminf(tb * inv, 1.0f), METHOD_MIX_TRANSIT);
+    return fmaxf(fminf(q * tb * inv, 1.0f), METHOD_MIX_TRANSIT);
 }
 
 /* The sum of f over the cell's neighbours inside the grid; *nn their count. */

@@ -293,7 +293,7 @@ float ref_drift_cover(int w, int h, const BlurSpec *spec, const float *rho_blur_
  * the cell's centre; 0 where they match: arrived smoke is left to the
  * gathering, the target stays the fixed point, and its fine detail, where ρ
  * and ρ* differ cell by cell after the smoke has arrived, does not keep it
- * mixing), n = max(near_w·min(1, ρ̃* ÷ (METHOD_MIX_NEAR·dscale)),
+ * mixing), n = max(min(1, near_w·ρ̃* ÷ (METHOD_MIX_NEAR·dscale)),
  * METHOD_MIX_TRANSIT) whether the target is there (a twentieth for smoke in
  * transit; near_w the step's method_mix_near, 0 while a compression's drift
  * waits). Then the explicit iterations ρ += Σ_faces ½(d_c + d_n)

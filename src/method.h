@@ -538,7 +538,7 @@ typedef struct {
  * them: on from step 0 it mixed the start's own edges while only the flow
  * moved them, which the flow share counts as moved by no flow, ring-hi's
  * Uc 0.21 -> 0.25 at 128², Fattal's 0.12; docs/FIDELITY.md); n =
- * max(q·min(1, ρ̃* ÷ (METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), s the
+ * max(min(1, q·ρ̃* ÷ (METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), s the
  * target's density scale, q = method_mix_near (1 but while a compression's
  * drift waits):
  * a twentieth away from the target (smoke in transit travels nearly whole:
@@ -583,20 +583,19 @@ float method_mix_length(int w, int h);
 /* The factor k with d = min(k·|S|·g·n, METHOD_MIX_CAP) per iteration:
  * C·(L/h)²·dt·(the flow's share)/iterations; 0 when the mixing is off. */
 float method_mix_k(int w, int h, const MethodStep *st, int iters);
-/* The share of the mixing's nearness term n's target part that a step
- * takes: 1 − a·(rg − rd), a the trip's attract, so 1 unless a
+/* The share q of the target's density that the mixing's nearness sees in
+ * a step: 1 − a·(rg − rd), a the trip's attract, so 1 unless a
  * compression's drift waits (the gathering on, the drift not yet), 0 while
- * a lone compression's does (rg 1, rd 0). n = max(q·min(1, ρ̃* ÷
- * (METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), then the fine gate: smoke
- * near the target is mixed as smoke in transit, filaments thinner than L
- * in whole. Near the target, the mixing (κ = C·L²·|S|, L four cells at
- * 512², one at 128²) spread the disc the gathering condensed and filled
- * the moat around it, so that at 512² the faint smoke fell in later than
- * at 128² (square-blob's error at step 900: 0.99 against 0.68) and the
- * two sizes' frames at step 1000 differed by 0.32 of the mass; with q
- * 0.18, and the stripes at 512² 1.75× instead of 1.88× (docs/FIDELITY.md,
- * nineteenth round). It replaced the eighteenth round's half strength
- * while a drift waits. */
+ * a lone compression's does (rg 1, rd 0), and back to 1 as its drift rises.
+ * n = max(min(1, q·ρ̃* ÷ (METHOD_MIX_NEAR·s)), METHOD_MIX_TRANSIT), then the
+ * fine gate: while the drift waits, smoke near the target is mixed as smoke
+ * in transit, and filaments thinner than L in whole; as the drift rises the
+ * full mixing comes back from the target's dense middle outwards. Near the
+ * target the full mixing (κ = C·L²·|S|, L four cells at 512², one at 128²)
+ * slowed the draw-in at 512² and not at 128² (square-blob's error at step
+ * 900: 0.99 at 512², 0.68 at 128²), so that the two sizes' frames at step
+ * 1000 differed by 0.32 of the mass (docs/FIDELITY.md, nineteenth round).
+ * It replaced the eighteenth round's half strength while a drift waits. */
 float method_mix_near(const MethodStep *st);
 /* How the pace slows the flow: the transport moves smoke by the projected
  * flow (within method_transport_cap) times the pace, which is the flow at its speed for

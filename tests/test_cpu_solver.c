@@ -1527,15 +1527,16 @@ static void test_mix_passes(void)
     float mid = AT(d, w, w / 2, h / 2);
     CHECK(fabsf(mid - 0.05f * (1.0f / 3.0f)) < 1e-4f, "shear 1, mismatch 1/3, near: d %g (want %g)", (double)mid,
           0.05 / 3.0);
-    /* near_w (method_mix_near) scales the target's nearness, not the floor:
-     * while a compression's drift waits (0) smoke near the target is mixed
-     * as smoke in transit */
-    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 0.5f, 1.0f, d);
+    /* near_w (method_mix_near) scales the target's density the nearness
+     * sees (here ρ̃* = 5·METHOD_MIX_NEAR·s), not the floor: 0.1 gives half of
+     * it; while a compression's drift waits (0) smoke near the target is
+     * mixed as smoke in transit */
+    ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 0.1f, 1.0f, d);
     float mid_half = AT(d, w, w / 2, h / 2);
     ref_pass_mix_coef(w, h, 0.05f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 0.0f, 1.0f, d);
     float mid_wait = AT(d, w, w / 2, h / 2);
     CHECK(fabsf(mid_half - 0.5f * mid) < 1e-6f && fabsf(mid_wait - METHOD_MIX_TRANSIT * mid) < 1e-6f,
-          "near_w 0.5 and 0: d %g and %g (want %g and %g)", (double)mid_half, (double)mid_wait, 0.5 * mid,
+          "near_w 0.1 and 0: d %g and %g (want %g and %g)", (double)mid_half, (double)mid_wait, 0.5 * mid,
           (double)METHOD_MIX_TRANSIT * mid);
     ref_pass_mix_coef(w, h, 100.0f, hh, u, v, NULL, NULL, &bs, rb, tb, NULL, NULL, 1.0f, 1.0f, 1.0f, d);
     CHECK(maxf(d, n) == METHOD_MIX_CAP, "d is capped at %g: %g", (double)METHOD_MIX_CAP, (double)maxf(d, n));
