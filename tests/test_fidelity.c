@@ -4,6 +4,7 @@
  * The tool is $SMOKEMORPH_BUILD/tools/fidelity (default build/tools/fidelity);
  * it runs on the CPU at 32² for 20 steps, so this stays fast. Its output goes
  * to a fresh temporary directory. */
+#include <dirent.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -609,6 +610,83 @@ static int csv_field(const char *csv, const char *key, int col, char out[64])
  * observed step), and it falls from where the range started to within 6%
  * by the key's step (measured 0.012-0.039 against 1.26-1.71 at the range's
  * start). */
+/* --strip-steps picks the strips' frames (observed even where the suite
+ * would not look: step 255 is past every-step observation and not a
+ * multiple of 10); --curve writes each pair's error at every observed step,
+ * whole or not at all, the same from --jobs' children */
+static void test_strip_steps_curve(void)
+{
+    const char *args = "--cpu --grid 32 --steps 260 --pairs blob-star,one-three";
+    int rc = run(testlib_fmt("%s --strips '%s/ss' --strip-steps 15,255 --curve '%s/cv' --csv '%s/g.csv'", args, dir,
+                             dir, dir));
+    CHECK(rc == 0, "--strip-steps and --curve exit 0, got %d: %s", rc, R.err);
+    char path[512];
+    snprintf(path, sizeof path, "%s/ss/blob-star.png", dir);
+    Image *im = testlib_load(path, IMAGE_CHANNEL_LUMA);
+    /* frames at 0, 15 and 255, then the target */
+    CHECK(im && im->w == 4 * 32 + 3 * 2 && im->h == 32, "strip %dx%d", im ? im->w : 0, im ? im->h : 0);
+    if (im && im->w == 4 * 32 + 3 * 2) {
+        int x255 = 2 * (32 + 2);
+        CHECK(im->px[1 * im->w + x255 + 1] < 0.05f, "the frame at step 255 was put (its empty corner %g, not the gap's grey)",
+              (double)im->px[1 * im->w + x255 + 1]);
+        float peak = 0.0f;
+        for (int j = 0; j < 32; j++)
+            for (int i = 0; i < 32; i++) peak = fmaxf(peak, im->px[(size_t)j * im->w + x255 + i]);
+        CHECK(peak > 0.1f, "the frame at step 255 has smoke: peak %g", (double)peak);
+    }
+    image_free(im);
+
+    const char *cv = slurp("cv/one-three-32x32.csv");
+    CHECK(!strncmp(cv, "step,error\n0,", 13), "curve header and step 0: %.40s", cv);
+    int lines = count_lines(cv);
+    /* every step to 200, then every 10 (and every step until the error halves) */
+    CHECK(lines >= 1 + 201 + 6 && lines <= 1 + 261, "curve rows: %d", lines);
+    const char *last = cv + strlen(cv);
+    if (last > cv) last--;
+    while (last > cv && last[-1] != '\n') last--;
+    CHECK(!strncmp(last, "260,", 4), "the curve ends at step 260: %s", last);
+    double e_curve = atof(last + 4);
+    char *csv = testlib_read_file(testlib_fmt("%s/g.csv", dir), NULL);
+    const char *row = csv ? strstr(csv, "\none-three,") : NULL;
+    double e_end = -1.0;
+    if (row) { /* err_end: the 10th column */
+        const char *p = row + 1;
+        for (int c = 0; c < 9 && p; c++) p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+        if (p) e_end = atof(p);
+    }
+    CHECK(e_end > 0.0 && fabs(e_curve - e_end) <= 1e-6 * e_end, "the curve's last error %g is the csv's err_end %g",
+          e_curve, e_end);
+    free(csv);
+    int left = 0; /* no DIR/PAIR-WxH.csv.tmp.PID left behind */
+    DIR *d = opendir(testlib_fmt("%s/cv", dir));
+    for (struct dirent *e; d && (e = readdir(d));) left += strstr(e->d_name, ".tmp.") != NULL;
+    if (d) closedir(d);
+    CHECK(d && left == 0, "%d temporary files left in cv/", left);
+
+    /* --jobs 2: the children write the same curves */
+    char *one = testlib_read_file(testlib_fmt("%s/cv/blob-star-32x32.csv", dir), NULL);
+    rc = run(testlib_fmt("%s --jobs 2 --strips '%s/ss3' --strip-steps 15,255 --curve '%s/cv2'", args, dir, dir));
+    CHECK(rc == 0, "--jobs 2 --curve exits 0: %s", R.err);
+    char *two = testlib_read_file(testlib_fmt("%s/cv2/blob-star-32x32.csv", dir), NULL);
+    CHECK(one && two && !strcmp(one, two), "--jobs 2 writes the same curve");
+    free(one);
+    free(two);
+
+    /* wrong use: one message, a non-zero exit, nothing written */
+    rc = run(testlib_fmt("%s --strips '%s/ss2' --strip-steps 20,10", args, dir));
+    CHECK(rc != 0 && strstr(R.err, "increasing"), "steps out of order: %d %s", rc, R.err);
+    rc = run(testlib_fmt("%s --strip-steps 5", args));
+    CHECK(rc != 0 && strstr(R.err, "--strips DIR"), "--strip-steps without --strips: %d %s", rc, R.err);
+    rc = run(testlib_fmt("%s --strips '%s/ss2' --strip-steps 5,", args, dir));
+    CHECK(rc != 0 && strstr(R.err, "comma"), "a trailing comma: %d %s", rc, R.err);
+    rc = run(testlib_fmt("%s --curve '%s/g.csv'", args, dir));
+    CHECK(rc != 0 && strstr(R.err, "not a directory"), "--curve at a file: %d %s", rc, R.err);
+    rc = run(testlib_fmt("--cpu --keys --curve '%s/cv3'", dir));
+    CHECK(rc != 0 && strstr(R.err, "--keys"), "--curve with --keys: %d %s", rc, R.err);
+    CHECK(!testlib_exists(testlib_fmt("%s/ss2", dir)) && !testlib_exists(testlib_fmt("%s/cv3", dir)),
+          "a refused run makes no directory");
+}
+
 static void test_tool_keys(void)
 {
     const char *args = "--keys --cpu --grid 32 --key-every 505 --sequences split-merge,logo-text";
@@ -847,6 +925,7 @@ int main(void)
     RUN(test_flow_share);
     RUN(test_front);
     RUN(test_tool);
+    RUN(test_strip_steps_curve);
     RUN(test_tool_keys);
     RUN(test_suite_bounds);
     testlib_rm_rf(dir);

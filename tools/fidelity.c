@@ -128,8 +128,9 @@ static const Sequence sequences[] = {
 static const long at_steps[] = {10, 300, 1000, 3000};
 #define NAT 4
 /* the morph happens in the first 200 steps: the strip looks there closely */
-static const long strip_steps[] = {0, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 1000, 3000};
-#define NSTRIP 13
+#define NSTRIP_MAX 33 /* step 0 and up to 32 given with --strip-steps */
+static long strip_steps[NSTRIP_MAX] = {0, 5, 10, 20, 40, 60, 80, 100, 150, 200, 300, 1000, 3000};
+static int nstrip = 13;
 /* the print-through index's steps (issue 20) */
 static const long print_steps[] = {5, 10, 20};
 #define NPRINT 3
@@ -148,6 +149,8 @@ typedef struct {
     bool backend_set;
     int jobs;
     const char *strips, *csv, *mktargets, *shader_dir;
+    const char *curve;      /* --curve DIR: each pair's error at every observed step */
+    bool strip_steps_set;
     bool selected[NPAIRS_MAX];
     const char *pairs_list; /* --pairs, looked up once every --pair is known */
     SolverParams params;
@@ -264,6 +267,14 @@ static void usage(void)
            "                      side, density clamped to [0, 1]; with --compare also\n"
            "                      DIR/PAIR-128.png and DIR/PAIR-512.png, the two compared\n"
            "                      frames\n"
+           "  --strip-steps A,B,...\n"
+           "                      the strips' frames at these steps instead (after step\n"
+           "                      0; increasing, 1..1000000, up to 32), e.g.\n"
+           "                      150,300,600,900,1200 for a slow compression\n"
+           "  --curve DIR         write DIR/PAIR-WxH.csv: step,error at every observed\n"
+           "                      step (every step to 200, then every 10, and every step\n"
+           "                      until the error halves), to compare timings between\n"
+           "                      grids or settings\n"
            "  --csv FILE          write the same data, and more, as CSV\n"
            "  --jobs N            run N pairs at a time in forked processes, 1..64;\n"
            "                      CPU only (default 1)\n"
@@ -435,10 +446,34 @@ static void add_pair(const char *arg, Opts *o, bool first)
     o->selected[npairs++] = true;
 }
 
+/* --strip-steps A,B,...: the strips' frames after step 0 */
+static void parse_strip_steps(const char *arg)
+{
+    if (!*arg) fail("--strip-steps: give the steps, like 150,300,600");
+    int n = 1;
+    const char *p = arg;
+    while (*p) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        char one[32];
+        if (len == 0 || len >= sizeof one) fail("--strip-steps: '%s' is not a list of steps like 150,300,600", arg);
+        memcpy(one, p, len);
+        one[len] = '\0';
+        if (n >= NSTRIP_MAX) fail("--strip-steps: at most %d steps", NSTRIP_MAX - 1);
+        long v = parse_long("--strip-steps", one, 1, 1000000);
+        if (v <= strip_steps[n - 1]) fail("--strip-steps: give the steps in increasing order ('%s')", arg);
+        strip_steps[n++] = v;
+        p = c ? c + 1 : p + len;
+        if (c && !*p) fail("--strip-steps: '%s' ends with a comma", arg);
+    }
+    nstrip = n;
+}
+
 static void parse_args(int argc, char **argv, Opts *o)
 {
     enum { O_GRID = 256, O_STEPS, O_CPU, O_PAIRS, O_LIST, O_COMPARE, O_STRIPS, O_CSV, O_JOBS,
-           O_PARAM, O_MKT, O_SDIR, O_HELP, O_BACKEND, O_KEYS, O_SEQS, O_KEY_EVERY, O_PAIR };
+           O_PARAM, O_MKT, O_SDIR, O_HELP, O_BACKEND, O_KEYS, O_SEQS, O_KEY_EVERY, O_PAIR, O_STRIP_STEPS,
+           O_CURVE };
     static const struct option opts[] = {
         {"grid", required_argument, NULL, O_GRID},       {"steps", required_argument, NULL, O_STEPS},
         {"cpu", no_argument, NULL, O_CPU},               {"pairs", required_argument, NULL, O_PAIRS},
@@ -449,6 +484,7 @@ static void parse_args(int argc, char **argv, Opts *o)
         {"help", no_argument, NULL, O_HELP},             {"backend", required_argument, NULL, O_BACKEND},
         {"keys", no_argument, NULL, O_KEYS},             {"sequences", required_argument, NULL, O_SEQS},
         {"key-every", required_argument, NULL, O_KEY_EVERY}, {"pair", required_argument, NULL, O_PAIR},
+        {"strip-steps", required_argument, NULL, O_STRIP_STEPS}, {"curve", required_argument, NULL, O_CURVE},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -483,6 +519,8 @@ static void parse_args(int argc, char **argv, Opts *o)
         case O_LIST: o->list = true; break;
         case O_COMPARE: o->compare = true; break;
         case O_STRIPS: o->strips = optarg; break;
+        case O_STRIP_STEPS: parse_strip_steps(optarg); o->strip_steps_set = true; break;
+        case O_CURVE: o->curve = optarg; break;
         case O_CSV: o->csv = optarg; break;
         case O_JOBS: o->jobs = (int)parse_long("--jobs", optarg, 1, 64); break;
         case O_PARAM: parse_param(&o->params, optarg); break;
@@ -509,6 +547,9 @@ static void parse_args(int argc, char **argv, Opts *o)
     if (o->keys && o->compare) fail("--compare: not with --keys (it compares the pairs' grids)");
     if (o->keys && o->pairs_set) fail("--pairs: not with --keys (--sequences names sequences)");
     if (o->keys && nadded) fail("--pair: not with --keys (it adds a pair, not a sequence)");
+    if (o->strip_steps_set && !o->strips) fail("--strip-steps: give --strips DIR too (where the strips go)");
+    if (o->strip_steps_set && o->keys) fail("--strip-steps: not with --keys (a key's strip has fixed frames)");
+    if (o->curve && o->keys) fail("--curve: not with --keys (it writes the pairs' errors)");
 }
 
 /* The directory this program lives in (from /proc/self/exe, else argv0). */
@@ -675,6 +716,13 @@ static int strip_init(Strip *s, int w, int h, int panels, int rows)
     return 0;
 }
 
+static bool is_strip_step(long step)
+{
+    for (int k = 1; k < nstrip; k++)
+        if (strip_steps[k] == step) return true;
+    return false;
+}
+
 /* Morph pair p on a w x h grid for `steps` steps. With r, observe every
  * SAMPLE_EVERY steps and fill r's measures (and the strip, when s). With
  * snap, copy the density at step snap_step into it (w*h floats). */
@@ -685,6 +733,8 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
     Morph *m = NULL;
     float *rho = NULL, *blend_tgt = NULL, *prev = NULL, *vx = NULL, *vy = NULL, *front = NULL;
     FidelityFlow flow = {0};
+    FILE *curve = NULL; /* --curve */
+    char curve_path[PATH_MAX + 64], curve_part[PATH_MAX + 96];
     bool flowing = r != NULL; /* U, Uc and the swirl: every step until the error halves */
     float visible = 0.0f;
     Image *start = draw_image(env, p, false, w, h, err, errlen);
@@ -717,8 +767,17 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
     for (size_t k = 0; k < n; k++) blend_tgt[k] = (float)(target->px[k] * scale);
 
     double mass0 = 0.0, err0 = 0.0;
+    if (r && o->curve) { /* written beside its place and renamed once whole */
+        snprintf(curve_path, sizeof curve_path, "%s/%s-%dx%d.csv", o->curve, p->name, w, h);
+        snprintf(curve_part, sizeof curve_part, "%s.tmp.%ld", curve_path, (long)getpid());
+        if (!(curve = fopen(curve_part, "wx"))) {
+            snprintf(err, errlen, "cannot write %.400s: %s", curve_part, strerror(errno));
+            goto out_morph;
+        }
+    }
     if (r) {
         if (morph_observe(m, rho, &mass0, &err0, NULL) < 0) goto out_readback;
+        if (curve && fprintf(curve, "step,error\n0,%.9g\n", err0) < 0) goto out_curve;
         r->err0 = r->err_end = err0;
         r->stripes0 = r->stripes_max = fidelity_stripes(rho, w, h);
         r->stripes_tgt = fidelity_stripes(blend_tgt, w, h);
@@ -738,7 +797,8 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
             snprintf(err, errlen, "step %ld failed", step);
             goto out_morph;
         }
-        bool sample = r && (step % SAMPLE_EVERY == 0 || step == steps || flowing || step <= 200);
+        bool sample = r && (step % SAMPLE_EVERY == 0 || step == steps || flowing || step <= 200 ||
+                            (s && is_strip_step(step)));
         bool snapping = snap && step == snap_step;
         if (!sample && !snapping) continue;
         double mass, e;
@@ -782,8 +842,9 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
             r->stripes_max = st;
             r->stripes_max_step = step;
         }
-        for (int k = 1; s && k < NSTRIP; k++)
+        for (int k = 1; s && k < nstrip; k++)
             if (step == strip_steps[k]) strip_put(s, k, rho);
+        if (curve && fprintf(curve, "%ld,%.9g\n", step, e) < 0) goto out_curve;
     }
     if (s) strip_put(s, s->panels - 1, target->px);
     if (r) {
@@ -791,11 +852,27 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         r->uc = fidelity_flow_uc(&flow);
         r->swirl = fidelity_flow_enstrophy(&flow);
     }
+    if (curve) {
+        FILE *f = curve;
+        curve = NULL;
+        if (fclose(f) != 0 || rename(curve_part, curve_path) != 0) {
+            snprintf(err, errlen, "cannot write %.400s: %s", curve_path, strerror(errno));
+            unlink(curve_part);
+            goto out_morph;
+        }
+    }
     rc = 0;
+    goto out_morph;
+out_curve:
+    snprintf(err, errlen, "cannot write %.400s: %s", curve_part, strerror(errno));
     goto out_morph;
 out_readback:
     snprintf(err, errlen, "cannot read the density back");
 out_morph:
+    if (curve) {
+        fclose(curve);
+        unlink(curve_part);
+    }
     free(rho);
     free(blend_tgt);
     free(prev);
@@ -839,7 +916,7 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
     Strip strip = {0}, *s = NULL;
     if (o->strips) {
         int panels = 1;
-        for (int k = 1; k < NSTRIP; k++)
+        for (int k = 1; k < nstrip; k++)
             if (strip_steps[k] <= o->steps) panels++;
         if (strip_init(&strip, r->w, r->h, panels + 1 /* + the target */, 1) < 0) {
             snprintf(r->err, sizeof r->err, "out of memory");
@@ -1440,6 +1517,13 @@ int main(int argc, char **argv)
              strerror(errno));
     if (o.strips && mkdir(o.strips, 0755) < 0 && errno != EEXIST)
         fail("cannot make %s: %s", o.strips, strerror(errno));
+    if (o.curve && mkdir(o.curve, 0755) < 0 && errno != EEXIST)
+        fail("cannot make %s: %s", o.curve, strerror(errno));
+    struct stat dst;
+    if (o.strips && (stat(o.strips, &dst) != 0 || !S_ISDIR(dst.st_mode)))
+        fail("--strips %s: not a directory", o.strips);
+    if (o.curve && (stat(o.curve, &dst) != 0 || !S_ISDIR(dst.st_mode)))
+        fail("--curve %s: not a directory", o.curve);
 
     GlCtx *ctx = NULL;
     char err[1024], sdir[PATH_MAX];
