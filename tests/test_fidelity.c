@@ -527,6 +527,22 @@ static void test_tool(void)
     } else
         CHECK(0, "--compare row: %s", out);
 
+    /* --compare-step moves the compared step (the CSV's compare_step) */
+    rc = run(testlib_fmt("--cpu --grid 32 --steps 10 --pairs diagonal --compare --compare-step 5 --csv '%s/cs.csv'", dir));
+    CHECK(rc == 0, "--compare-step 5 exits 0: %s", R.err);
+    const char *cs = slurp("cs.csv");
+    const char *csrow = strstr(cs, "\ndiagonal,");
+    int col = 0;
+    const char *cp = csrow ? csrow + 1 : NULL;
+    while (cp && col < 20) { /* compare_step is the 21st column */
+        cp = strchr(cp, ',');
+        if (cp) cp++;
+        col++;
+    }
+    CHECK(cp && !strncmp(cp, "5,", 2), "compare_step 5 in the csv: %s", csrow ? csrow : cs);
+    rc = run("--cpu --grid 32 --steps 10 --pairs diagonal --compare-step 1000");
+    CHECK(rc != 0 && strstr(R.err, "give --compare"), "--compare-step without --compare: %d %s", rc, R.err);
+
     /* --pair adds a pair of the user's own: the diagonal's shapes under
      * another name give the diagonal's row; without --pairs only the added
      * pairs run, with it the named ones; an ASPECT of 2 runs on 2N x N */

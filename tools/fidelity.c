@@ -150,6 +150,8 @@ typedef struct {
     int jobs;
     const char *strips, *csv, *mktargets, *shader_dir;
     const char *curve;      /* --curve DIR: each pair's error at every observed step */
+    long compare_at;        /* --compare-step: the compared step (before min with --steps) */
+    bool compare_at_set;
     bool strip_steps_set;
     bool selected[NPAIRS_MAX];
     const char *pairs_list; /* --pairs, looked up once every --pair is known */
@@ -260,6 +262,8 @@ static void usage(void)
            "  --list              list the pairs and what they test, then exit\n"
            "  --compare           also run each pair at 128 and 512 (2:1: 256x128 and\n"
            "                      1024x512) to step min(1000, N) and fill '128 vs 512'\n"
+           "  --compare-step S    compare at step min(S, N) instead of min(1000, N), e.g.\n"
+           "                      3000 to compare a slow morph after it has arrived\n"
            "  --strips DIR        write DIR/PAIR.png: grey frames at steps 0, 5, 10, 20, 40,\n"
            "                      60, 80, 100, 150, 200 (where the morph happens), 300\n"
            "                      (the default arrival), 1000, 3000 (those <= N), then\n"
@@ -473,7 +477,7 @@ static void parse_args(int argc, char **argv, Opts *o)
 {
     enum { O_GRID = 256, O_STEPS, O_CPU, O_PAIRS, O_LIST, O_COMPARE, O_STRIPS, O_CSV, O_JOBS,
            O_PARAM, O_MKT, O_SDIR, O_HELP, O_BACKEND, O_KEYS, O_SEQS, O_KEY_EVERY, O_PAIR, O_STRIP_STEPS,
-           O_CURVE };
+           O_CURVE, O_COMPARE_STEP };
     static const struct option opts[] = {
         {"grid", required_argument, NULL, O_GRID},       {"steps", required_argument, NULL, O_STEPS},
         {"cpu", no_argument, NULL, O_CPU},               {"pairs", required_argument, NULL, O_PAIRS},
@@ -485,6 +489,7 @@ static void parse_args(int argc, char **argv, Opts *o)
         {"keys", no_argument, NULL, O_KEYS},             {"sequences", required_argument, NULL, O_SEQS},
         {"key-every", required_argument, NULL, O_KEY_EVERY}, {"pair", required_argument, NULL, O_PAIR},
         {"strip-steps", required_argument, NULL, O_STRIP_STEPS}, {"curve", required_argument, NULL, O_CURVE},
+        {"compare-step", required_argument, NULL, O_COMPARE_STEP},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -496,6 +501,7 @@ static void parse_args(int argc, char **argv, Opts *o)
     npairs = NSUITE;
     for (int k = 0; k < NSUITE; k++) o->selected[k] = true;
     o->key_every = KEY_EVERY_DEFAULT;
+    o->compare_at = COMPARE_STEP;
     for (int k = 0; k < NSEQS; k++) o->seq_selected[k] = true;
     opterr = 0;
     int c, nadded = 0;
@@ -521,6 +527,10 @@ static void parse_args(int argc, char **argv, Opts *o)
         case O_STRIPS: o->strips = optarg; break;
         case O_STRIP_STEPS: parse_strip_steps(optarg); o->strip_steps_set = true; break;
         case O_CURVE: o->curve = optarg; break;
+        case O_COMPARE_STEP:
+            o->compare_at = parse_long("--compare-step", optarg, 1, 1000000);
+            o->compare_at_set = true;
+            break;
         case O_CSV: o->csv = optarg; break;
         case O_JOBS: o->jobs = (int)parse_long("--jobs", optarg, 1, 64); break;
         case O_PARAM: parse_param(&o->params, optarg); break;
@@ -550,6 +560,7 @@ static void parse_args(int argc, char **argv, Opts *o)
     if (o->strip_steps_set && !o->strips) fail("--strip-steps: give --strips DIR too (where the strips go)");
     if (o->strip_steps_set && o->keys) fail("--strip-steps: not with --keys (a key's strip has fixed frames)");
     if (o->curve && o->keys) fail("--curve: not with --keys (it writes the pairs' errors)");
+    if (o->compare_at_set && !o->compare) fail("--compare-step: give --compare too (it sets the compared step)");
 }
 
 /* The directory this program lives in (from /proc/self/exe, else argv0). */
@@ -925,9 +936,9 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
         s = &strip;
     }
 
-    /* the compare runs: 128 and 512 to min(1000, steps); the main run
+    /* the compare runs: 128 and 512 to min(--compare-step, steps); the main run
      * provides the snapshot when its grid is one of them */
-    long cstep = o->steps < COMPARE_STEP ? o->steps : COMPARE_STEP;
+    long cstep = o->steps < o->compare_at ? o->steps : o->compare_at;
     const int cgrid[2] = {128, 512};
     float *csnap[2] = {NULL, NULL};
     float *main_snap = NULL;
