@@ -1321,12 +1321,14 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         ref_pass_gather_jacobi(w, h, st->gather_a, s->rho, s->tgt, s->tgt_blur, s->t0, s->t1);
         SWAP(s->t0, s->t1);
         break;
-    case METHOD_PASS_GATHER_APPLY:
-        memcpy(s->eg, s->t0, n * sizeof(float));
-        ref_pass_gather_ratio(w, h, st->gather_a, s->rho, s->tgt_blur, s->t0, s->t1);
-        ref_pass_gather_flux(w, h, st->gather_a, s->rho, s->tgt_blur, s->t0, s->t1, s->t2);
+    case METHOD_PASS_GATHER_APPLY: { /* substep k of method_gather_substeps: a/count from the density now */
+        float as = st->gather_a / (float)method_stage_count(st, pass);
+        if (k == 0) memcpy(s->eg, s->t0, n * sizeof(float));
+        ref_pass_gather_ratio(w, h, as, s->rho, s->tgt_blur, s->t0, s->t1);
+        ref_pass_gather_flux(w, h, as, s->rho, s->tgt_blur, s->t0, s->t1, s->t2);
         SWAP(s->rho, s->t2);
         break;
+    }
     case METHOD_PASS_COUNT:
         break;
     }

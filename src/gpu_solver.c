@@ -412,13 +412,13 @@ static void pass_gather_begin(Solver *s, const Field *dens, Field *coef, Field *
 }
 
 /* the donors' ratios into ratio, then the limited fluxes: dens -> out */
-static void pass_gather_apply(Solver *s, const Field *dens, const Field *e, Field *ratio, Field *out)
+static void pass_gather_apply(Solver *s, const Field *dens, const Field *e, Field *ratio, Field *out, float a)
 {
     for (int k = 0; k < 2; k++) {
         Shader *sh = use(s, k == 0 ? SH_GATHER_RATIO : SH_GATHER_APPLY);
         shader_set_texture(sh, "u_dens", 0, field_texture(dens));
         shader_set_texture(sh, "u_e", 1, field_texture(e));
-        shader_set_float(sh, "u_a", gather_a(s));
+        shader_set_float(sh, "u_a", a);
         if (k == 0) {
             run(s, ratio);
         } else {
@@ -1023,7 +1023,9 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         s->passes->gather_jacobi(s, k, count);
         break;
     case METHOD_PASS_GATHER_APPLY:
-        pass_gather_apply(s, s->dens.read, s->gerr.read, s->ratio, s->dens.write);
+        /* substep k of method_gather_substeps: a/count, from the density now */
+        pass_gather_apply(s, s->dens.read, s->gerr.read, s->ratio, s->dens.write,
+                          gather_a(s) / (float)count);
         field_pair_swap(&s->dens);
         break;
     case METHOD_PASS_COUNT: break;

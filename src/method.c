@@ -156,6 +156,16 @@ int method_gather_iters(int w, int h, const SolverParams *p)
 
 float method_transport_cap(const SolverParams *p) { return METHOD_FLOW_GUARD * p->umax; }
 
+int method_gather_substeps(int w, int h, const SolverParams *p)
+{
+    if (w < 1 || h < 1) return 1;
+    double n = ceil((double)METHOD_GATHER_SPEED * p->dt / method_grid(w, h).cell - 1e-4);
+    double most = floor(METHOD_GATHER_WORK / ((double)w * (double)h));
+    if (most > METHOD_GATHER_SUB_MAX) most = METHOD_GATHER_SUB_MAX;
+    if (n > most) n = most;
+    return n < 1.0 ? 1 : (int)n;
+}
+
 int method_advect_substeps(int w, int h, const SolverParams *p)
 {
     float cfl = 2.0f * method_transport_cap(p) * p->dt / method_grid(w, h).cell; /* |c_x| + |c_y| at the guard */
@@ -536,7 +546,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     add(st, METHOD_PASS_MIX, method_mix_iters(g.w, g.h, p));        /*    filaments the grid can't carry */
     add(st, METHOD_PASS_GATHER_BEGIN, gather);                      /* 6. the gathering term */
     add(st, METHOD_PASS_GATHER_JACOBI, gather ? method_gather_iters(g.w, g.h, p) : 0);
-    add(st, METHOD_PASS_GATHER_APPLY, gather);
+    add(st, METHOD_PASS_GATHER_APPLY, gather ? method_gather_substeps(g.w, g.h, p) : 0); /* in substeps */
 }
 
 static const volatile sig_atomic_t *g_cancel;

@@ -192,6 +192,27 @@ void method_blur_spec(int w, int h, float sigma, BlurSpec *out);
  * took most of a step. */
 #define METHOD_GATHER_ITERS_MAX 16
 int method_gather_iters(int w, int h, const SolverParams *p);
+/* The gathering's fluxes, in substeps (twentieth round). Each flux a cell
+ * gives is limited to what the cell holds (positivity), so one application
+ * moves smoke at most one cell a step: h/dt, 0.78 domain units a time unit
+ * at 128² and 0.20 at 512². Where the gathering draws smoke in faster (at a
+ * dense target's edge it asks for several units a time unit), that limit
+ * set its pace, and the pace was the grid's: a large faint square drawn
+ * into a small dense disc was half way at step 694 at 128² and 859 at 512²,
+ * so the two sizes' frames at step 1000 differed by 0.18 of the mass, with
+ * Fattal's method at 0.09 (docs/FIDELITY.md, twentieth round). So the
+ * fluxes from the solved e are applied in n substeps of a/n, each limited
+ * by what the cell holds then (D from the density then): smoke crosses n
+ * cells a step, n = ceil(METHOD_GATHER_SPEED·dt/h), the limit one speed in
+ * domain units at every grid from 128² (below, one substep: a cell a
+ * step is faster still). The substeps' work is bounded as the mixing's
+ * (METHOD_GATHER_WORK cell-substeps a step, at most METHOD_GATHER_SUB_MAX):
+ * 4 at 512², 8 at 1024², 2 at 2048², 1 from 4096², where the limit is the
+ * cell's again (docs/PERFORMANCE.md). */
+#define METHOD_GATHER_SPEED 0.78125f /* 1/128 of the box per 0.01 time units */
+#define METHOD_GATHER_SUB_MAX 16
+#define METHOD_GATHER_WORK (8.0 * 1024.0 * 1024.0) /* cells x substeps a step, at most */
+int method_gather_substeps(int w, int h, const SolverParams *p);
 /* Number of density-advection substeps n so that 2·cap·(dt/n)/h ≤ METHOD_ADVECT_CFL,
  * cap = method_transport_cap (the unsplit update's |c_x| + |c_y| bound; see
  * ref_pass_advect_density). The drift moves the smoke in the same stage: its

@@ -494,6 +494,17 @@ static void test_whole_steps(void)
     p.drift_wait = 0.1f;
     whole_steps(&p, "attract 1, the drift waiting 0.1 s");
     wait_matters();
+    /* the gathering's fluxes in substeps (method_gather_substeps): 3 at
+     * 64x48 with dt 0.08, the gathering strong and on from step 1 */
+    method_params_default(&p);
+    p.dt = 0.08f;
+    p.arrive = 0.0f;
+    p.tramp = 0.0f;
+    p.framp = 0.0f;
+    p.vg = 0.05f;
+    CHECK(method_gather_substeps(W, H, &p) == 3, "dt 0.08 at 64x48: 3 gathering substeps (%d)",
+          method_gather_substeps(W, H, &p));
+    whole_steps(&p, "the gathering in 3 substeps (dt 0.08, vg 0.05)");
     method_params_default(&p);
     p.coarse = 8.0f;
     whole_steps(&p, "coarse to fine from 8 sigma");

@@ -133,6 +133,44 @@ static void test_mix_iters(void)
     CHECK(planned, "the plan runs the mixing 4 times at 128^2");
 }
 
+/* The gathering's substeps (method_gather_substeps): ceil(METHOD_GATHER_SPEED·dt/h),
+ * one at 128² and below at the default dt, within the work bound; the plan
+ * applies the fluxes that many times, and none without the gathering. */
+static int planned_apply(const SolverParams *p, int w, int h)
+{
+    MethodStep st;
+    method_plan(p, method_grid(w, h), 0, 0, 1.0f, &st);
+    for (int i = 0; i < st.n; i++)
+        if (st.stage[i].pass == METHOD_PASS_GATHER_APPLY) return st.stage[i].count;
+    return 0;
+}
+
+static void test_gather_substeps(void)
+{
+    SolverParams p;
+    method_params_default(&p);
+    p.arrive = 0.0f; /* untimed, no easing: the gathering in step 0's plan */
+    p.tramp = 0.0f;
+    static const struct { int w, h, want; } c[] = {
+        {32, 32, 1}, {64, 64, 1}, {128, 128, 1}, {256, 256, 2}, {512, 512, 4}, {512, 256, 2},
+        {1024, 1024, 8}, {2048, 2048, 2}, {4096, 4096, 1},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        int n = method_gather_substeps(c[i].w, c[i].h, &p);
+        CHECK(n == c[i].want, "%dx%d at dt 0.01: %d gathering substeps (want %d)", c[i].w, c[i].h, n, c[i].want);
+        CHECK(planned_apply(&p, c[i].w, c[i].h) == c[i].want, "%dx%d: the plan applies the fluxes %d times",
+              c[i].w, c[i].h, planned_apply(&p, c[i].w, c[i].h));
+    }
+    p.dt = 0.02f;
+    CHECK(method_gather_substeps(128, 128, &p) == 2 && method_gather_substeps(64, 64, &p) == 1,
+          "dt 0.02: 2 at 128^2, 1 at 64^2");
+    p.dt = 0.001f;
+    CHECK(method_gather_substeps(512, 512, &p) == 1, "dt 0.001: 1 at 512^2");
+    p.dt = 0.01f;
+    p.gather = false;
+    CHECK(planned_apply(&p, 512, 512) == 0, "no gathering: no fluxes applied");
+}
+
 static void test_gather_from(void)
 {
     SolverParams p;
@@ -637,6 +675,7 @@ int main(void)
     RUN(test_travel_distance);
     RUN(test_mix_iters);
     RUN(test_gather_from);
+    RUN(test_gather_substeps);
     RUN(test_squeeze);
     RUN(test_transport_share);
     RUN(test_zeroed_is_default);
