@@ -25,7 +25,7 @@ MethodGrid method_grid(int w, int h)
 void method_params_default(SolverParams *p)
 {
 #include "settings.def"
-    p->set = METHOD_SET(METHOD_PARAM_COUNT) - 1u;
+    p->set = METHOD_SET(METHOD_PARAM_COUNT) - 1ull;
 }
 #undef SETTING
 
@@ -338,6 +338,36 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
     return attract_for(p, &t);
 }
 
+/* Σρ²/Σρ, the finite positive cells only: the density an image's smoke
+ * sits at on average (0 without smoke); *mass gets Σρ. */
+static double mean_density(int w, int h, const float *rho, double *mass)
+{
+    double s = 0.0, s2 = 0.0;
+    for (size_t k = 0; k < (size_t)w * h; k++) {
+        double a = rho[k] > 0.0f && isfinite(rho[k]) ? rho[k] : 0.0;
+        s += a, s2 += a * a;
+    }
+    *mass = s;
+    return s > 0.0 ? s2 / s : 0.0;
+}
+
+static float gather_gain_for(const SolverParams *p, Trip *t)
+{
+    float a = attract_for(p, t);
+    if (!(a > 0.0f)) return 1.0f;
+    double ms, mt, rs = mean_density(t->w, t->h, t->from, &ms), rt = mean_density(t->w, t->h, t->to, &mt);
+    double prod = rs * rt * (mt > 0.0 ? ms / mt : 0.0); /* the target at the start's mass */
+    double g = prod > 0.0 ? 1.0 / prod : 1.0;
+    g = g < 1.0 ? 1.0 : (g > METHOD_GATHER_GAIN_MAX ? METHOD_GATHER_GAIN_MAX : g);
+    return 1.0f + a * (float)(g - 1.0);
+}
+
+float method_gather_gain_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
+{
+    Trip t = trip_of(w, h, from, to);
+    return gather_gain_for(p, &t);
+}
+
 static float drift_wait_for(const SolverParams *p, Trip *t, bool lone)
 {
     if (!lone || !(p->arrive > 0.0f) || p->force != SOLVER_FORCE_BALANCE) return 0.0f;
@@ -374,6 +404,7 @@ void method_time_trip(SolverParams *q, int w, int h, const float *from, const fl
     q->noise_trip = q->force_noise > 0.0f ? noise_for(&t) : 1.0f;
     q->attract = attract_for(q, &t);
     q->drift_wait = drift_wait_for(q, &t, lone);
+    q->gather_gain = gather_gain_for(q, &t);
     if (!(q->arrive > 0.0f)) return;
     if (q->pace == 0.0f) q->pace = pace_for(q, &t);
     if (q->gather_from == 0.0f) q->gather_from = gather_from_for(q, &t, lone);
@@ -527,7 +558,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     st->noise = method_noise_amp(p, kstep);
     st->p.sigma = method_sigma(p, kstep);
     int ns = method_advect_substeps(g.w, g.h, p);
-    st->gather_a = st->rg * p->dt * p->vg / (g.cell * g.cell);
+    st->gather_a = st->rg * p->dt * p->vg * p->gather_gain / (g.cell * g.cell); /* gain: method.h */
     bool drift = p->gather && (p->vk > 0.0f || (st->balance && p->vw > 0.0f)) && p->wmax > 0.0f &&
                  st->rd > 0.0f;
     bool gather = p->gather && p->vg > 0.0f && st->rg > 0.0f;

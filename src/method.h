@@ -107,7 +107,7 @@ typedef struct {
      *   SolverParams q = {.vd = 0, .set = METHOD_SET(METHOD_P_VD)};   no damping
      * method_params_default sets every bit; every backend resolves what it
      * is given. */
-    unsigned set;
+    unsigned long long set;
 } SolverParams;
 #undef SETTING
 
@@ -146,7 +146,7 @@ enum { METHOD_PARAM_COUNT = 0
 };
 #undef SETTING
 #undef SETTING_GROUP
-#define METHOD_SET(k) (1u << (k))
+#define METHOD_SET(k) (1ull << (k))
 
 enum { SOLVER_FORCE_BALANCE = 0, SOLVER_FORCE_FATTAL = 1 };
 
@@ -428,6 +428,22 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
  * min(1, T/METHOD_PACE_TIME) for a lone, timed pair with the balance force,
  * a its attract share; else 0. */
 float method_drift_wait_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone);
+/* The gathering's gain on a faint compression (issue 20 point 1, twenty-first
+ * round). The gathering ∂ρ/∂t = vg ∇·[ρ ρ̃* ∇(ρ − ρ*)] runs at a rate of
+ * vg·ρ·ρ̃* / h²: twice as fast for smoke twice as dense. A compression is drawn
+ * in by fingers that fall into the moat the gathering digs where the target
+ * is (METHOD_DRIFT_WAIT, above); a faint start digs it slowly, the fingers
+ * wait and the drift collects the smoke instead. A haze over most of the box
+ * at density 0.15, drawn into a heart at density 1, had drawn in a quarter of
+ * its way by flow when the drift joined at 9 s (Uc 0.61 at 128², Fattal's
+ * 0.31); the same haze at 0.3, 0.30; with the gathering four times stronger,
+ * 0.25 (docs/FIDELITY.md). So a trip that compresses (attract a > 0) gathers
+ * at g = 1 + a·(min(METHOD_GATHER_GAIN_MAX, max(1, 1/(ρ_s·ρ_t))) − 1), ρ_s
+ * the start's mean density Σρ²/Σρ and ρ_t the target's at the start's mass:
+ * the rate the same compression of unit-density smoke has. Dense trips (ρ_s·ρ_t
+ * ≥ 1: the suite's, a large faint square into a disc 15 times denser) keep 1. */
+#define METHOD_GATHER_GAIN_MAX 8.0f
+float method_gather_gain_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
 /* The drift's fade-in at step kstep of the trip, from the gathering's rg:
  * rg·smoothstep((t − W)/R), t = kstep·dt, W = drift_wait, R = W·
  * METHOD_DRIFT_RISE/METHOD_DRIFT_WAIT; rg itself where drift_wait is 0. */

@@ -169,7 +169,7 @@ static void view_gathering(ViewField *f, const MethodState *st, const SolverPara
     const float *tb = st->field[METHOD_FIELD_TARGET_BLUR];
     SolverParams q = *p;
     method_params_resolve(&q);
-    float k = q.gather ? q.vg / (hh * hh) : 0.0f;
+    float k = q.gather ? q.vg * q.gather_gain / (hh * hh) : 0.0f;
     for (size_t c = 0; c < n; c++) a[c] = rho[c] * tb[c], b[c] = rho[c] - tgt[c];
     for (int j = 0; j < h; j++)
         for (int i = 0; i < w; i++) {

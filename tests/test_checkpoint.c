@@ -582,7 +582,7 @@ static void test_param_table(void)
     /* the table's members fill the struct (no member left out) but for the
      * `set` bits (which members are 0 on purpose: not a value to keep, a
      * resolved struct has them all) */
-    size_t bytes = sizeof(unsigned);
+    size_t bytes = sizeof(((SolverParams *)0)->set);
     for (int k = 0; k < METHOD_PARAM_COUNT; k++) bytes += method_param_info[k].kind == 'b' ? 1 : 4;
     CHECK(bytes + 3 == sizeof(SolverParams), "the table covers %zu bytes of SolverParams' %zu",
           bytes + 3, sizeof(SolverParams));

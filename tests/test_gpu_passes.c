@@ -505,6 +505,8 @@ static void test_whole_steps(void)
     CHECK(method_gather_substeps(W, H, &p) == 3, "dt 0.08 at 64x48: 3 gathering substeps (%d)",
           method_gather_substeps(W, H, &p));
     whole_steps(&p, "the gathering in 3 substeps (dt 0.08, vg 0.05)");
+    p.gather_gain = 4.0f; /* a faint compression's gain (method_gather_gain_for_trip) */
+    whole_steps(&p, "the gathering's gain 4, in 3 substeps");
     method_params_default(&p);
     p.coarse = 8.0f;
     whole_steps(&p, "coarse to fine from 8 sigma");

@@ -145,6 +145,62 @@ static int planned_apply(const SolverParams *p, int w, int h)
     return 0;
 }
 
+/* The gathering's gain on a faint compression (method.h): 1/(ρ_s·ρ_t) by
+ * the squeeze's share, between 1 and METHOD_GATHER_GAIN_MAX; the plan's a
+ * takes it. */
+static void test_gather_gain(void)
+{
+    enum { W = 64 };
+    static float haze[W * W], faint[W * W], dense[W * W], small[W * W], other[W * W], mid[W * W];
+    TestlibShape sharp = {.domain = true};
+    testlib_disc(dense, W, W, &sharp, 0.5, 0.5, 0.3, 1.0);
+    testlib_disc(small, W, W, &sharp, 0.5, 0.5, 0.1, 1.0); /* 9 times smaller: attract 1 */
+    testlib_disc(other, W, W, &sharp, 0.4, 0.6, 0.28, 1.0);
+    for (int k = 0; k < W * W; k++) haze[k] = 0.02f * dense[k], faint[k] = 0.25f * dense[k];
+    SolverParams p;
+    method_params_default(&p);
+    /* the densities as the gain reads them: Σρ²/Σρ, the target at the start's mass */
+    double ms = 0, ms2 = 0, mt = 0, mt2 = 0;
+    for (int k = 0; k < W * W; k++) {
+        ms += faint[k], ms2 += (double)faint[k] * faint[k];
+        mt += small[k], mt2 += (double)small[k] * small[k];
+    }
+    double rs = ms2 / ms, rt = mt2 / mt * (ms / mt), want = 1.0 / (rs * rt);
+    CHECK(want > 1.5 && want < METHOD_GATHER_GAIN_MAX, "the case lies between the bounds: %g", want);
+    CHECK(fabs(want - 1.0 / (0.25 * 0.25 * 9.0)) < 0.1 * want, "about 1/(0.25 x 0.25 x 9): %g", want);
+    float g = method_gather_gain_for_trip(&p, W, W, faint, small);
+    CHECK(fabs(g - want) < 1e-3 * want, "a faint compression gathers %g times as fast, got %g", want, (double)g);
+    CHECK(method_gather_gain_for_trip(&p, W, W, haze, small) == METHOD_GATHER_GAIN_MAX, "a haze: the cap");
+    CHECK(method_gather_gain_for_trip(&p, W, W, dense, small) == 1.0f, "a dense compression keeps 1");
+    CHECK(method_gather_gain_for_trip(&p, W, W, haze, other) == 1.0f, "no compression (attract 0) keeps 1");
+    CHECK(method_gather_gain_for_trip(&p, W, W, NULL, small) == 1.0f, "no start: 1");
+    SolverParams q = p;
+    q.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_gather_gain_for_trip(&q, W, W, haze, small) == 1.0f, "Fattal's method: 1");
+    /* a squeeze between the bounds takes its share of the gain */
+    float area = 0.0f;
+    for (int k = 0; k < W * W; k++) area += small[k];
+    float sq = sqrtf(METHOD_SQUEEZE_LOW * METHOD_SQUEEZE_HIGH); /* the share is on the ratio's log: 1/2 */
+    testlib_disc(mid, W, W, &sharp, 0.5, 0.5, sqrt(sq * area / 3.14159265358979) / W, 1.0);
+    for (int k = 0; k < W * W; k++) mid[k] *= 0.02f;
+    float a = method_attract_for_trip(&p, W, W, mid, small);
+    float gm = method_gather_gain_for_trip(&p, W, W, mid, small);
+    CHECK(a > 0.3f && a < 0.7f && fabsf(gm - (1.0f + a * (METHOD_GATHER_GAIN_MAX - 1.0f))) < 1e-4f,
+          "attract %g: gain 1 + a(max - 1), got %g", (double)a, (double)gm);
+    /* the trip's settings carry it, and the plan's a takes it */
+    q = p;
+    method_time_trip(&q, W, W, faint, small, true);
+    CHECK(q.gather_gain == g, "method_time_trip sets the gain: %g", (double)q.gather_gain);
+    q.arrive = 0.0f, q.tramp = 0.0f;
+    SolverParams u = q;
+    u.gather_gain = 1.0f;
+    MethodStep st1, st2;
+    method_plan(&u, method_grid(W, W), 10, 10, 1.0f, &st1);
+    method_plan(&q, method_grid(W, W), 10, 10, 1.0f, &st2);
+    CHECK(st1.gather_a > 0.0f && fabsf(st2.gather_a - g * st1.gather_a) < 1e-6f * st2.gather_a,
+          "the plan's a times the gain: %g and %g", (double)st1.gather_a, (double)st2.gather_a);
+}
+
 static void test_gather_substeps(void)
 {
     SolverParams p;
@@ -676,6 +732,7 @@ int main(void)
     RUN(test_mix_iters);
     RUN(test_gather_from);
     RUN(test_gather_substeps);
+    RUN(test_gather_gain);
     RUN(test_squeeze);
     RUN(test_transport_share);
     RUN(test_zeroed_is_default);

@@ -130,7 +130,7 @@ static void test_order(void)
     SolverParams q = p;
     q.force = SOLVER_FORCE_FATTAL;
     q.vcycles = 0;
-    q.set = METHOD_SET(METHOD_PARAM_COUNT) - 1u;
+    q.set = METHOD_SET(METHOD_PARAM_COUNT) - 1ull;
     q.gather = false;
     q.jacobi = 25;
     if (!(m = make(&q))) return;
@@ -186,7 +186,7 @@ static void test_same_state(void)
     r.tramp = 0.0f;
     r.arrive = 0.0f; /* untimed: from step 1 */
     r.framp = 0.0f;
-    r.set = METHOD_SET(METHOD_PARAM_COUNT) - 1u;
+    r.set = METHOD_SET(METHOD_PARAM_COUNT) - 1ull;
     r.dt = 0.05f;
     check_same(&r, "no easing, dt 0.05 (several substeps)");
 }
