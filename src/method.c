@@ -242,11 +242,13 @@ typedef struct {
     int w, h;
     const float *from, *to;
     float distance, squeeze; /* < 0: not measured yet */
+    bool summed;             /* sums: Σρ and Σρ² of from, then of to */
+    double sums[4];
 } Trip;
 
 static Trip trip_of(int w, int h, const float *from, const float *to)
 {
-    Trip t = {w, h, from, to, -1.0f, -1.0f};
+    Trip t = {w, h, from, to, -1.0f, -1.0f, false, {0.0, 0.0, 0.0, 0.0}};
     return t;
 }
 
@@ -284,29 +286,47 @@ float method_pace_for_trip(const SolverParams *p, int w, int h, const float *fro
     return pace_for(p, &t);
 }
 
-/* (Σρ)²/Σρ² of an image, the finite positive cells only: the number of
- * cells a flat image covers, fewer where the density is uneven. */
-static double effective_area(int w, int h, const float *rho)
+/* Σρ and Σρ² of an image, the finite positive cells only. */
+static void density_sums(int w, int h, const float *rho, double *s, double *s2)
 {
-    double s = 0.0, s2 = 0.0;
+    *s = 0.0, *s2 = 0.0;
     for (size_t k = 0; k < (size_t)w * h; k++) {
         double a = rho[k] > 0.0f && isfinite(rho[k]) ? rho[k] : 0.0;
-        s += a, s2 += a * a;
+        *s += a, *s2 += a * a;
     }
-    return s2 > 0.0 ? s * s / s2 : 0.0;
+}
+
+/* The trip's sums, taken once: from's Σρ, Σρ², to's Σρ, Σρ² */
+static const double *trip_sums(Trip *t)
+{
+    if (!t->summed) {
+        density_sums(t->w, t->h, t->from, &t->sums[0], &t->sums[1]);
+        density_sums(t->w, t->h, t->to, &t->sums[2], &t->sums[3]);
+        t->summed = true;
+    }
+    return t->sums;
+}
+
+/* (Σρ)²/Σρ²: the number of cells a flat image covers, fewer where the
+ * density is uneven; the squeeze is from's over to's */
+static float squeeze_of(const double *sums)
+{
+    double a = sums[1] > 0.0 ? sums[0] * sums[0] / sums[1] : 0.0;
+    double b = sums[3] > 0.0 ? sums[2] * sums[2] / sums[3] : 0.0;
+    return a > 0.0 && b > 0.0 ? (float)(a / b) : 1.0f;
 }
 
 float method_squeeze(int w, int h, const float *from, const float *to)
 {
-    double a = effective_area(w, h, from), b = effective_area(w, h, to);
-    return a > 0.0 && b > 0.0 ? (float)(a / b) : 1.0f;
+    Trip t = trip_of(w, h, from, to);
+    return squeeze_of(trip_sums(&t));
 }
 
 /* 0 for a squeeze of at most METHOD_SQUEEZE_LOW, 1 from METHOD_SQUEEZE_HIGH,
  * between them on the ratio's logarithm */
 static float squeeze_share(Trip *t)
 {
-    if (t->squeeze < 0.0f) t->squeeze = method_squeeze(t->w, t->h, t->from, t->to);
+    if (t->squeeze < 0.0f) t->squeeze = squeeze_of(trip_sums(t));
     float q = t->squeeze;
     float x = logf(q / METHOD_SQUEEZE_LOW) / logf(METHOD_SQUEEZE_HIGH / METHOD_SQUEEZE_LOW);
     return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; /* also a NaN ratio: 0 */
@@ -338,25 +358,13 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
     return attract_for(p, &t);
 }
 
-/* Σρ²/Σρ, the finite positive cells only: the density an image's smoke
- * sits at on average (0 without smoke); *mass gets Σρ. */
-static double mean_density(int w, int h, const float *rho, double *mass)
-{
-    double s = 0.0, s2 = 0.0;
-    for (size_t k = 0; k < (size_t)w * h; k++) {
-        double a = rho[k] > 0.0f && isfinite(rho[k]) ? rho[k] : 0.0;
-        s += a, s2 += a * a;
-    }
-    *mass = s;
-    return s > 0.0 ? s2 / s : 0.0;
-}
-
 static float gather_gain_for(const SolverParams *p, Trip *t)
 {
     float a = attract_for(p, t);
     if (!(a > 0.0f)) return 1.0f;
-    double ms, mt, rs = mean_density(t->w, t->h, t->from, &ms), rt = mean_density(t->w, t->h, t->to, &mt);
-    double prod = rs * rt * (mt > 0.0 ? ms / mt : 0.0); /* the target at the start's mass */
+    const double *s = trip_sums(t); /* the mean densities Σρ²/Σρ, the target's at the start's mass */
+    double ms = s[0], ms2 = s[1], mt = s[2], mt2 = s[3];
+    double prod = ms > 0.0 && mt > 0.0 ? (ms2 / ms) * (mt2 / mt) * (ms / mt) : 0.0;
     double g = prod > 0.0 ? 1.0 / prod : 1.0;
     g = g < 1.0 ? 1.0 : (g > METHOD_GATHER_GAIN_MAX ? METHOD_GATHER_GAIN_MAX : g);
     return 1.0f + a * (float)(g - 1.0);
