@@ -924,6 +924,31 @@ static void test_suite_bounds(void)
         CHECK(e3000 <= 0.03, "square-blob: error %.3f at step 3000 (at most 0.03)", e3000);
         CHECK(half > 300, "square-blob halved its error at step %.0f, before the flow could draw it in", half);
     }
+    /* a faint haze over most of the box into a heart at the start's mass
+     * (about 7 times denser) gathers at a dense compression's rate
+     * (method_gather_gain_for_trip): its fingers draw it half way before
+     * the drift joins at 9 s (step 900); with the gathering at the faint
+     * smoke's own rate it waited for the drift (half way at step 1080 at
+     * 64², Uc 0.67, 0.32 with the gain) */
+    rc = run(testlib_fmt("--cpu --grid 64 --steps 1500 --pair "
+                         "'haze-heart|rect:0.08,0.08,0.92,0.92:v=0.15|heart:0.5,0.52,0.2' --csv '%s/h.csv'", dir));
+    CHECK(rc == 0, "haze-heart to step 1500 exits 0, got %d: %s", rc, R.err);
+    csv = slurp("h.csv");
+    row = csv ? strstr(csv, "\nhaze-heart,") : NULL;
+    CHECK(row != NULL, "no csv row for haze-heart");
+    if (row) {
+        double v[31] = {0};
+        const char *p = strchr(row + 1, ',');
+        for (int c = 1; c < 31 && p; c++) {
+            v[c] = atof(p + 1);
+            p = strchr(p + 1, ',');
+        }
+        double s3 = v[11], half = v[13], uc = v[23];
+        printf("  info: haze-heart 64^2: half way at step %.0f, 3%% at %.0f, Uc %.3f\n", half, s3, uc);
+        CHECK(half > 300 && half < 900, "haze-heart half way at step %.0f (the flow's, before the drift's 900)", half);
+        CHECK(uc <= 0.45, "haze-heart: Uc %.3f (the drift moved it)", uc);
+        CHECK(s3 > 0 && s3 <= 1500, "haze-heart within 3%% by step %.0f", s3);
+    }
 }
 
 int main(void)
