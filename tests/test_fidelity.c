@@ -836,6 +836,18 @@ static void test_settle(void)
     CHECK(fidelity_settle_update(&s, 0, 0.01) == FIDELITY_ARRIVED_AT, "already there");
 }
 
+/* The CSV's numbers after the pair's name, from a row's leading newline:
+ * v[1..n-1] (v[0] 0) */
+static void csv_numbers(const char *row, double *v, int n)
+{
+    for (int c = 0; c < n; c++) v[c] = 0.0;
+    const char *p = strchr(row + 1, ',');
+    for (int c = 1; c < n && p; c++) {
+        v[c] = atof(p + 1);
+        p = strchr(p + 1, ',');
+    }
+}
+
 /* Issue 7's bounds on the whole suite, at a size CI affords (64², the CPU
  * reference, 1000 steps, the defaults): no stamp-in (error after 10 steps at
  * least 95% of the start), no cross-fade (blend distance at half-way at least
@@ -868,12 +880,8 @@ static void test_suite_bounds(void)
         /* pair,grid_w,grid_h,steps,err0,err10,err300,err1000,err3000,err_end,steps_to_10,
          * steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,... */
         /* ..., compare_step, d128_512, u, uc, p5, p10, p20, front, swirl, seconds */
-        double v[31] = {0};
-        const char *p = strchr(row + 1, ',');
-        for (int c = 1; c < 31 && p; c++) {
-            v[c] = atof(p + 1);
-            p = strchr(p + 1, ',');
-        }
+        double v[31];
+        csv_numbers(row, v, 31);
         double e0 = v[4], e10 = v[5], e1000 = v[7], drift = v[12], blend = v[14];
         double s0 = v[16], smax = v[17], st = v[29], sref = s0 > st ? s0 : st;
         printf("  info: %-12s 64^2: err %.3f -> %.3f at 10 (%.1f%%), %.3f at 1000, blend %.2f, "
@@ -913,12 +921,8 @@ static void test_suite_bounds(void)
     const char *row = csv ? strstr(csv, "\nsquare-blob,") : NULL;
     CHECK(row != NULL, "no csv row for square-blob");
     if (row) {
-        double v[16] = {0};
-        const char *p = strchr(row + 1, ',');
-        for (int c = 1; c < 16 && p; c++) {
-            v[c] = atof(p + 1);
-            p = strchr(p + 1, ',');
-        }
+        double v[16];
+        csv_numbers(row, v, 16);
         double e3000 = v[8], half = v[13];
         printf("  info: square-blob 64^2: error %.4f at step 3000, half way at step %.0f\n", e3000, half);
         CHECK(e3000 <= 0.03, "square-blob: error %.3f at step 3000 (at most 0.03)", e3000);
@@ -937,12 +941,8 @@ static void test_suite_bounds(void)
     row = csv ? strstr(csv, "\nhaze-heart,") : NULL;
     CHECK(row != NULL, "no csv row for haze-heart");
     if (row) {
-        double v[31] = {0};
-        const char *p = strchr(row + 1, ',');
-        for (int c = 1; c < 31 && p; c++) {
-            v[c] = atof(p + 1);
-            p = strchr(p + 1, ',');
-        }
+        double v[31];
+        csv_numbers(row, v, 31);
         double s3 = v[11], half = v[13], uc = v[23];
         printf("  info: haze-heart 64^2: half way at step %.0f, 3%% at %.0f, Uc %.3f\n", half, s3, uc);
         CHECK(half > 300 && half < 900, "haze-heart half way at step %.0f (the flow's, before the drift's 900)", half);
