@@ -3,7 +3,8 @@
 // ρ̃ is the coarse blurred current density sampled at the face; ρ̃* and its
 // difference come from the two cells beside the face.
 // With u_balance, the balance force (cpu_solver.h): Fattal's term is weighted
-// by min(ρ̃, ρ̃*) instead of ρ̃, and u_kb·ρ̃·∂φ of the deficit potential φ
+// by min(ρ̃, ρ̃*) instead of ρ̃ (plus u_off of the surplus off a one-part
+// target, off_weight), and u_kb·ρ̃·∂φ of the deficit potential φ
 // (packed, from potential_rhs and a multigrid solve) is added; on a
 // compression (u_attract > 0) its surplus is weighed by the cells' own ρ
 // above u_rd·c·ρ* as the gathering joins (sharp_pull).
@@ -27,6 +28,9 @@ uniform int u_balance;
 uniform sampler2D u_phi;
 uniform float u_kb;
 uniform float u_attract; // the trip's share of Fattal's pull beyond min(ρ̃, ρ̃*) (SolverParams.attract)
+uniform float u_off;     // the trip's share of the pull on the surplus off the target (SolverParams.off_pull)
+uniform float u_off_lo;  // METHOD_OFF_LO, METHOD_OFF_HI
+uniform float u_off_hi;
 uniform float u_c;       // the target's scale to the smoke's mass (c·ρ*)
 uniform float u_rg;      // this step's gathering and drift fade-ins (MethodStep rg, rd)
 uniform float u_rd;
@@ -36,11 +40,21 @@ uniform float u_noise; // the force's noise amplitude this step (method_noise_am
 uniform float u_nl;    // the noise lattice's units per cell: h / noise_scale
 uniform int u_seed;   // the noise's seed (--noise-seed)
 
+// the surplus off the target, ρ̃ − ρ̃* where ρ̃* is under u_off_lo of ρ̃,
+// none from u_off_hi: method_off_weight in method.c
+float off_weight(float rb, float tf)
+{
+    if (!(rb > tf)) return 0.0;
+    float x = clamp((tf / rb - u_off_lo) / (u_off_hi - u_off_lo), 0.0, 1.0);
+    return (rb - tf) * (1.0 - x * x * (3.0 - 2.0 * x));
+}
+
 // the balance force's share of Fattal's term, over ρ̃: balance_pull in cpu_solver.c
 float balance_pull(float rb, float tf)
 {
     float m = min(rb, tf);
-    return (m + u_attract * (rb - m)) / max(rb, u_eps);
+    float off = u_off > 0.0 ? (1.0 - u_attract) * u_off * off_weight(rb, tf) : 0.0;
+    return (m + u_attract * (rb - m) + off) / max(rb, u_eps);
 }
 
 // the balance force on a compression (u_attract > 0), over ρ̃: sharp_pull in
@@ -50,6 +64,7 @@ float sharp_pull(float rb, float tf, float rf, float tg, float gl, float dphi)
 {
     float m = min(rb, tf), a = u_attract;
     float wt = m + a * ((1.0 - u_rg) * (rb - m) + u_sharp * u_rg * max(0.0, rf - u_rd * tg));
+    if (u_off > 0.0) wt += (1.0 - a) * u_off * off_weight(rb, tf);
     return (wt * gl + (rb + a * u_rg * (rf - rb)) * dphi) / max(rb, u_eps);
 }
 

@@ -212,11 +212,13 @@ float ref_swirl_force(int w, int h, const float *curl, int i, int j, int axis, f
 }
 
 /* The balance force's share of Fattal's ∇log ρ̃* term, over ρ̃: min(ρ̃, ρ̃*)/ρ̃,
- * and the trip's attract share of the rest, up to ρ̃/ρ̃ (method.h). */
+ * the trip's attract share of the rest, up to ρ̃/ρ̃, and the off_pull share of
+ * the surplus off the target (method.h, METHOD_OFF_LO). */
 static inline float balance_pull(float rb, float tf, const SolverParams *p)
 {
     float m = fminf(rb, tf);
-    return (m + p->attract * (rb - m)) / fmaxf(rb, p->eps);
+    float off = p->off_pull > 0.0f ? (1.0f - p->attract) * p->off_pull * method_off_weight(rb, tf) : 0.0f;
+    return (m + p->attract * (rb - m) + off) / fmaxf(rb, p->eps);
 }
 
 /* The balance force on a compression, over ρ̃ as balance_pull (method.h,
@@ -230,6 +232,7 @@ static inline float sharp_pull(float rb, float tf, float rf, float tg, float gl,
 {
     float m = fminf(rb, tf), a = p->attract;
     float wt = m + a * ((1.0f - sh->rg) * (rb - m) + METHOD_SHARP_PULL * sh->rg * fmaxf(0.0f, rf - sh->rd * tg));
+    if (p->off_pull > 0.0f) wt += (1.0f - a) * p->off_pull * method_off_weight(rb, tf);
     return (wt * gl + (rb + a * sh->rg * (rf - rb)) * dphi) / fmaxf(rb, p->eps);
 }
 

@@ -129,6 +129,7 @@ struct Solver {
     long nstep;                 /* steps since solver_set_density: the fade-ins' clock */
     long kstep;                 /* steps since the target was set: the arrival's clock */
     float vf_now, rg_now, rd_now; /* this step's faded vf, gathering and drift factors */
+    float off_now;                /* this step's off_pull (MethodStep p.off_pull) */
     float umax_now;             /* this step's flow speed limit (MethodStep.umax_flow) */
     float tdt;                  /* the transport's time: dt·method_transport_share (a long key's slow motion) */
     float flow_share;           /* the last transport's flow share (method_transport_share: the motion vectors) */
@@ -300,6 +301,9 @@ static int pass_force(Solver *s, const Field *vel, const Field *dens, const Fiel
     shader_set_float(sh, "u_kb", balance ? s->kb_now : 0.0f);
     shader_set_float(sh, "u_swirl", swirl);
     shader_set_float(sh, "u_attract", s->p.attract);
+    shader_set_float(sh, "u_off", balance ? s->off_now : 0.0f);
+    shader_set_float(sh, "u_off_lo", METHOD_OFF_LO);
+    shader_set_float(sh, "u_off_hi", METHOD_OFF_HI);
     shader_set_float(sh, "u_c", s->pot_c);
     shader_set_float(sh, "u_rg", s->rg_now);
     shader_set_float(sh, "u_rd", s->rd_now);
@@ -394,6 +398,7 @@ static void unfaded(Solver *s)
 {
     s->vf_now = s->p.vf;
     s->rg_now = 1.0f;
+    s->off_now = s->p.off_pull;
     s->rd_now = 1.0f;
     s->noise_now = 0.0f; /* as after the noise's fade (method_noise_amp) */
     s->umax_now = s->p.umax;
@@ -938,6 +943,7 @@ static void take_step_values(Solver *s, const MethodStep *st)
 {
     s->vf_now = st->p.vf;
     s->rg_now = st->rg;
+    s->off_now = st->p.off_pull;
     s->rd_now = st->rd;
     s->umax_now = st->umax_flow;
     s->kb_now = st->kb;

@@ -244,11 +244,12 @@ typedef struct {
     float distance, squeeze; /* < 0: not measured yet */
     bool summed;             /* sums: Σρ and Σρ² of from, then of to */
     double sums[4];
+    int parts;               /* to's connected parts (trip_parts); < 0: not counted yet */
 } Trip;
 
 static Trip trip_of(int w, int h, const float *from, const float *to)
 {
-    Trip t = {w, h, from, to, -1.0f, -1.0f, false, {0.0, 0.0, 0.0, 0.0}};
+    Trip t = {w, h, from, to, -1.0f, -1.0f, false, {0.0, 0.0, 0.0, 0.0}, -1};
     return t;
 }
 
@@ -358,6 +359,80 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
     return attract_for(p, &t);
 }
 
+/* The connected parts (8 neighbours) of an image's smoke over
+ * METHOD_PART_LEVEL of its peak, those of at least METHOD_PART_MIN of that
+ * smoke's cells; 0 without smoke, -1 out of memory. */
+int method_parts(int w, int h, const float *rho)
+{
+    size_t n = (size_t)w * (size_t)h;
+    float peak = 0.0f;
+    for (size_t k = 0; k < n; k++)
+        if (isfinite(rho[k]) && rho[k] > peak) peak = rho[k];
+    if (!(peak > 0.0f)) return 0;
+    float level = METHOD_PART_LEVEL * peak;
+    unsigned char *seen = calloc(n, 1);
+    size_t *stack = malloc(n * sizeof *stack);
+    if (!seen || !stack) {
+        free(seen), free(stack);
+        return -1;
+    }
+    size_t cells = 0;
+    for (size_t k = 0; k < n; k++) cells += isfinite(rho[k]) && rho[k] > level;
+    int parts = 0;
+    for (size_t k0 = 0; k0 < n; k0++) {
+        if (seen[k0] || !(isfinite(rho[k0]) && rho[k0] > level)) continue;
+        size_t top = 0, size = 0;
+        seen[k0] = 1, stack[top++] = k0;
+        while (top) { /* a flood fill, its stack on the heap: each cell is pushed once */
+            size_t k = stack[--top];
+            size++;
+            int i = (int)(k % (size_t)w), j = (int)(k / (size_t)w);
+            for (int dj = -1; dj <= 1; dj++)
+                for (int di = -1; di <= 1; di++) {
+                    int x = i + di, y = j + dj;
+                    if (x < 0 || y < 0 || x >= w || y >= h) continue;
+                    size_t q = (size_t)y * (size_t)w + (size_t)x;
+                    if (!seen[q] && isfinite(rho[q]) && rho[q] > level) seen[q] = 1, stack[top++] = q;
+                }
+        }
+        if ((double)size >= METHOD_PART_MIN * (double)cells) parts++;
+    }
+    free(seen), free(stack);
+    return parts;
+}
+
+static int trip_parts(Trip *t)
+{
+    if (t->parts < 0) t->parts = method_parts(t->w, t->h, t->to);
+    return t->parts;
+}
+
+static float off_pull_for(const SolverParams *p, Trip *t)
+{
+    if (p->force != SOLVER_FORCE_BALANCE || !t->from || !t->to || p->arrive > METHOD_PACE_TIME ||
+        !(p->umax > 0.0f) || trip_parts(t) != 1)
+        return 0.0f;
+    /* the trip over the way the limit covers in the arrival (METHOD_OFF_FAR) */
+    float T = p->arrive > 0.0f ? p->arrive : METHOD_PACE_TIME;
+    float x = (trip_distance(t) / (p->umax * T) - METHOD_OFF_FAR_FROM) / (METHOD_OFF_FAR_TO - METHOD_OFF_FAR_FROM);
+    x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); /* also NaN: 0 */
+    return 1.0f - x * x * (3.0f - 2.0f * x);
+}
+
+float method_off_pull_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
+{
+    Trip t = trip_of(w, h, from, to);
+    return off_pull_for(p, &t);
+}
+
+float method_off_weight(float rb, float tf)
+{
+    if (!(rb > tf)) return 0.0f; /* no surplus (also NaN) */
+    float x = (tf / rb - METHOD_OFF_LO) / (METHOD_OFF_HI - METHOD_OFF_LO);
+    x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+    return (rb - tf) * (1.0f - x * x * (3.0f - 2.0f * x));
+}
+
 static float gather_gain_for(const SolverParams *p, Trip *t)
 {
     float a = attract_for(p, t);
@@ -413,6 +488,7 @@ void method_time_trip(SolverParams *q, int w, int h, const float *from, const fl
     q->attract = attract_for(q, &t);
     q->drift_wait = drift_wait_for(q, &t, lone);
     q->gather_gain = gather_gain_for(q, &t);
+    q->off_pull = off_pull_for(q, &t);
     if (!(q->arrive > 0.0f)) return;
     if (q->pace == 0.0f) q->pace = pace_for(q, &t);
     if (q->gather_from == 0.0f) q->gather_from = gather_from_for(q, &t, lone);

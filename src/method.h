@@ -389,6 +389,40 @@ float method_gather_from_for_trip(const SolverParams *p, int w, int h, const flo
  * 0.24 at 128², Fattal's 0.40; P 0.115 -> 0.033). 0 with Fattal's force
  * (its term is whole anyway) and without `from` or `to`. */
 float method_attract_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
+/* Smoke off a one-part target is pulled to it (issue 20 point 1,
+ * twenty-second round). Where the balance force keeps min(ρ̃, ρ̃*) of
+ * Fattal's pull, smoke lying far off the target (eight faint dots around
+ * the box merging into a heart) was moved by the balance potential alone:
+ * the dots in the corners stood, then faded where they stood, drawn by the
+ * drift and the gathering. Fattal's whole pull on every trip holds arrived
+ * smoke in the blurred target's round level sets (stars stuck at 512²) and
+ * holds a split's smoke at its nearest part. So the weight gains
+ * (1 − attract)·off_pull·method_off_weight(ρ̃, ρ̃*): the surplus
+ * ρ̃ − ρ̃*, whole where ρ̃* is under METHOD_OFF_LO of ρ̃ (smoke off the
+ * target), none from METHOD_OFF_HI (smoke that has arrived), a smoothstep
+ * between; off_pull (SolverParams, set per trip) is 1 where the target is
+ * one connected part (method_parts), else 0: with one part no part can hold
+ * smoke another part needs. 0 too for a paced trip (arrive >
+ * METHOD_PACE_TIME): the pace plans the travel at METHOD_PACE_SPEED of the
+ * limit, and with the pull the tour's 10-s keys were within 9-23% of their
+ * start's error half way through (a key is to stay above 25%), while a
+ * faster planned speed left the smoke short of the key (0.7: 7.4% at the
+ * first key's step). 0 with Fattal's force and without `from` or
+ * `to`. The parts are those of the smoke over METHOD_PART_LEVEL of the
+ * peak, 8 neighbours, each of at least METHOD_PART_MIN of those cells. */
+#define METHOD_OFF_FAR_FROM 0.5f
+#define METHOD_OFF_FAR_TO 1.5f
+#define METHOD_OFF_LO 0.2f
+#define METHOD_OFF_HI 0.8f
+#define METHOD_PART_LEVEL 0.1f
+#define METHOD_PART_MIN 0.005
+float method_off_pull_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
+/* The surplus weight above for a face's ρ̃ (rb) and ρ̃* (tf); 0 where
+ * ρ̃ <= ρ̃*. */
+float method_off_weight(float rb, float tf);
+/* The connected parts of an image's smoke (above); 0 without smoke, -1 out
+ * of memory. */
+int method_parts(int w, int h, const float *rho);
 /* A compression is drawn in by the flow, not moved by the drift (issue 20
  * point 1, eighteenth round). A divergence-free flow keeps every density
  * value, so it cannot draw a large faint start into a small dense target
