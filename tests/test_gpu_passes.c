@@ -508,6 +508,9 @@ static void test_whole_steps(void)
     p.gather_gain = 4.0f; /* a faint compression's gain (method_gather_gain_for_trip) */
     whole_steps(&p, "the gathering's gain 4, in 3 substeps");
     method_params_default(&p);
+    p.off_pull = 1.0f; /* the pull on the smoke off a one-part target (method_off_pull_for_trip) */
+    whole_steps(&p, "the pull on smoke off a one-part target");
+    method_params_default(&p);
     p.coarse = 8.0f;
     whole_steps(&p, "coarse to fine from 8 sigma");
     p.dt = 0.02f; /* 0.4 s: through the schedule's end */

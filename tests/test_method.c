@@ -201,6 +201,67 @@ static void test_gather_gain(void)
           "the plan's a times the gain: %g and %g", (double)st1.gather_a, (double)st2.gather_a);
 }
 
+/* Smoke off a one-part target is pulled to it (method.h, METHOD_OFF_LO):
+ * the parts, the trip's share and the surplus weight. */
+static void test_off_pull(void)
+{
+    enum { W = 64 };
+    static float one[W * W], two[W * W], none[W * W], speck[W * W], near[W * W], far[W * W];
+    TestlibShape sharp = {.domain = true};
+    testlib_disc(one, W, W, &sharp, 0.5, 0.5, 0.15, 1.0);
+    testlib_disc(two, W, W, &sharp, 0.25, 0.5, 0.1, 1.0);
+    testlib_disc(far, W, W, &sharp, 0.75, 0.5, 0.1, 1.0); /* far: scratch here */
+    for (int k = 0; k < W * W; k++) two[k] = fmaxf(two[k], far[k]);
+    memcpy(speck, one, sizeof speck);
+    speck[3 * W + 3] = 1.0f; /* one cell: under METHOD_PART_MIN of the smoke */
+    testlib_disc(near, W, W, &sharp, 0.4, 0.5, 0.15, 1.0);
+    CHECK(method_parts(W, W, one) == 1, "a disc: one part (%d)", method_parts(W, W, one));
+    CHECK(method_parts(W, W, two) == 2, "two discs: two parts (%d)", method_parts(W, W, two));
+    CHECK(method_parts(W, W, none) == 0, "no smoke: 0 (%d)", method_parts(W, W, none));
+    CHECK(method_parts(W, W, speck) == 1, "a speck is not a part (%d)", method_parts(W, W, speck));
+    for (int k = 0; k < W * W; k++) speck[k] = one[k] * 0.05f; /* under METHOD_PART_LEVEL of the peak */
+    speck[0] = 1.0f;
+    CHECK(method_parts(W, W, speck) == 0 || method_parts(W, W, speck) == 1, "faint smoke under the level");
+    SolverParams p;
+    method_params_default(&p);
+    CHECK(method_off_pull_for_trip(&p, W, W, near, one) == 1.0f, "a short trip to one part: 1 (%g)",
+          (double)method_off_pull_for_trip(&p, W, W, near, one));
+    CHECK(method_off_pull_for_trip(&p, W, W, near, two) == 0.0f, "a split: 0");
+    CHECK(method_off_pull_for_trip(&p, W, W, NULL, one) == 0.0f, "no start: 0");
+    SolverParams q = p;
+    q.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_off_pull_for_trip(&q, W, W, near, one) == 0.0f, "Fattal's method: 0");
+    q = p;
+    q.arrive = 2.0f * METHOD_PACE_TIME; /* a paced trip keeps its planned travel */
+    CHECK(method_off_pull_for_trip(&q, W, W, near, one) == 0.0f, "a paced trip: 0");
+    /* the trip's length over the limit's way in the arrival: whole to
+     * METHOD_OFF_FAR_FROM, none from METHOD_OFF_FAR_TO */
+    float d = method_travel_distance(W, W, near, one);
+    CHECK(d > 0.05f && d < 0.15f, "the trip is 0.1 long (%g)", (double)d);
+    q = p;
+    q.umax = d / (q.arrive * METHOD_OFF_FAR_TO) * 0.99f;
+    CHECK(method_off_pull_for_trip(&q, W, W, near, one) == 0.0f, "a trip beyond the far bound: 0 (%g)",
+          (double)method_off_pull_for_trip(&q, W, W, near, one));
+    q.umax = d / (q.arrive * 0.5f * (METHOD_OFF_FAR_FROM + METHOD_OFF_FAR_TO));
+    float mid = method_off_pull_for_trip(&q, W, W, near, one);
+    CHECK(fabsf(mid - 0.5f) < 0.01f, "half way between the bounds: 1/2 (%g)", (double)mid);
+    q = p;
+    method_time_trip(&q, W, W, near, one, true);
+    CHECK(q.off_pull == 1.0f, "method_time_trip sets off_pull (%g)", (double)q.off_pull);
+    method_time_trip(&q, W, W, near, two, true);
+    CHECK(q.off_pull == 0.0f, "and clears it for a split (%g)", (double)q.off_pull);
+    /* the surplus weight */
+    CHECK(method_off_weight(0.5f, 0.5f) == 0.0f && method_off_weight(0.2f, 0.5f) == 0.0f, "no surplus: 0");
+    CHECK(method_off_weight(1.0f, 0.1f) == 0.9f, "off the target: the whole surplus (%g)",
+          (double)method_off_weight(1.0f, 0.1f));
+    CHECK(method_off_weight(1.0f, METHOD_OFF_HI) == 0.0f && method_off_weight(1.0f, 0.9f) == 0.0f,
+          "arrived: none");
+    float h = method_off_weight(1.0f, 0.5f * (METHOD_OFF_LO + METHOD_OFF_HI));
+    CHECK(fabsf(h - 0.5f * (1.0f - 0.5f * (METHOD_OFF_LO + METHOD_OFF_HI))) < 1e-6f, "half the surplus half way (%g)",
+          (double)h);
+    CHECK(method_off_weight(NAN, 0.1f) == 0.0f, "NaN: 0");
+}
+
 static void test_gather_substeps(void)
 {
     SolverParams p;
@@ -733,6 +794,7 @@ int main(void)
     RUN(test_gather_from);
     RUN(test_gather_substeps);
     RUN(test_gather_gain);
+    RUN(test_off_pull);
     RUN(test_squeeze);
     RUN(test_transport_share);
     RUN(test_zeroed_is_default);
