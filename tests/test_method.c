@@ -219,9 +219,12 @@ static void test_off_pull(void)
     CHECK(method_parts(W, W, two) == 2, "two discs: two parts (%d)", method_parts(W, W, two));
     CHECK(method_parts(W, W, none) == 0, "no smoke: 0 (%d)", method_parts(W, W, none));
     CHECK(method_parts(W, W, speck) == 1, "a speck is not a part (%d)", method_parts(W, W, speck));
-    for (int k = 0; k < W * W; k++) speck[k] = one[k] * 0.05f; /* under METHOD_PART_LEVEL of the peak */
-    speck[0] = 1.0f;
-    CHECK(method_parts(W, W, speck) == 0 || method_parts(W, W, speck) == 1, "faint smoke under the level");
+    /* a second disc under METHOD_PART_LEVEL of the peak is no part; over it, one */
+    testlib_disc(speck, W, W, &sharp, 0.25, 0.5, 0.1, 1.0);
+    for (int k = 0; k < W * W; k++) speck[k] = fmaxf(speck[k], 0.05f * far[k]);
+    CHECK(method_parts(W, W, speck) == 1, "a disc at 0.05 of the peak is no part (%d)", method_parts(W, W, speck));
+    for (int k = 0; k < W * W; k++) speck[k] = fmaxf(speck[k], 0.2f * far[k]);
+    CHECK(method_parts(W, W, speck) == 2, "a disc at 0.2 of the peak is one (%d)", method_parts(W, W, speck));
     SolverParams p;
     method_params_default(&p);
     CHECK(method_off_pull_for_trip(&p, W, W, near, one) == 1.0f, "a short trip to one part: 1 (%g)",
