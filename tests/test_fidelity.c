@@ -951,6 +951,32 @@ static void test_suite_bounds(void)
     }
 }
 
+/* U and Uc on a paced single pair (--arrive 6 > METHOD_PACE_TIME): the
+ * pace slows the transport (slow motion, method_pace), so the flow that
+ * moved the smoke is r·u, not u. Read as u, the flow "carried" about three
+ * times the change and the rest read as residual: U 1.65-1.85 and Uc
+ * 1.77-1.82 on blob-star and word-ring at 64², where the flow did the work
+ * (measured with the scaled flow: U 0.24 and 0.48, Uc 0.03 and 0.07). */
+static void test_paced_flow_share(void)
+{
+    int rc = run(testlib_fmt("--cpu --grid 64 --steps 500 --pairs blob-star,word-ring --param arrive=6 --jobs 2 "
+                             "--csv '%s/pace.csv'", dir));
+    CHECK(rc == 0, "a paced suite run exits 0, got %d: %s", rc, R.err);
+    const char *csv = slurp("pace.csv");
+    static const char *pairs[] = {"blob-star", "word-ring"};
+    for (int k = 0; k < 2; k++) {
+        const char *row = csv ? strstr(csv, testlib_fmt("\n%s,", pairs[k])) : NULL;
+        CHECK(row != NULL, "no csv row for %s", pairs[k]);
+        if (!row) continue;
+        double v[31];
+        csv_numbers(row, v, 31);
+        double u = v[22], uc = v[23];
+        printf("  info: %s 64^2, --arrive 6: U %.3f, Uc %.3f\n", pairs[k], u, uc);
+        CHECK(u >= 0.0 && u <= 0.8, "%s paced: U %.3f (the flow as the transport moved it)", pairs[k], u);
+        CHECK(uc >= 0.0 && uc <= 0.3, "%s paced: Uc %.3f", pairs[k], uc);
+    }
+}
+
 int main(void)
 {
     snprintf(tool, sizeof tool, "%s/tools/fidelity", testlib_build_dir());
@@ -968,6 +994,7 @@ int main(void)
     RUN(test_tool);
     RUN(test_strip_steps_curve);
     RUN(test_tool_keys);
+    RUN(test_paced_flow_share);
     RUN(test_suite_bounds);
     testlib_rm_rf(dir);
     testlib_result_free(&R);

@@ -819,8 +819,11 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         if (flowing) { /* the velocity that moved prev to rho, in cells per step */
             if (morph_read_velocity(m, vx, vy) < 0) goto out_readback;
             /* as the transport bounds it: the projected flow within the
-             * guard (method_transport_cap), not umax, since the eighth round */
-            double k = rp.dt / cell, um = method_transport_cap(&rp);
+             * guard (method_transport_cap), not umax, since the eighth round;
+             * and as it moved the smoke: a long arrival's pace slows the
+             * whole flow (method_pace: the transport's share, r·u) */
+            const SolverParams *mp = morph_params(m);
+            double k = rp.dt / cell * (mp ? method_pace(mp, step) : 1.0), um = method_transport_cap(&rp);
             for (size_t c = 0; c < n; c++) {
                 vx[c] = (float)(fmax(-um, fmin(um, vx[c])) * k);
                 vy[c] = (float)(fmax(-um, fmin(um, vy[c])) * k);
