@@ -409,8 +409,7 @@ static int trip_parts(Trip *t)
 
 static float off_pull_for(const SolverParams *p, Trip *t)
 {
-    if (p->force != SOLVER_FORCE_BALANCE || !t->from || !t->to || p->arrive > METHOD_PACE_TIME ||
-        !(p->umax > 0.0f) || trip_parts(t) != 1)
+    if (p->force != SOLVER_FORCE_BALANCE || !t->from || !t->to || !(p->umax > 0.0f) || trip_parts(t) != 1)
         return 0.0f;
     /* the trip over the way the limit covers in the arrival (METHOD_OFF_FAR) */
     float T = p->arrive > 0.0f ? p->arrive : METHOD_PACE_TIME;
@@ -423,6 +422,17 @@ float method_off_pull_for_trip(const SolverParams *p, int w, int h, const float 
 {
     Trip t = trip_of(w, h, from, to);
     return off_pull_for(p, &t);
+}
+
+float method_off_ramp(const SolverParams *p, long kstep)
+{
+    float T = p->arrive;
+    if (!(T > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE) return 1.0f;
+    float n = roundf(T / p->dt);
+    float tau = (float)kstep / (n < 1.0f ? 1.0f : n);
+    float x = (tau - METHOD_PACE_UP) / (METHOD_PACE_FULL - METHOD_PACE_UP);
+    x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+    return x * x * (3.0f - 2.0f * x);
 }
 
 float method_off_weight(float rb, float tf)
@@ -637,6 +647,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     method_ease(p, nstep, kstep, &st->p.vf, &st->rg);
     st->rd = method_drift_fade(p, kstep, st->rg);
     st->umax_flow = p->umax * method_pace(p, kstep);
+    st->p.off_pull = p->off_pull * method_off_ramp(p, kstep);
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
     st->noise = method_noise_amp(p, kstep);

@@ -402,13 +402,14 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
  * target), none from METHOD_OFF_HI (smoke that has arrived), a smoothstep
  * between; off_pull (SolverParams, set per trip) is 1 where the target is
  * one connected part (method_parts), else 0: with one part no part can hold
- * smoke another part needs. 0 too for a paced trip (arrive >
- * METHOD_PACE_TIME): the pace plans the travel at METHOD_PACE_SPEED of the
- * limit, and with the pull the tour's 10-s keys were within 9-23% of their
- * start's error half way through (a key is to stay above 25%), while a
+ * smoke another part needs. A paced trip (arrive > METHOD_PACE_TIME) gets
+ * it only as its pace rises (method_off_ramp: none to METHOD_PACE_UP of the
+ * way): the pace plans the travel at METHOD_PACE_SPEED of the limit, and
+ * with the whole pull from step 0 the tour's 10-s keys were within 9-23% of
+ * their start's error half way through (a key is to stay above 25%), while a
  * faster planned speed left the smoke short of the key (0.7: 7.4% at the
- * first key's step). 0 with Fattal's force and without `from` or
- * `to`. The parts are those of the smoke over METHOD_PART_LEVEL of the
+ * first key's step); joining from METHOD_PACE_UP, the first half is as
+ * without it. 0 with Fattal's force and without `from` or `to`. The parts are those of the smoke over METHOD_PART_LEVEL of the
  * peak, 8 neighbours, each of at least METHOD_PART_MIN of those cells. */
 #define METHOD_OFF_FAR_FROM 0.5f
 #define METHOD_OFF_FAR_TO 1.5f
@@ -417,6 +418,11 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
 #define METHOD_PART_LEVEL 0.1f
 #define METHOD_PART_MIN 0.005
 float method_off_pull_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
+/* The share of off_pull a step gets: 1, but on a paced trip (arrive >
+ * METHOD_PACE_TIME) it joins as the pace rises, by the same smoothstep from
+ * METHOD_PACE_UP to METHOD_PACE_FULL of the way (method_plan multiplies
+ * MethodStep p.off_pull by it). */
+float method_off_ramp(const SolverParams *p, long kstep);
 /* The surplus weight above for a face's ρ̃ (rb) and ρ̃* (tf); 0 where
  * ρ̃ <= ρ̃*. */
 float method_off_weight(float rb, float tf);

@@ -235,8 +235,33 @@ static void test_off_pull(void)
     q.force = SOLVER_FORCE_FATTAL;
     CHECK(method_off_pull_for_trip(&q, W, W, near, one) == 0.0f, "Fattal's method: 0");
     q = p;
-    q.arrive = 2.0f * METHOD_PACE_TIME; /* a paced trip keeps its planned travel */
-    CHECK(method_off_pull_for_trip(&q, W, W, near, one) == 0.0f, "a paced trip: 0");
+    q.arrive = 2.0f * METHOD_PACE_TIME; /* a paced trip: the share, joining as the pace rises */
+    CHECK(method_off_pull_for_trip(&q, W, W, near, one) == 1.0f, "a paced trip: 1 (%g)",
+          (double)method_off_pull_for_trip(&q, W, W, near, one));
+    {
+        long n = lroundf(q.arrive / q.dt), up = lroundf(METHOD_PACE_UP * (float)n);
+        long full = lroundf(METHOD_PACE_FULL * (float)n), midk = (up + full) / 2;
+        CHECK(method_off_ramp(&q, 0) == 0.0f && method_off_ramp(&q, up) == 0.0f, "paced: none until the pace rises");
+        CHECK(fabsf(method_off_ramp(&q, midk) - 0.5f) < 0.02f, "half as it is half risen (%g)",
+              (double)method_off_ramp(&q, midk));
+        CHECK(method_off_ramp(&q, full) == 1.0f && method_off_ramp(&q, n) == 1.0f, "whole from METHOD_PACE_FULL");
+        SolverParams r = p; /* 3 s: not paced, whole from the start */
+        CHECK(method_off_ramp(&r, 0) == 1.0f, "unpaced: whole from step 0");
+        r.force = SOLVER_FORCE_FATTAL, r.arrive = q.arrive;
+        CHECK(method_off_ramp(&r, 0) == 1.0f, "Fattal's force: not paced");
+        /* method_plan hands the backends the step's share */
+        SolverParams z = q;
+        z.off_pull = 0.8f;
+        MethodStep st;
+        method_plan(&z, method_grid(W, W), 0, 0, 1.0f, &st);
+        CHECK(st.p.off_pull == 0.0f, "the plan at step 0 of a paced key: 0 (%g)", (double)st.p.off_pull);
+        method_plan(&z, method_grid(W, W), midk, midk, 1.0f, &st);
+        CHECK(fabsf(st.p.off_pull - 0.8f * method_off_ramp(&z, midk)) < 1e-6f && st.p.off_pull > 0.3f,
+              "the plan half risen: 0.8 times the ramp (%g)", (double)st.p.off_pull);
+        method_plan(&z, method_grid(W, W), n, n, 1.0f, &st);
+        CHECK(st.p.off_pull == 0.8f, "the plan at the key: 0.8 (%g)", (double)st.p.off_pull);
+    }
+    q = p;
     /* the trip's length over the limit's way in the arrival: whole to
      * METHOD_OFF_FAR_FROM, none from METHOD_OFF_FAR_TO */
     float d = method_travel_distance(W, W, near, one);
