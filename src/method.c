@@ -2,6 +2,7 @@
  * passes; see method.h. GL-free. */
 #include "method.h"
 
+#include <stdint.h>
 #include <math.h>
 #include <float.h>
 #include <strings.h>
@@ -370,19 +371,23 @@ int method_parts(int w, int h, const float *rho)
         if (isfinite(rho[k]) && rho[k] > peak) peak = rho[k];
     if (!(peak > 0.0f)) return 0;
     float level = METHOD_PART_LEVEL * peak;
+    size_t cells = 0;
+    for (size_t k = 0; k < n; k++) cells += isfinite(rho[k]) && rho[k] > level;
+    if (n > UINT32_MAX) return -1; /* grids are at most CONFIG_GRID_MAX² */
+    /* the stack holds each cell over the level at most once: at 4096² a
+     * target over a fifth of the box takes 13 MB, not the 134 MB a
+     * size_t a cell would */
     unsigned char *seen = calloc(n, 1);
-    size_t *stack = malloc(n * sizeof *stack);
+    uint32_t *stack = malloc((cells ? cells : 1) * sizeof *stack);
     if (!seen || !stack) {
         free(seen), free(stack);
         return -1;
     }
-    size_t cells = 0;
-    for (size_t k = 0; k < n; k++) cells += isfinite(rho[k]) && rho[k] > level;
     int parts = 0;
     for (size_t k0 = 0; k0 < n; k0++) {
         if (seen[k0] || !(isfinite(rho[k0]) && rho[k0] > level)) continue;
         size_t top = 0, size = 0;
-        seen[k0] = 1, stack[top++] = k0;
+        seen[k0] = 1, stack[top++] = (uint32_t)k0;
         while (top) { /* a flood fill, its stack on the heap: each cell is pushed once */
             size_t k = stack[--top];
             size++;
@@ -392,7 +397,7 @@ int method_parts(int w, int h, const float *rho)
                     int x = i + di, y = j + dj;
                     if (x < 0 || y < 0 || x >= w || y >= h) continue;
                     size_t q = (size_t)y * (size_t)w + (size_t)x;
-                    if (!seen[q] && isfinite(rho[q]) && rho[q] > level) seen[q] = 1, stack[top++] = q;
+                    if (!seen[q] && isfinite(rho[q]) && rho[q] > level) seen[q] = 1, stack[top++] = (uint32_t)q;
                 }
         }
         if ((double)size >= METHOD_PART_MIN * (double)cells) parts++;
