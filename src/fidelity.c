@@ -350,6 +350,12 @@ int fidelity_flow_add(FidelityFlow *f, const float *rho0, const float *rho1, con
 
 double fidelity_flow_u(const FidelityFlow *f) { return f->d > 0.0 ? f->r / f->d : NAN; }
 double fidelity_flow_uc(const FidelityFlow *f) { return f->dc > 0.0 ? f->rc / f->dc : NAN; }
+void fidelity_flow_merge(FidelityFlow *a, const FidelityFlow *b)
+{
+    a->r += b->r, a->d += b->d, a->rc += b->rc, a->dc += b->dc;
+    a->enstrophy += b->enstrophy, a->steps += b->steps;
+}
+
 double fidelity_flow_enstrophy(const FidelityFlow *f)
 {
     return f->steps > 0 ? f->enstrophy / (double)f->steps : NAN;

@@ -188,6 +188,7 @@ typedef struct {
     long compare_step;
     /* does the flow carry the smoke (issue 20; src/fidelity.h) */
     double u, uc;              /* the flow shares over steps 1 .. half_step (or all) */
+    double u3, uc3;            /* the same over steps 1 .. steps3 (or all): the whole way in */
     double print[NPRINT];      /* P at print_steps */
     double front;              /* the largest distance beyond the reach, domain units */
     double swirl;              /* the mean enstrophy over the same steps */
@@ -743,10 +744,11 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
     int rc = -1;
     Morph *m = NULL;
     float *rho = NULL, *blend_tgt = NULL, *prev = NULL, *vx = NULL, *vy = NULL, *front = NULL;
-    FidelityFlow flow = {0};
+    FidelityFlow flow = {0}, flow3 = {0};
     FILE *curve = NULL; /* --curve */
     char curve_path[PATH_MAX + 64], curve_part[PATH_MAX + 96];
     bool flowing = r != NULL; /* U, Uc and the swirl: every step until the error halves */
+    bool flowing3 = r != NULL; /* U and Uc to 3%: every step until the error is within 3% */
     float visible = 0.0f;
     Image *start = draw_image(env, p, false, w, h, err, errlen);
     Image *target = start ? draw_image(env, p, true, w, h, err, errlen) : NULL;
@@ -808,7 +810,7 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
             snprintf(err, errlen, "step %ld failed", step);
             goto out_morph;
         }
-        bool sample = r && (step % SAMPLE_EVERY == 0 || step == steps || flowing || step <= 200 ||
+        bool sample = r && (step % SAMPLE_EVERY == 0 || step == steps || flowing || flowing3 || step <= 200 ||
                             (s && is_strip_step(step)));
         bool snapping = snap && step == snap_step;
         if (!sample && !snapping) continue;
@@ -816,7 +818,7 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         if (morph_observe(m, rho, &mass, &e, NULL) < 0) goto out_readback;
         if (snapping) memcpy(snap, rho, n * sizeof *rho);
         if (!sample) continue;
-        if (flowing) { /* the velocity that moved prev to rho, in cells per step */
+        if (flowing || flowing3) { /* the velocity that moved prev to rho, in cells per step */
             if (morph_read_velocity(m, vx, vy) < 0) goto out_readback;
             /* as the transport bounds it: the projected flow within the
              * guard (method_transport_cap), not umax, since the eighth round;
@@ -828,12 +830,17 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
                 vx[c] = (float)(fmax(-um, fmin(um, vx[c])) * k);
                 vy[c] = (float)(fmax(-um, fmin(um, vy[c])) * k);
             }
-            if (fidelity_flow_add(&flow, prev, rho, vx, vy, w, h, cell, rp.dt) < 0) {
+            /* one step's sums, added to both windows while both are open */
+            FidelityFlow one = {0};
+            if (fidelity_flow_add(&one, prev, rho, vx, vy, w, h, cell, rp.dt) < 0) {
                 snprintf(err, errlen, "out of memory");
                 goto out_morph;
             }
+            if (flowing) fidelity_flow_merge(&flow, &one);
+            if (flowing3) fidelity_flow_merge(&flow3, &one);
             memcpy(prev, rho, n * sizeof *rho);
             if (e <= 0.5 * err0) flowing = false;
+            if (e <= 0.03) flowing3 = false;
         }
         for (int k = 0; k < NPRINT; k++)
             if (step == print_steps[k]) r->print[k] = fidelity_print_through(rho, start->px, blend_tgt, w, h);
@@ -865,6 +872,8 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         r->u = fidelity_flow_u(&flow);
         r->uc = fidelity_flow_uc(&flow);
         r->swirl = fidelity_flow_enstrophy(&flow);
+        r->u3 = fidelity_flow_u(&flow3);
+        r->uc3 = fidelity_flow_uc(&flow3);
     }
     if (curve) {
         FILE *f = curve;
@@ -922,7 +931,7 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
     r->steps10 = r->steps3 = r->half_step = -1;
     r->blend = r->blend_s = r->d128_512 = NAN;
     r->compare_step = -1;
-    r->u = r->uc = r->swirl = NAN;
+    r->u = r->uc = r->swirl = r->u3 = r->uc3 = NAN;
     r->front = 0.0; /* a max over the observed steps from 0 (the pair failed: ok = 0) */
     for (int k = 0; k < NPRINT; k++) r->print[k] = NAN;
     double t0 = now_s();
@@ -1247,7 +1256,7 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
     fprintf(f, "pair,grid_w,grid_h,steps,err0,err10,err300,err1000,err3000,err_end,steps_to_10,"
                "steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,"
                "stripes_max_step,stripes_ratio,compare_step,d128_512,u,uc,p5,p10,p20,front,swirl,"
-               "stripes_target,seconds\n");
+               "stripes_target,seconds,u3,uc3\n");
     for (int k = 0; k < npairs; k++) {
         if (!o->selected[k]) continue;
         const Result *r = &res[k];
@@ -1273,7 +1282,10 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
         csv_num(f, r->front);
         csv_num(f, r->swirl);
         csv_num(f, r->stripes_tgt);
-        fprintf(f, ",%.2f\n", r->seconds);
+        fprintf(f, ",%.2f", r->seconds);
+        csv_num(f, r->u3);
+        csv_num(f, r->uc3);
+        fputc('\n', f);
     }
     if (ferror(f) | (fclose(f) != 0)) fail("cannot write %s: %s", path, strerror(errno));
 }
