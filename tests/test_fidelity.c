@@ -848,6 +848,16 @@ static void csv_numbers(const char *row, double *v, int n)
     }
 }
 
+/* The first n numbers of pair's row in a --csv file's text (csv_numbers);
+ * false, and a failed check, when there is no such row. */
+static bool pair_numbers(const char *csv, const char *pair, double *v, int n)
+{
+    const char *row = csv ? strstr(csv, testlib_fmt("\n%s,", pair)) : NULL;
+    CHECK(row != NULL, "no csv row for %s", pair);
+    if (row) csv_numbers(row, v, n);
+    return row != NULL;
+}
+
 /* Issue 7's bounds on the whole suite, at a size CI affords (64², the CPU
  * reference, 1000 steps, the defaults): no stamp-in (error after 10 steps at
  * least 95% of the start), no cross-fade (blend distance at half-way at least
@@ -918,11 +928,8 @@ static void test_suite_bounds(void)
     rc = run(testlib_fmt("--cpu --grid 64 --steps 3000 --pairs square-blob --csv '%s/c.csv'", dir));
     CHECK(rc == 0, "square-blob to step 3000 exits 0, got %d: %s", rc, R.err);
     csv = slurp("c.csv");
-    const char *row = csv ? strstr(csv, "\nsquare-blob,") : NULL;
-    CHECK(row != NULL, "no csv row for square-blob");
-    if (row) {
-        double v[16];
-        csv_numbers(row, v, 16);
+    double v[31];
+    if (pair_numbers(csv, "square-blob", v, 16)) {
         double e3000 = v[8], half = v[13];
         printf("  info: square-blob 64^2: error %.4f at step 3000, half way at step %.0f\n", e3000, half);
         CHECK(e3000 <= 0.03, "square-blob: error %.3f at step 3000 (at most 0.03)", e3000);
@@ -938,11 +945,7 @@ static void test_suite_bounds(void)
                          "'haze-heart|rect:0.08,0.08,0.92,0.92:v=0.15|heart:0.5,0.52,0.2' --csv '%s/h.csv'", dir));
     CHECK(rc == 0, "haze-heart to step 1500 exits 0, got %d: %s", rc, R.err);
     csv = slurp("h.csv");
-    row = csv ? strstr(csv, "\nhaze-heart,") : NULL;
-    CHECK(row != NULL, "no csv row for haze-heart");
-    if (row) {
-        double v[31];
-        csv_numbers(row, v, 31);
+    if (pair_numbers(csv, "haze-heart", v, 31)) {
         double s3 = v[11], half = v[13], uc = v[23];
         printf("  info: haze-heart 64^2: half way at step %.0f, 3%% at %.0f, Uc %.3f\n", half, s3, uc);
         CHECK(half > 300 && half < 900, "haze-heart half way at step %.0f (the flow's, before the drift's 900)", half);
@@ -965,11 +968,8 @@ static void test_paced_flow_share(void)
     const char *csv = slurp("pace.csv");
     static const char *pairs[] = {"blob-star", "word-ring"};
     for (int k = 0; k < 2; k++) {
-        const char *row = csv ? strstr(csv, testlib_fmt("\n%s,", pairs[k])) : NULL;
-        CHECK(row != NULL, "no csv row for %s", pairs[k]);
-        if (!row) continue;
         double v[31];
-        csv_numbers(row, v, 31);
+        if (!pair_numbers(csv, pairs[k], v, 31)) continue;
         double u = v[22], uc = v[23];
         printf("  info: %s 64^2, --arrive 6: U %.3f, Uc %.3f\n", pairs[k], u, uc);
         CHECK(u >= 0.0 && u <= 0.8, "%s paced: U %.3f (the flow as the transport moved it)", pairs[k], u);
@@ -997,11 +997,8 @@ static void test_off_target_pull(void)
     static const struct { const char *pair; double by, uc; } want[] = {
         {"dots-heart", 850, 0.30}, {"base-ring", 750, 0.12}, {"diagonal", 700, 0.10}};
     for (int k = 0; k < 3; k++) {
-        const char *row = csv ? strstr(csv, testlib_fmt("\n%s,", want[k].pair)) : NULL;
-        CHECK(row != NULL, "no csv row for %s", want[k].pair);
-        if (!row) continue;
         double v[31];
-        csv_numbers(row, v, 31);
+        if (!pair_numbers(csv, want[k].pair, v, 31)) continue;
         double s3 = v[11], uc = v[23], front = v[27];
         printf("  info: %s 64^2: 3%% at step %.0f, Uc %.3f, front %.3f\n", want[k].pair, s3, uc, front);
         CHECK(s3 > 0 && s3 <= want[k].by, "%s within 3%% by step %.0f (at most %.0f: the flow carries it)",
@@ -1024,22 +1021,15 @@ static void test_flow_share_to_3(void)
     CHECK(rc == 0, "a short run exits 0, got %d: %s", rc, R.err);
     const char *csv = slurp("u3a.csv");
     CHECK(csv && strstr(csv, ",seconds,u3,uc3\n"), "the header ends seconds,u3,uc3");
-    const char *row = csv ? strstr(csv, "\ndiagonal,") : NULL;
-    CHECK(row != NULL, "no csv row for diagonal");
-    if (row) {
-        double v[33];
-        csv_numbers(row, v, 33);
+    double v[33];
+    if (pair_numbers(csv, "diagonal", v, 33)) {
         CHECK(v[31] == v[22] && v[32] == v[23], "20 steps, no halving: u3 %g = u %g, uc3 %g = uc %g", v[31], v[22],
               v[32], v[23]);
     }
     rc = run(testlib_fmt("--cpu --grid 64 --steps 400 --pairs blob-star --csv '%s/u3b.csv'", dir));
     CHECK(rc == 0, "blob-star exits 0, got %d: %s", rc, R.err);
     csv = slurp("u3b.csv");
-    row = csv ? strstr(csv, "\nblob-star,") : NULL;
-    CHECK(row != NULL, "no csv row for blob-star");
-    if (row) {
-        double v[33];
-        csv_numbers(row, v, 33);
+    if (pair_numbers(csv, "blob-star", v, 33)) {
         printf("  info: blob-star 64^2: half at %.0f, 3%% at %.0f, U %.3f -> %.3f, Uc %.3f -> %.3f to 3%%\n", v[13],
                v[11], v[22], v[31], v[23], v[32]);
         CHECK(v[13] > 0 && v[11] > v[13], "blob-star halves (%.0f) before it is within 3%% (%.0f)", v[13], v[11]);
