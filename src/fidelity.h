@@ -114,12 +114,12 @@ int fidelity_flow_add(FidelityFlow *f, const float *rho0, const float *rho1, con
                       const float *uy, int w, int h, double cell, double dt);
 /* U = Σ|r| / Σ|Δρ| and Uc likewise (NaN before any change); the mean
  * enstrophy over the steps added (NaN before any). */
-/* Add b's sums to a (b: other steps' fidelity_flow_add, e.g. one step's,
- * counted into two windows). */
-void fidelity_flow_merge(FidelityFlow *a, const FidelityFlow *b);
 double fidelity_flow_u(const FidelityFlow *f);
 double fidelity_flow_uc(const FidelityFlow *f);
 double fidelity_flow_enstrophy(const FidelityFlow *f);
+/* Add b's sums to a (b: other steps' fidelity_flow_add, e.g. one step's,
+ * counted into two windows). */
+void fidelity_flow_merge(FidelityFlow *a, const FidelityFlow *b);
 
 /* The front: smoke must never be visible farther from where smoke was at
  * the start than the flow's speed limit could have carried it, plus the

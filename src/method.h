@@ -409,8 +409,9 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
  * their start's error half way through (a key is to stay above 25%), while a
  * faster planned speed left the smoke short of the key (0.7: 7.4% at the
  * first key's step); joining from METHOD_PACE_UP, the first half is as
- * without it. 0 with Fattal's force and without `from` or `to`. The parts are those of the smoke over METHOD_PART_LEVEL of the
- * peak, 8 neighbours, each of at least METHOD_PART_MIN of those cells. */
+ * without it. 0 with Fattal's force and without `from` or `to`. The parts
+ * are those of the smoke over METHOD_PART_LEVEL of the peak, 8 neighbours,
+ * each of at least METHOD_PART_MIN of those cells. */
 #define METHOD_OFF_FAR_FROM 0.5f
 #define METHOD_OFF_FAR_TO 1.5f
 #define METHOD_OFF_LO 0.2f
