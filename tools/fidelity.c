@@ -172,6 +172,10 @@ typedef struct {
 
 /* Everything measured for one pair; plain data, so a --jobs child can send
  * it through a pipe. Step counts are -1 for "never" / "not run". */
+/* "within 3%": the error of the steps-to-3% column, and the end of U and
+ * Uc's window to 3% */
+#define WITHIN_3 0.03
+
 typedef struct {
     int ok;
     char err[512];
@@ -840,7 +844,7 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
             if (flowing3) fidelity_flow_merge(&flow3, &one);
             memcpy(prev, rho, n * sizeof *rho);
             if (e <= 0.5 * err0) flowing = false;
-            if (e <= 0.03) flowing3 = false;
+            if (e <= WITHIN_3) flowing3 = false;
         }
         for (int k = 0; k < NPRINT; k++)
             if (step == print_steps[k]) r->print[k] = fidelity_print_through(rho, start->px, blend_tgt, w, h);
@@ -851,7 +855,7 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         for (int k = 0; k < NAT; k++)
             if (step == at_steps[k]) r->err_at[k] = e;
         if (r->steps10 < 0 && e <= 0.10) r->steps10 = step;
-        if (r->steps3 < 0 && e <= 0.03) r->steps3 = step;
+        if (r->steps3 < 0 && e <= WITHIN_3) r->steps3 = step;
         double drift = mass0 != 0.0 ? fabs(mass - mass0) / mass0 : 0.0; /* NaN when either is */
         if (!(drift <= r->drift)) r->drift = drift; /* NaN sticks */
         if (r->half_step < 0 && e <= 0.5 * err0) {
