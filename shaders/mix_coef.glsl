@@ -29,7 +29,7 @@ uniform float u_near_w;    // method_mix_near: the share of the target's nearnes
 uniform float u_k;    // method_mix_k: C·(L/h)²·dt·(the flow's share)/iterations
 uniform float u_cap;  // METHOD_MIX_CAP
 uniform float u_edge_eps; // METHOD_MIX_EDGE_EPS·s
-uniform float u_edge_w;   // the edge excess's weight: the step's rg (0: not read)
+uniform float u_edge_w;   // the edge excess's weight: the step's mix_edge_w (method_mix_edge_w; 0: not read)
 uniform float u_fine_l2;  // (L/h)², L the mixing's length (METHOD_MIX_SCALE)
 uniform float u_fine_lo, u_fine_hi; // METHOD_MIX_FINE_LO, METHOD_MIX_FINE_HI
 

@@ -1308,7 +1308,7 @@ static int ref_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (k == 0)
             ref_pass_mix_coef(w, h, method_mix_k(w, h, st, count), hh, s->u, s->v, s->drift_ran ? s->wu : NULL,
                               s->drift_ran ? s->wv : NULL, &s->blur, s->c0,
-                              s->tgt_blur, s->rho, s->tgt, st->rg, method_mix_near(st), s->dscale, s->mixd);
+                              s->tgt_blur, s->rho, s->tgt, st->mix_edge_w, method_mix_near(st), s->dscale, s->mixd);
         ref_pass_mix_iter(w, h, s->mixd, s->rho, s->t0, k == 0, s->t1);
         SWAP(s->t0, s->t1);
         if (k == count - 1) {

@@ -451,8 +451,8 @@ static int mix_fields(Solver *s)
 }
 
 /* the subgrid mixing's d (packed) from the flow vel, the blurred mismatch
- * of rblur (ρ̃, coarse) with dens's ρ̃* and edge_w (the step's rg) times the
- * edge excess of dens's ρ over its ρ*, near_w the share of the target's
+ * of rblur (ρ̃, coarse) with dens's ρ̃* and edge_w (the step's
+ * mix_edge_w: rg, faded out long after the arrival) times the edge excess of dens's ρ over its ρ*, near_w the share of the target's
  * nearness (method_mix_near): k = method_mix_k */
 static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const Field *rblur, float k, float edge_w,
                           float near_w, Field *out)
@@ -1016,7 +1016,7 @@ static int solver_pass(void *self, MethodPass pass, int k, const MethodStep *st)
         if (mix_fields(s) < 0) return -1;
         if (k == 0) /* ρ̃ still in the coarse field from the step's first pass, as for the drift */
             pass_mix_coef(s, s->vel.read, s->dens.read, s->coarse.read, method_mix_k(s->w, s->h, st, count),
-                          st->rg, method_mix_near(st), s->mixd);
+                          st->mix_edge_w, method_mix_near(st), s->mixd);
         pass_mix(s, s->dens.read, s->mixd, &s->mixe, k == 0);
         if (k == count - 1) {
             pass_mix_apply(s, s->dens.read, s->mixe.read, s->dens.write);

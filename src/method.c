@@ -630,6 +630,16 @@ float method_mix_near(const MethodStep *st)
     return q < 0.0f ? 0.0f : (q > 1.0f ? 1.0f : q);
 }
 
+float method_mix_edge_w(const SolverParams *p, long kstep, float rg)
+{
+    if (!(p->arrive > 0.0f) || p->force != SOLVER_FORCE_BALANCE) return rg;
+    float n = roundf(p->arrive / p->dt); /* the arrival's steps, as method_ease */
+    float tau = (float)kstep / (n < 1.0f ? 1.0f : n);
+    float x = (tau - METHOD_MIX_EDGE_LATE_ON) / (METHOD_MIX_EDGE_LATE_OFF - METHOD_MIX_EDGE_LATE_ON);
+    x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
+    return rg * (1.0f - x * x * (3.0f - 2.0f * x));
+}
+
 static const char *const pass_names[METHOD_PASS_COUNT] = {
     "blur rho", "potential rhs", "potential V-cycle", "force + damping", "advect velocity",
     "divergence", "pressure V-cycle", "pressure Jacobi", "subtract gradient",
@@ -661,6 +671,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
     st->balance = p->force == SOLVER_FORCE_BALANCE && p->vb > 0.0f;
     st->kb = st->balance && dscale > 0.0f ? p->vb / dscale : 0.0f;
     st->noise = method_noise_amp(p, kstep);
+    st->mix_edge_w = method_mix_edge_w(p, kstep, st->rg);
     st->p.sigma = method_sigma(p, kstep);
     int ns = method_advect_substeps(g.w, g.h, p);
     st->gather_a = st->rg * p->dt * p->vg * p->gather_gain / (g.cell * g.cell); /* gain: method.h */

@@ -584,6 +584,7 @@ typedef struct {
     float gather_a;      /* the implicit gathering's a = rg·dt·vg/h² */
     float kb;            /* the balance force's vb / density scale (0: off) */
     float noise;         /* the force's noise this step: method_noise_amp (0: off) */
+    float mix_edge_w;    /* the subgrid mixing's edge excess's weight: method_mix_edge_w */
     bool balance;        /* the balance force is on (φ is solved) */
     /* Several smoke fields sharing one velocity (issue 9): each field's
      * force pass adds its dt·F to the velocity; only the last one damps and
@@ -675,6 +676,24 @@ float method_mix_k(int w, int h, const MethodStep *st, int iters);
  * 1000 differed by 0.32 of the mass (docs/FIDELITY.md, nineteenth round).
  * It replaced the eighteenth round's half strength while a drift waits. */
 float method_mix_near(const MethodStep *st);
+/* The weight of the mixing's edge excess (g's second term) in a step:
+ * rg, fading out by a smoothstep from METHOD_MIX_EDGE_LATE_ON to
+ * METHOD_MIX_EDGE_LATE_OFF arrivals after the target was set (τ = kstep
+ * over the arrival's steps, as method_ease's); rg itself when untimed
+ * (arrive 0, or Fattal's force). The term keeps the drift and the
+ * gathering from printing rims and levels while a shape comes in (grey at
+ * 512²: 1.83x the stripes of start and target with it, 2.14x without).
+ * Long after the arrival the smoke still to come is a faint residue that
+ * the gathering collects into a shape already there, and the term then
+ * mixed it back out of the shape's edges as fast as it came: a fog at 0.1
+ * into HI at 512² swung between 0.030 and 0.036 from step 2300 and missed
+ * 3% by step 3000; faded out from 4 to 6 arrivals it is within 3% by 2136,
+ * as 256² is by 2210, and every other pair run is unchanged
+ * (docs/FIDELITY.md, twenty-third round). A key's range ends at its
+ * arrival, so keys never reach the fade. */
+#define METHOD_MIX_EDGE_LATE_ON 4.0f
+#define METHOD_MIX_EDGE_LATE_OFF 6.0f
+float method_mix_edge_w(const SolverParams *p, long kstep, float rg);
 /* How the pace slows the flow: the transport moves smoke by the projected
  * flow (within method_transport_cap) times the pace, which is the flow at its speed for
  * dt·pace (the same fluxes): the smoke rides the whole flow in slow

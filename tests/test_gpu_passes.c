@@ -581,6 +581,10 @@ static void test_whole_steps(void)
     p.tramp = 1.0f;
     p.arrive = 10.0f;
     whole_steps(&p, "subgrid mixing 8, paced flow, 10 s");
+    /* ... with an arrival of 3 steps, so that the 20 steps run through the
+     * edge gate's fade from 4 to 6 arrivals (method_mix_edge_w) */
+    p.arrive = 0.03f;
+    whole_steps(&p, "subgrid mixing 8, the edge gate fading out (arrival 0.03 s)");
 }
 
 /* The stripes of issue 7 on the GPU: a disc into the same disc in the

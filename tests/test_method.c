@@ -814,6 +814,50 @@ static void test_drift_wait(void)
           (double)k_full);
 }
 
+/* The mixing's edge excess fades out long after the arrival
+ * (method_mix_edge_w): rg to the bit until METHOD_MIX_EDGE_LATE_ON
+ * arrivals, none from METHOD_MIX_EDGE_LATE_OFF, falling in between; the
+ * arrival's own steps count (a 6-s arrival fades twice as late); untimed
+ * runs and Fattal's force keep rg; method_plan hands it on. */
+static void test_mix_edge_late(void)
+{
+    enum { W = 64 };
+    SolverParams p;
+    method_params_default(&p);
+    p.dt = 0.01f;
+    p.arrive = 3.0f; /* 300 steps */
+    float rg = 0.7f;
+    CHECK(method_mix_edge_w(&p, 0, rg) == rg && method_mix_edge_w(&p, 1200, rg) == rg,
+          "until 4 arrivals the weight is rg: %g at step 0, %g at step 1200", (double)method_mix_edge_w(&p, 0, rg),
+          (double)method_mix_edge_w(&p, 1200, rg));
+    float a = method_mix_edge_w(&p, 1300, 1.0f), b = method_mix_edge_w(&p, 1500, 1.0f),
+          c = method_mix_edge_w(&p, 1700, 1.0f);
+    CHECK(a < 1.0f && a > b && b > c && c > 0.0f && fabsf(b - 0.5f) < 1e-6f,
+          "between 4 and 6 arrivals it falls: %g, %g (half way), %g at steps 1300, 1500, 1700", (double)a, (double)b,
+          (double)c);
+    CHECK(method_mix_edge_w(&p, 1800, 1.0f) == 0.0f && method_mix_edge_w(&p, 100000, 1.0f) == 0.0f,
+          "from 6 arrivals none: %g at step 1800", (double)method_mix_edge_w(&p, 1800, 1.0f));
+    p.arrive = 6.0f;
+    CHECK(method_mix_edge_w(&p, 2400, 1.0f) == 1.0f && fabsf(method_mix_edge_w(&p, 3000, 1.0f) - 0.5f) < 1e-6f,
+          "a 6-s arrival: whole at step 2400, half at 3000 (%g)", (double)method_mix_edge_w(&p, 3000, 1.0f));
+    p.arrive = 0.0f;
+    CHECK(method_mix_edge_w(&p, 100000, rg) == rg, "untimed: rg (%g)", (double)method_mix_edge_w(&p, 100000, rg));
+    p.arrive = 3.0f;
+    p.force = SOLVER_FORCE_FATTAL;
+    CHECK(method_mix_edge_w(&p, 100000, rg) == rg, "Fattal's force: rg (%g)",
+          (double)method_mix_edge_w(&p, 100000, rg));
+    method_params_default(&p);
+    p.dt = 0.01f;
+    p.arrive = 3.0f;
+    MethodStep st;
+    method_plan(&p, method_grid(W, W), 200, 200, 1.0f, &st);
+    CHECK(st.mix_edge_w == st.rg, "the plan at step 200: the weight %g is rg %g", (double)st.mix_edge_w,
+          (double)st.rg);
+    method_plan(&p, method_grid(W, W), 5000, 1500, 1.0f, &st);
+    CHECK(st.rg == 1.0f && fabsf(st.mix_edge_w - 0.5f) < 1e-6f,
+          "the plan reads the arrival's clock (kstep 1500 of a target set at step 3500): %g", (double)st.mix_edge_w);
+}
+
 int main(void)
 {
     RUN(test_pace);
@@ -823,6 +867,7 @@ int main(void)
     RUN(test_gather_substeps);
     RUN(test_gather_gain);
     RUN(test_off_pull);
+    RUN(test_mix_edge_late);
     RUN(test_squeeze);
     RUN(test_transport_share);
     RUN(test_zeroed_is_default);
