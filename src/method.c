@@ -185,16 +185,22 @@ int method_substeps_for(float speed, float scale, int bound)
     return n > bound ? bound : n;
 }
 
+/* The arrival's clock: kstep over the arrival's steps, round(arrive/dt)
+ * (at least 1), so a key's range and the same time given as --arrive reach
+ * 1 at the same whole step. */
+static float arrival_tau(const SolverParams *p, long kstep)
+{
+    float n = roundf(p->arrive / p->dt);
+    return (float)kstep / (n < 1.0f ? 1.0f : n);
+}
+
 /* Whether a trip is paced (arrive > METHOD_PACE_TIME, the balance force),
  * and then how far its pace has risen at kstep: x from 0 at METHOD_PACE_UP
  * of the way to 1 at METHOD_PACE_FULL (the smoothstep of x is the rise). */
 static bool pace_x(const SolverParams *p, long kstep, float *x)
 {
-    float T = p->arrive;
-    if (!(T > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE) return false;
-    float n = roundf(T / p->dt);
-    float tau = (float)kstep / (n < 1.0f ? 1.0f : n);
-    float v = (tau - METHOD_PACE_UP) / (METHOD_PACE_FULL - METHOD_PACE_UP);
+    if (!(p->arrive > METHOD_PACE_TIME) || p->force != SOLVER_FORCE_BALANCE) return false;
+    float v = (arrival_tau(p, kstep) - METHOD_PACE_UP) / (METHOD_PACE_FULL - METHOD_PACE_UP);
     *x = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
     return true;
 }
@@ -520,10 +526,7 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
     float xf = p->framp > 0.0f ? fminf(1.0f, t / p->framp) : 1.0f;
     *vf = p->vf * xf;
     if (p->arrive > 0.0f && p->force == SOLVER_FORCE_BALANCE) {
-        /* the arrival at a whole step: a key's range and the same time given
-         * as --arrive time the same step */
-        float n = roundf(p->arrive / p->dt);
-        float tau = (float)kstep / (n < 1.0f ? 1.0f : n);
+        float tau = arrival_tau(p, kstep);
         float on = METHOD_ARRIVE_ON, full = METHOD_ARRIVE_FULL;
         /* --gather-from 0.3 given is the default start, to the bit */
         if (p->gather_from > 0.0f && p->gather_from != METHOD_ARRIVE_ON)
@@ -633,9 +636,7 @@ float method_mix_near(const MethodStep *st)
 float method_mix_edge_w(const SolverParams *p, long kstep, float rg)
 {
     if (!(p->arrive > 0.0f) || p->force != SOLVER_FORCE_BALANCE) return rg;
-    float n = roundf(p->arrive / p->dt); /* the arrival's steps, as method_ease */
-    float tau = (float)kstep / (n < 1.0f ? 1.0f : n);
-    float x = (tau - METHOD_MIX_EDGE_LATE_ON) / (METHOD_MIX_EDGE_LATE_OFF - METHOD_MIX_EDGE_LATE_ON);
+    float x = (arrival_tau(p, kstep) - METHOD_MIX_EDGE_LATE_ON) / (METHOD_MIX_EDGE_LATE_OFF - METHOD_MIX_EDGE_LATE_ON);
     x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x);
     return rg * (1.0f - x * x * (3.0f - 2.0f * x));
 }
