@@ -317,8 +317,8 @@ void ref_pass_mix_coef(int w, int h, float k, float hh, const float *u, const fl
  * smoke that has arrived, are not. edge_w is the step's mix_edge_w
  * (MethodStep): its rg, since the edges this answers are the gathering's
  * and the drift's and they join the morph together, faded out long after
- * the arrival (method_mix_edge_w). With rho, n is also at least how much thinner
- * than the mixing's length L the smoke is at the cell (the fine gate:
+ * the arrival (method_mix_edge_w). With rho, n is also at least how much
+ * thinner than the mixing's length L the smoke is at the cell (the fine gate:
  * smoothstep(METHOD_MIX_FINE_LO, METHOD_MIX_FINE_HI, |∇²ρ|·(L/h)² ÷
  * (max(ρ, ρ̄) + METHOD_MIX_EDGE_EPS·dscale)), ρ̄ the mean of the neighbours
  * inside the grid), so a filament in transit that the strain thins below

@@ -452,8 +452,9 @@ static int mix_fields(Solver *s)
 
 /* the subgrid mixing's d (packed) from the flow vel, the blurred mismatch
  * of rblur (ρ̃, coarse) with dens's ρ̃* and edge_w (the step's
- * mix_edge_w: rg, faded out long after the arrival) times the edge excess of dens's ρ over its ρ*, near_w the share of the target's
- * nearness (method_mix_near): k = method_mix_k */
+ * mix_edge_w: rg, faded out long after the arrival) times the edge excess
+ * of dens's ρ over its ρ*, near_w the share of the target's nearness
+ * (method_mix_near): k = method_mix_k */
 static void pass_mix_coef(Solver *s, const Field *vel, const Field *dens, const Field *rblur, float k, float edge_w,
                           float near_w, Field *out)
 {
