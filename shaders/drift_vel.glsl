@@ -8,11 +8,7 @@
 // (the projected flow as it is, u_fcap only a guard: method_transport_cap; a
 // long key's pace slows it; issue 20). Out: the transport's face speeds, f + drift (.r on
 // the x faces, .g on the y faces), laid out like the velocity: the density's
-// one transport stage moves ρ by them this step. The limit reads the flow's
-// local mean m over (2·u_mean_r + 1)² samples u_mean_stride cells apart
-// (METHOD_FLOW_MEAN_R; the blur's coarse factor): |m + drift| <= max(umax, |m|),
-// and f + drift within ±u_fcap (twenty-fourth round: read from f itself,
-// the limit printed the small swirls' pattern into the drift).
+// one transport stage moves ρ by them this step.
 // With u_balance, the balance drift is added: m_φ·u_kw·∂φ of the deficit
 // potential φ (packed, from the force's multigrid solve this step), with
 // m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (METHOD_DRIFT_HAZE in cpu_solver.h),
@@ -38,9 +34,6 @@ uniform sampler2D u_vel; // the flow (projected): the drift keeps |flow + drift|
 uniform float u_flowscale; // the pace of a long key: the flow slowed, umax_flow/umax (else 1)
 uniform float u_umax;
 uniform float u_fcap;  // method_transport_cap: the flow's faces within ±u_fcap (a guard)
-uniform int u_mean_r;       // METHOD_FLOW_MEAN_R
-uniform int u_mean_stride;  // the blur's coarse factor (u_factor's, sent apart)
-uniform float u_mean_w;     // 1 / the samples (the CPU's float, so both round alike)
 
 // The 3x3 cells around the cell (i, j) this invocation writes, each read
 // once: ρ̃* (g_tb), ρ̃ (g_rb), the log ratio and φ. Every face speed below
@@ -145,16 +138,6 @@ vec4 stage()
     float ut = 0.25 * (raw_u(0, 0) + raw_u(1, 0) + raw_u(0, -1) + raw_u(1, -1));
     // the flow's limit (cpu_solver.c's drift_flow_limit)
     vec2 f = u_flowscale * clamp(texelFetch(u_vel, c, 0).rg, -u_fcap, u_fcap);
-    vec2 m = vec2(0.0); // the local mean, summed row by row as cpu_solver.c's flow_mean
-    for (int bb = -u_mean_r; bb <= u_mean_r; bb++)
-        for (int aa = -u_mean_r; aa <= u_mean_r; aa++) {
-            ivec2 q = c + ivec2(aa, bb) * u_mean_stride; // on or beyond a wall across the faces: 0
-            ivec2 qc = clamp(q, ivec2(0), u_size - 1);
-            if (q.x > 0 && q.x < u_size.x) m.x += texelFetch(u_vel, ivec2(q.x, qc.y), 0).r;
-            if (q.y > 0 && q.y < u_size.y) m.y += texelFetch(u_vel, ivec2(qc.x, q.y), 0).g;
-        }
-    m = u_flowscale * clamp(m * u_mean_w, -u_fcap, u_fcap);
-    vec2 lo = min(vec2(0.0), -u_umax - m), hi = max(vec2(0.0), u_umax - m); // faster flow: only slowed
-    vec2 d = vec2(clamp(capped(a, vt), lo.x, hi.x), clamp(capped(b, ut), lo.y, hi.y));
-    return vec4(clamp(f + d, -u_fcap, u_fcap), 0.0, 0.0);
+    vec2 lo = min(vec2(0.0), -u_umax - f), hi = max(vec2(0.0), u_umax - f); // faster flow: only slowed
+    return vec4(f.x + clamp(capped(a, vt), lo.x, hi.x), f.y + clamp(capped(b, ut), lo.y, hi.y), 0.0, 0.0);
 }

@@ -634,59 +634,29 @@ static float drift_capped(float a, float t, float cap)
 }
 
 /* The flow's limit on the drift (issue 20): the drift adds to the flow, so
- * each face's drift is clamped to keep |m + w| ≤ umax, m the flow's local
- * mean (flow_mean, METHOD_FLOW_MEAN_R): smoke never outruns what the flow could
- * carry. Where the flow runs faster than umax (it may, up to
- * METHOD_FLOW_GUARD·umax: method_transport_cap) the drift can only slow it.
- * Read from the mean, not the face's own flow, the limit does not take on
- * the small swirls' pattern (twenty-fourth round, method.h). f is the flow
- * as the transport moves smoke by it, r·u with r = flowmax/umax (a long
- * key's pace: the whole flow slowed, not clamped at flowmax), u within ±the
- * cap, and f + w stays within ±the cap. u, v NULL: no flow (the drift
- * alone, capped at umax). */
-static float drift_limited(float f, float m, float w, float umax, float cap)
+ * each face's drift is clamped to keep |f + w| ≤ umax, the speed limit of
+ * the force and the drift: smoke never outruns what the flow could carry.
+ * Where the projected flow itself runs faster than umax (it may, up to
+ * METHOD_FLOW_GUARD·umax: method_transport_cap) the drift can only slow it:
+ * |f + w| ≤ |f|. f is the flow as the transport moves smoke by it, r·u with
+ * r = flowmax/umax (a long key's pace: the whole flow slowed, not clamped
+ * at flowmax), u within ±the cap. u, v NULL: no flow (the drift alone,
+ * capped at umax). */
+static float drift_limited(float f, float w, float umax)
 {
-    float lo = -umax - m, hi = umax - m;
-    return clampf(f + clampf(w, lo < 0.0f ? lo : 0.0f, hi > 0.0f ? hi : 0.0f), -cap, cap);
+    float lo = -umax - f, hi = umax - f;
+    return f + clampf(w, lo < 0.0f ? lo : 0.0f, hi > 0.0f ? hi : 0.0f);
 }
 
-/* The mean of a face field q over the (2R+1)² samples `stride` cells apart
- * around face (i, j), summed row by row from the lowest (drift_vel.glsl sums
- * in the same order). axis 0: x faces, q(i, j) the face left of cell (i, j);
- * axis 1: y faces, below it. A sample on or beyond a wall across its faces
- * (index ≤ 0 or ≥ the side) reads 0, the wall's; along them it is clamped
- * to the grid. */
-static float flow_mean(int w, int h, const float *q, int axis, int i, int j, int stride)
-{
-    float sum = 0.0f;
-    for (int b = -METHOD_FLOW_MEAN_R; b <= METHOD_FLOW_MEAN_R; b++)
-        for (int a = -METHOD_FLOW_MEAN_R; a <= METHOD_FLOW_MEAN_R; a++) {
-            int ii = i + a * stride, jj = j + b * stride;
-            if (axis == 0) {
-                if (ii <= 0 || ii >= w) continue;
-                jj = jj < 0 ? 0 : jj > h - 1 ? h - 1 : jj;
-            } else {
-                if (jj <= 0 || jj >= h) continue;
-                ii = ii < 0 ? 0 : ii > w - 1 ? w - 1 : ii;
-            }
-            sum += q[(size_t)jj * w + ii];
-        }
-    return sum * method_flow_mean_w();
-}
-
-static void drift_flow_limit(int w, int h, float flowmax, const SolverParams *p, int stride,
-                             const float *u, const float *v, float *wu, float *wv)
+static void drift_flow_limit(int w, int h, float flowmax, const SolverParams *p, const float *u,
+                             const float *v, float *wu, float *wv)
 {
     float umax = p->umax, cap = method_transport_cap(p), r = method_flow_share(flowmax, umax);
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            size_t k = (size_t)j * w + i;
-            float uc = u ? r * clampf(u[k], -cap, cap) : 0.0f, vc = v ? r * clampf(v[k], -cap, cap) : 0.0f;
-            float um = u ? r * clampf(flow_mean(w, h, u, 0, i, j, stride), -cap, cap) : 0.0f;
-            float vm = v ? r * clampf(flow_mean(w, h, v, 1, i, j, stride), -cap, cap) : 0.0f;
-            wu[k] = drift_limited(uc, um, wu[k], umax, cap);
-            wv[k] = drift_limited(vc, vm, wv[k], umax, cap);
-        }
+    for (size_t k = 0; k < (size_t)w * h; k++) {
+        float uc = u ? r * clampf(u[k], -cap, cap) : 0.0f, vc = v ? r * clampf(v[k], -cap, cap) : 0.0f;
+        wu[k] = drift_limited(uc, wu[k], umax);
+        wv[k] = drift_limited(vc, wv[k], umax);
+    }
 }
 
 static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
@@ -719,7 +689,7 @@ void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpe
                               float flowmax, const float *u, const float *v, float *wu, float *wv)
 {
     drift_speeds(w, h, p, spec, phi, rho_blur_coarse, tgt_blur, dscale, r, wu, wv);
-    drift_flow_limit(w, h, flowmax, p, spec->factor, u, v, wu, wv);
+    drift_flow_limit(w, h, flowmax, p, u, v, wu, wv);
 }
 
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,

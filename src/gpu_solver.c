@@ -387,9 +387,6 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_float(sh, "u_flowscale", method_flow_share(s->umax_now, s->p.umax));
     shader_set_float(sh, "u_umax", s->p.umax);
     shader_set_float(sh, "u_fcap", method_transport_cap(&s->p));
-    shader_set_int(sh, "u_mean_r", METHOD_FLOW_MEAN_R);
-    shader_set_int(sh, "u_mean_stride", s->blur.factor);
-    shader_set_float(sh, "u_mean_w", method_flow_mean_w());
     run(s, out);
 }
 

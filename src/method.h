@@ -216,29 +216,12 @@ int method_gather_substeps(int w, int h, const SolverParams *p);
 /* Number of density-advection substeps n so that 2·cap·(dt/n)/h ≤ METHOD_ADVECT_CFL,
  * cap = method_transport_cap (the unsplit update's |c_x| + |c_y| bound; see
  * ref_pass_advect_density). The drift moves the smoke in the same stage: its
- * face speeds keep |u + w| within the cap (METHOD_PASS_DRIFT_VEL), so the
+ * face speeds keep |u + w| ≤ max(|u|, umax) (METHOD_PASS_DRIFT_VEL), so the
  * flow's bound holds. */
 int method_advect_substeps(int w, int h, const SolverParams *p);
 /* The transport's bound on the flow's face speeds, METHOD_FLOW_GUARD·umax:
  * the projected flow as it is (a guard, not a limit). */
 float method_transport_cap(const SolverParams *p);
-/* The drift's flow limit reads the flow's local mean (issue 20, twenty-fourth
- * round): the drift keeps m + w within ±umax per face, m the flow averaged
- * over (2·METHOD_FLOW_MEAN_R + 1)² samples the blur's coarse factor
- * (BlurSpec.factor, the blur as it is this step) cells apart, about ±σ at
- * every grid, and the flow plus drift stays within ±the transport's
- * cap. Read from the local flow, the limit cut the drift wherever a small
- * swirl ran along it and not where it ran against it, so the drift took on
- * the swirls' pattern, which is not divergence-free: it drew faint fog
- * being pulled in into chevron ridges (wide-fog's stripes at 512² 2.61 →
- * 1.71, docs/FIDELITY.md). The mean keeps a coherent stream within the
- * limit, so smoke still does not outrun the flow. */
-#define METHOD_FLOW_MEAN_R 2
-/* The mean's weight, 1/(2R + 1)² as a float: both backends multiply by it. */
-static inline float method_flow_mean_w(void)
-{
-    return 1.0f / (float)((2 * METHOD_FLOW_MEAN_R + 1) * (2 * METHOD_FLOW_MEAN_R + 1));
-}
 
 /* That is a bound, for the speed limit on both axes of some cell. A
  * transport stage takes only the substeps its actual speed needs (issue
