@@ -14,10 +14,38 @@ uniform int u_factor;
 uniform int u_mode;
 uniform ivec2 u_src_size;
 
+// u_chan 4: the flow's statistics for the drift's limit (gpu_solver.c's
+// pass_flow_stats, cpu_solver.c's flow_stats): u_src the velocity, the
+// means of (u, v, u², v²); u_mode 1 writes the four sums (no count), u_mode 2
+// counts the fine cells itself (u_full the whole factor, u_fine_size the
+// fine grid).
+uniform int u_full;
+uniform ivec2 u_fine_size;
+
+vec4 stats(ivec2 c, int f)
+{
+    vec4 sum = vec4(0.0);
+    if (u_mode == 2) {
+        for (int j = c.y * f; j < c.y * f + f && j < u_src_size.y; j++)
+            for (int i = c.x * f; i < c.x * f + f && i < u_src_size.x; i++) sum += texelFetch(u_src, ivec2(i, j), 0);
+        ivec2 lo = c * u_full, hi = min(lo + u_full, u_fine_size);
+        return sum / float((hi.x - lo.x) * (hi.y - lo.y));
+    }
+    int n = 0;
+    for (int j = c.y * f; j < c.y * f + f && j < u_size.y; j++)
+        for (int i = c.x * f; i < c.x * f + f && i < u_size.x; i++) {
+            vec2 q = texelFetch(u_src, ivec2(i, j), 0).rg;
+            sum += vec4(q, q * q);
+            n++;
+        }
+    return u_mode == 1 ? sum : sum / float(n);
+}
+
 vec4 stage()
 {
     ivec2 c = cell();
     int f = u_factor;
+    if (u_chan == 4) return stats(c, f);
     float sum = 0.0;
     if (u_mode == 2) {
         float n = 0.0;

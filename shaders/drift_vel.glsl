@@ -6,9 +6,15 @@
 // flow's limit: each face's drift keeps |f + drift| <= max(umax, |f|), f the
 // flow as the transport moves smoke by it, u_flowscale·clamp(flow, ±u_fcap)
 // (the projected flow as it is, u_fcap only a guard: method_transport_cap; a
-// long key's pace slows it; issue 20). Out: the transport's face speeds, f + drift (.r on
-// the x faces, .g on the y faces), laid out like the velocity: the density's
-// one transport stage moves ρ by them this step.
+// long key's pace slows it; issue 20), read from the flow's local
+// statistics (METHOD_FLOW_ENV_K): u_stats, the blurred coarse means of
+// (u, v, u², v²) (downsample.glsl's u_chan 4, then blur.glsl), read at the
+// cell centre: mean m, spread s = √(B(f²) − m²), and the drift keeps
+// m ± u_env_k·s + drift within ±umax, so it does not take on the small
+// swirls' pattern; a face faster than umax is only slowed. Out: the
+// transport's face speeds, f + drift (.r on the x faces, .g on the y
+// faces), laid out like the velocity: the density's one transport stage
+// moves ρ by them this step.
 // With u_balance, the balance drift is added: m_φ·u_kw·∂φ of the deficit
 // potential φ (packed, from the force's multigrid solve this step), with
 // m_φ = max(m, 1 − min(1, ρ̃_face/u_haze)) (METHOD_DRIFT_HAZE in cpu_solver.h),
@@ -34,6 +40,9 @@ uniform sampler2D u_vel; // the flow (projected): the drift keeps |flow + drift|
 uniform float u_flowscale; // the pace of a long key: the flow slowed, umax_flow/umax (else 1)
 uniform float u_umax;
 uniform float u_fcap;  // method_transport_cap: the flow's faces within ±u_fcap (a guard)
+uniform sampler2D u_stats; // the flow's statistics (coarse, like u_rblur)
+uniform float u_env_k;    // METHOD_FLOW_ENV_K
+uniform float u_env_floor; // METHOD_FLOW_ENV_FLOOR
 
 // The 3x3 cells around the cell (i, j) this invocation writes, each read
 // once: ρ̃* (g_tb), ρ̃ (g_rb), the log ratio and φ. Every face speed below
@@ -137,7 +146,17 @@ vec4 stage()
     float vt = 0.25 * (raw_v(0, 0) + raw_v(-1, 0) + raw_v(0, 1) + raw_v(-1, 1));
     float ut = 0.25 * (raw_u(0, 0) + raw_u(1, 0) + raw_u(0, -1) + raw_u(1, -1));
     // the flow's limit (cpu_solver.c's drift_flow_limit)
-    vec2 f = u_flowscale * clamp(texelFetch(u_vel, c, 0).rg, -u_fcap, u_fcap);
-    vec2 lo = min(vec2(0.0), -u_umax - f), hi = max(vec2(0.0), u_umax - f); // faster flow: only slowed
+    vec2 f0 = texelFetch(u_vel, c, 0).rg; // the statistics (cpu_solver.c's flow_bounds)
+    vec4 st = sample_coarse4(u_stats, u_factor, u_csize, vec2(float(i) + 0.5, float(j) + 0.5));
+    vec2 mm = st.xy * st.xy;
+    vec2 var = (st.zw - mm) - u_env_floor * st.zw;
+    vec2 k = u_env_k * sqrt(max(var, vec2(0.0)));
+    vec2 fh = st.xy + k, fl = st.xy - k;
+    vec2 f = u_flowscale * clamp(f0, -u_fcap, u_fcap);
+    fh = u_flowscale * clamp(fh, -u_fcap, u_fcap);
+    fl = u_flowscale * clamp(fl, -u_fcap, u_fcap);
+    vec2 lo = min(vec2(0.0), -u_umax - fl), hi = max(vec2(0.0), u_umax - fh);
+    lo = mix(lo, vec2(0.0), lessThan(f, vec2(-u_umax))); // faster flow: only slowed
+    hi = mix(hi, vec2(0.0), greaterThan(f, vec2(u_umax)));
     return vec4(f.x + clamp(capped(a, vt), lo.x, hi.x), f.y + clamp(capped(b, ut), lo.y, hi.y), 0.0, 0.0);
 }

@@ -74,3 +74,32 @@ float sample_coarse(sampler2D t, int factor, ivec2 csize, vec2 p)
     float b = a01 + tx * (a11 - a01);
     return a + ty * (b - a);
 }
+
+// sample_coarse of all four channels (the flow's statistics).
+vec4 sample_coarse4(sampler2D t, int factor, ivec2 csize, vec2 p)
+{
+    if (factor > 1) {
+        vec2 c = p / float(factor) - 0.5;
+        ivec2 c0 = ivec2(floor(c));
+        vec4 wx = bspline_w(c.x - float(c0.x)), wy = bspline_w(c.y - float(c0.y));
+        vec4 s = vec4(0.0);
+        for (int b = 0; b < 4; b++) {
+            int jj = clamp(c0.y - 1 + b, 0, csize.y - 1);
+            vec4 r = vec4(0.0);
+            for (int a = 0; a < 4; a++)
+                r += wx[a] * texelFetch(t, ivec2(clamp(c0.x - 1 + a, 0, csize.x - 1), jj), 0);
+            s += wy[b] * r;
+        }
+        return s;
+    }
+    float cx = clamp(p.x - 0.5, 0.0, float(csize.x - 1));
+    float cy = clamp(p.y - 0.5, 0.0, float(csize.y - 1));
+    int i0 = int(floor(cx)), j0 = int(floor(cy));
+    int i1 = min(i0 + 1, csize.x - 1), j1 = min(j0 + 1, csize.y - 1);
+    float tx = cx - float(i0), ty = cy - float(j0);
+    vec4 a00 = texelFetch(t, ivec2(i0, j0), 0), a10 = texelFetch(t, ivec2(i1, j0), 0);
+    vec4 a01 = texelFetch(t, ivec2(i0, j1), 0), a11 = texelFetch(t, ivec2(i1, j1), 0);
+    vec4 a = a00 + tx * (a10 - a00);
+    vec4 b = a01 + tx * (a11 - a01);
+    return a + ty * (b - a);
+}

@@ -634,29 +634,81 @@ static float drift_capped(float a, float t, float cap)
 }
 
 /* The flow's limit on the drift (issue 20): the drift adds to the flow, so
- * each face's drift is clamped to keep |f + w| ≤ umax, the speed limit of
- * the force and the drift: smoke never outruns what the flow could carry.
- * Where the projected flow itself runs faster than umax (it may, up to
- * METHOD_FLOW_GUARD·umax: method_transport_cap) the drift can only slow it:
- * |f + w| ≤ |f|. f is the flow as the transport moves smoke by it, r·u with
- * r = flowmax/umax (a long key's pace: the whole flow slowed, not clamped
- * at flowmax), u within ±the cap. u, v NULL: no flow (the drift alone,
- * capped at umax). */
-static float drift_limited(float f, float w, float umax)
+ * each face's drift keeps its flow plus drift within ±umax, the speed limit
+ * of the force and the drift: smoke never outruns what the flow could
+ * carry. The limit reads the flow's local statistics (METHOD_FLOW_ENV_K):
+ * w ≤ umax − fhi and w ≥ −umax − flo, fhi and flo the mean ± K times the
+ * spread, so it is even over small swirls rather than their pattern. Where
+ * the face's flow runs faster than umax (it may, up to
+ * METHOD_FLOW_GUARD·umax: method_transport_cap) the drift can only slow it.
+ * f is the flow as the transport moves smoke by it, r·u with r =
+ * flowmax/umax (a long key's pace: the whole flow slowed, not clamped at
+ * flowmax), u within ±the cap. */
+static float drift_limited(float f, float fhi, float flo, float w, float umax)
 {
-    float lo = -umax - f, hi = umax - f;
+    float lo = f < -umax ? 0.0f : -umax - flo, hi = f > umax ? 0.0f : umax - fhi;
     return f + clampf(w, lo < 0.0f ? lo : 0.0f, hi > 0.0f ? hi : 0.0f);
 }
 
-static void drift_flow_limit(int w, int h, float flowmax, const SolverParams *p, const float *u,
-                             const float *v, float *wu, float *wv)
+/* The flow's coarse statistics for the drift's limit: st[0..3] (each
+ * spec->cw x spec->ch) the blurred coarse means of u, v, u² and v² (the
+ * blur of ρ̃, blur_coarse; gpu_solver.c's pass_flow_stats). 0, or -1 out of
+ * memory. */
+static int flow_stats(int w, int h, const BlurSpec *spec, const float *u, const float *v, float *st[4])
+{
+    size_t n = (size_t)w * h, nc = (size_t)spec->cw * spec->ch;
+    float *q = malloc(n * sizeof *q), *t = malloc(nc * sizeof *t);
+    if (!q || !t) {
+        free(q);
+        free(t);
+        return -1;
+    }
+    for (int ch = 0; ch < 4; ch++) {
+        const float *src = ch % 2 == 0 ? u : v;
+        for (size_t k = 0; k < n; k++) q[k] = ch < 2 ? src[k] : src[k] * src[k];
+        blur_coarse(w, h, spec, q, st[ch], t);
+    }
+    free(q);
+    free(t);
+    return 0;
+}
+
+/* The mean ± K times the spread of the flow at cell (i, j) from the coarse
+ * mean m and mean square m2 (drift_vel.glsl's, in the same order). */
+static void flow_bounds(const BlurSpec *spec, const float *m, const float *m2, int i, int j, float *hi, float *lo)
+{
+    float x = (float)i + 0.5f, y = (float)j + 0.5f;
+    float mu = ref_sample_coarse(spec, m, x, y), sq = ref_sample_coarse(spec, m2, x, y);
+    float mm = mu * mu;
+    float var = (sq - mm) - METHOD_FLOW_ENV_FLOOR * sq;
+    float sd = sqrtf(var > 0.0f ? var : 0.0f), k = METHOD_FLOW_ENV_K * sd;
+    *hi = mu + k;
+    *lo = mu - k;
+}
+
+static void drift_flow_limit(int w, int h, float flowmax, const SolverParams *p, const BlurSpec *spec,
+                             const float *u, const float *v, float *wu, float *wv)
 {
     float umax = p->umax, cap = method_transport_cap(p), r = method_flow_share(flowmax, umax);
-    for (size_t k = 0; k < (size_t)w * h; k++) {
-        float uc = u ? r * clampf(u[k], -cap, cap) : 0.0f, vc = v ? r * clampf(v[k], -cap, cap) : 0.0f;
-        wu[k] = drift_limited(uc, wu[k], umax);
-        wv[k] = drift_limited(vc, wv[k], umax);
-    }
+    size_t nc = (size_t)spec->cw * spec->ch;
+    float *sbuf = (u && v) ? malloc(4 * nc * sizeof *sbuf) : NULL, *st[4] = {0};
+    for (int c = 0; c < 4 && sbuf; c++) st[c] = sbuf + (size_t)c * nc;
+    bool stats = sbuf && flow_stats(w, h, spec, u, v, st) == 0;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            size_t k = (size_t)j * w + i;
+            float uc = u ? r * clampf(u[k], -cap, cap) : 0.0f, vc = v ? r * clampf(v[k], -cap, cap) : 0.0f;
+            float uh = uc, ul = uc, vh = vc, vl = vc; /* no statistics: the face's own flow */
+            if (stats) {
+                flow_bounds(spec, st[0], st[2], i, j, &uh, &ul);
+                flow_bounds(spec, st[1], st[3], i, j, &vh, &vl);
+                uh = r * clampf(uh, -cap, cap), ul = r * clampf(ul, -cap, cap);
+                vh = r * clampf(vh, -cap, cap), vl = r * clampf(vl, -cap, cap);
+            }
+            wu[k] = drift_limited(uc, uh, ul, wu[k], umax);
+            wv[k] = drift_limited(vc, vh, vl, wv[k], umax);
+        }
+    free(sbuf);
 }
 
 static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
@@ -689,7 +741,7 @@ void ref_pass_drift_vel_paced(int w, int h, const SolverParams *p, const BlurSpe
                               float flowmax, const float *u, const float *v, float *wu, float *wv)
 {
     drift_speeds(w, h, p, spec, phi, rho_blur_coarse, tgt_blur, dscale, r, wu, wv);
-    drift_flow_limit(w, h, flowmax, p, u, v, wu, wv);
+    drift_flow_limit(w, h, flowmax, p, spec, u, v, wu, wv);
 }
 
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,

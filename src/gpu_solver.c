@@ -116,6 +116,8 @@ struct Solver {
     float blur_sigma; /* the σ of blur and the target's blurred channel (method_sigma: coarse to fine) */
     Shader *sh[SH_COUNT];
     FieldPair vel, dens, pres, gerr, coarse;
+    FieldPair stats;            /* the flow's statistics for the drift's limit (pass_flow_stats) */
+    Field *dsum4;               /* their 8 x 8 block sums: a large factor */
     FieldPair mixe;             /* the subgrid mixing's increment δ, packed (METHOD_PASS_MIX) */
     FieldPair curl;             /* the smoothed corner vorticity, (w+1) x (h+1) (the force's confinement) */
     FieldPair pot;              /* the balance force's deficit potential φ, packed */
@@ -252,6 +254,34 @@ static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
     blur_axes(s, &s->blur, coarse);
 }
 
+/* stats.read <- the blurred coarse means of (u, v, u², v²) of vel: the
+ * drift's flow limit reads their mean and spread (METHOD_FLOW_ENV_K,
+ * cpu_solver.c's flow_stats); the blur of ρ̃, three passes */
+static void pass_flow_stats(Solver *s, const Field *vel)
+{
+    Shader *sh = use(s, SH_DOWNSAMPLE);
+    shader_set_texture(sh, "u_src", 0, field_texture(vel));
+    shader_set_int(sh, "u_chan", 4);
+    int f = s->blur.factor, split = SOLVER_DOWNSAMPLE_SPLIT;
+    shader_set_int(sh, "u_full", f);
+    shader_set_ivec2(sh, "u_fine_size", s->w, s->h);
+    if (f > split) {
+        shader_set_int(sh, "u_mode", 1);
+        shader_set_int(sh, "u_factor", split);
+        run(s, s->dsum4);
+        shader_set_int(sh, "u_mode", 2);
+        shader_set_int(sh, "u_factor", f / split);
+        shader_set_texture(sh, "u_src", 0, field_texture(s->dsum4));
+        shader_set_ivec2(sh, "u_src_size", field_width(s->dsum4), field_height(s->dsum4));
+    } else {
+        shader_set_int(sh, "u_mode", 0);
+        shader_set_int(sh, "u_factor", f);
+    }
+    run(s, s->stats.write);
+    field_pair_swap(&s->stats);
+    blur_axes(s, &s->blur, &s->stats);
+}
+
 
 /* curl.read <- the corner vorticity of vel, smoothed (METHOD_SWIRL_SMOOTH):
  * what the confinement reads; its fields made the first time (a morph
@@ -369,6 +399,7 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
         shader_set_texture(sc, "u_rows", 2, field_texture(s->cover_rows));
         run(s, s->cover);
     }
+    pass_flow_stats(s, s->vel.read);
     Shader *sh = use(s, SH_DRIFT_VEL);
     shader_set_texture(sh, "u_dens", 0, field_texture(dens));
     shader_set_texture(sh, "u_rblur", 1, field_texture(rblur));
@@ -387,6 +418,9 @@ static void pass_drift_vel(Solver *s, const Field *dens, const Field *rblur, con
     shader_set_float(sh, "u_flowscale", method_flow_share(s->umax_now, s->p.umax));
     shader_set_float(sh, "u_umax", s->p.umax);
     shader_set_float(sh, "u_fcap", method_transport_cap(&s->p));
+    shader_set_float(sh, "u_env_k", METHOD_FLOW_ENV_K);
+    shader_set_float(sh, "u_env_floor", METHOD_FLOW_ENV_FLOOR);
+    shader_set_texture(sh, "u_stats", 5, field_texture(s->stats.read));
     run(s, out);
 }
 
@@ -1178,6 +1212,7 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (!(s->gcoef = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->grhs = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (field_pair_create(&s->coarse, s->blur.cw, s->blur.ch, 1, err, errlen) < 0) return -1;
+    if (field_pair_create(&s->stats, s->blur.cw, s->blur.ch, 4, err, errlen) < 0) return -1;
     if (!(s->div = field_create(packed(s->w), packed(s->h), 4, err, errlen))) return -1;
     if (!(s->ratio = field_create(s->w, s->h, 4, err, errlen))) return -1; /* ratio, 2 fluxes */
     if (!(s->drift = field_create(s->w, s->h, 2, err, errlen))) return -1; /* wu, wv */
@@ -1186,6 +1221,10 @@ static int create_fields(Solver *s, char *err, size_t errlen)
     if (!(s->dsum = field_create((s->w + SOLVER_DOWNSAMPLE_SPLIT - 1) / SOLVER_DOWNSAMPLE_SPLIT,
                                  (s->h + SOLVER_DOWNSAMPLE_SPLIT - 1) / SOLVER_DOWNSAMPLE_SPLIT, 2, err,
                                  errlen)))
+        return -1;
+    if (!(s->dsum4 = field_create((s->w + SOLVER_DOWNSAMPLE_SPLIT - 1) / SOLVER_DOWNSAMPLE_SPLIT,
+                                  (s->h + SOLVER_DOWNSAMPLE_SPLIT - 1) / SOLVER_DOWNSAMPLE_SPLIT, 4, err,
+                                  errlen)))
         return -1;
     if (!(s->scratch = field_create(s->w, s->h, 1, err, errlen))) return -1;
     for (int w = s->w, h = s->h; s->nspeed == 0 || w > 1 || h > 1; s->nspeed++) {
@@ -1267,7 +1306,7 @@ void solver_free(Solver *s)
 {
     if (!s) return;
     for (int k = 0; k < SH_COUNT; k++) shader_free(s->sh[k]);
-    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse, &s->rho, &s->mixe, &s->curl};
+    FieldPair *pairs[] = {&s->vel, &s->dens, &s->pres, &s->pot, &s->gerr, &s->coarse, &s->stats, &s->rho, &s->mixe, &s->curl};
     for (size_t k = 0; k < sizeof pairs / sizeof pairs[0]; k++) field_pair_free(pairs[k]);
     for (int l = 0; l < s->nspeed; l++) field_free(s->speed[l]);
     if (s->plan) glDeleteBuffers(1, &s->plan);
@@ -1278,6 +1317,7 @@ void solver_free(Solver *s)
     field_free(s->cover_rows);
     field_free(s->cover);
     field_free(s->dsum);
+    field_free(s->dsum4);
     field_free(s->gcoef);
     field_free(s->mixd);
     field_free(s->grhs);
@@ -1312,13 +1352,17 @@ static int blur_spec_for(Solver *s, float sigma)
     method_blur_spec(s->w, s->h, sigma, &nb);
     if (nb.cw != s->blur.cw || nb.ch != s->blur.ch) {
         char err[256];
-        FieldPair c = {0};
-        if (field_pair_create(&c, nb.cw, nb.ch, 1, err, sizeof err) < 0) {
+        FieldPair c = {0}, st = {0};
+        if (field_pair_create(&c, nb.cw, nb.ch, 1, err, sizeof err) < 0 ||
+            field_pair_create(&st, nb.cw, nb.ch, 4, err, sizeof err) < 0) {
+            field_pair_free(&c);
             log_error("solver", "a blur of width %g: %s", (double)sigma, err);
             return -1;
         }
         field_pair_free(&s->coarse);
+        field_pair_free(&s->stats);
         s->coarse = c;
+        s->stats = st;
     }
     s->blur = nb;
     s->blur_sigma = sigma;

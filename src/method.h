@@ -222,6 +222,24 @@ int method_advect_substeps(int w, int h, const SolverParams *p);
 /* The transport's bound on the flow's face speeds, METHOD_FLOW_GUARD·umax:
  * the projected flow as it is (a guard, not a limit). */
 float method_transport_cap(const SolverParams *p);
+/* The drift's flow limit reads the flow's local statistics (issue 20,
+ * twenty-fifth round): the mean m and the spread s = √(B(f²) − m²) of the
+ * flow's faces, B the blur of the step (BlurSpec, σ as it is this step: the
+ * coarse means of u, v, u² and v², blurred, read at the cell centre like ρ̃).
+ * The drift keeps m + K·s + w ≤ umax and m − K·s + w ≥ −umax, K =
+ * METHOD_FLOW_ENV_K: held below umax by the swirls' typical speed, evenly
+ * over them. Read from each face's own flow, the limit cut the drift
+ * wherever a small swirl ran along it and not where it ran against it, so
+ * the drift took on the swirls' pattern, which is not divergence-free: it
+ * drew faint fog into chevron ridges (wide-fog's stripes at 512² 2.61 →
+ * 1.71, docs/FIDELITY.md). Read from the mean alone (K = 0) smoke outran the
+ * flow where a narrow jet ran along the drift (base-ring at 64², 0.009);
+ * K = 0.5 and 1 kept it at 0. */
+#define METHOD_FLOW_ENV_K 1.0f
+/* The spread's variance less this share of the mean square: the blur's
+ * rounding (about 1e-7 of it) reads 0 on an even flow, on both backends,
+ * where its square root would have made it about 3e-4 of the flow. */
+#define METHOD_FLOW_ENV_FLOOR 1e-5f
 
 /* That is a bound, for the speed limit on both axes of some cell. A
  * transport stage takes only the substeps its actual speed needs (issue

@@ -2309,6 +2309,72 @@ static void test_drift_flow_limit(void)
     drift_fixture_free(&f);
 }
 
+/* The limit reads the flow's local statistics (METHOD_FLOW_ENV_K,
+ * twenty-fifth round): its blurred mean m and spread s. On small swirls, a
+ * shear u = ±A alternating row by row (its blurred mean about 0, its spread
+ * A), a drift along +x at 10x the cap (wmax = umax) is held at umax − K·A
+ * on every face, to 1% of A: the drift keeps next to no trace of the
+ * swirls, and no face's flow + drift exceeds umax by more. Read from each face's own flow, it was cut to
+ * umax − f where the swirl ran along it and left whole where it ran against
+ * it: a drift of the swirls' pattern, which compresses (wide-fog's chevron
+ * ridges, docs/FIDELITY.md). Near a lone fast face the drift is held back,
+ * far from it not; a drift against the stream is held by the lower bound. */
+static void test_drift_flow_envelope(void)
+{
+    SolverParams d;
+    method_params_default(&d);
+    DriftFixture f;
+    drift_fixture(&f, 32, 32, d.umax);
+    int w = f.w, h = f.h;
+    size_t n = (size_t)w * h;
+    const SolverParams *pp = &f.p;
+    float umax = pp->umax, a = 0.4f * umax, *u = falloc(n), *v = falloc(n);
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            f.phi[(size_t)j * w + i] = 10.0f * pp->wmax * (float)i / (float)w; /* along +x only */
+            u[(size_t)j * w + i] = j % 2 ? -a : a;
+            v[(size_t)j * w + i] = 0.0f;
+        }
+    ref_pass_drift_vel(w, h, pp, &f.bs, f.phi, f.rbc, f.tb, 1.0f, 1.0f, u, v, f.wu, f.wv);
+    float lo = 1e9f, hi = -1e9f, top = -1e9f, want = umax - METHOD_FLOW_ENV_K * a;
+    for (int j = 4; j < h - 4; j++)
+        for (int i = 4; i < w - 4; i++) {
+            size_t k = (size_t)j * w + i;
+            float added = f.wu[k] - u[k];
+            lo = fminf(lo, added);
+            hi = fmaxf(hi, added);
+            top = fmaxf(top, f.wu[k]);
+        }
+    printf("  info: drift on swirls of ±%.3f: added %.5f..%.5f, fastest face %.5f (umax %.2f)\n", (double)a,
+           (double)lo, (double)hi, (double)top, (double)umax);
+    CHECK(hi - lo <= 0.01f * a, "the drift on small swirls varies with them: %g..%g", (double)lo, (double)hi);
+    CHECK(fabsf(lo - want) <= 0.01f * a, "the drift on swirls of ±%g: %g, want umax - K·%g = %g", (double)a,
+          (double)lo, (double)a, (double)want);
+    CHECK(top <= umax + 0.01f * a, "flow + drift %g over umax %g", (double)top, (double)umax);
+    /* a lone fast face: the drift around it held back, far from it not */
+    for (size_t k = 0; k < n; k++) u[k] = 0.0f;
+    size_t c = (size_t)16 * w + 16;
+    u[c] = 0.7f * umax;
+    ref_pass_drift_vel(w, h, pp, &f.bs, f.phi, f.rbc, f.tb, 1.0f, 1.0f, u, v, f.wu, f.wv);
+    printf("  info: a lone face at 0.7 umax: its neighbour's drift %.5f, a far face's %.5f\n",
+           (double)f.wu[c + 1], (double)f.wu[c + 12]);
+    CHECK(f.wu[c + 1] < umax - 0.05f * umax && f.wu[c + 1] > 0.0f,
+          "next to a lone face at 0.7 umax the drift is held back: %g (umax %g)", (double)f.wu[c + 1],
+          (double)umax);
+    CHECK(fabsf(f.wu[c + 12] - umax) <= 1e-6f, "far from it the drift is whole: %g, want umax",
+          (double)f.wu[c + 12]);
+    /* the drift against the stream: held by the lower bound, as much */
+    float along = f.wu[c + 1];
+    u[c] = -0.7f * umax;
+    for (size_t k = 0; k < n; k++) f.phi[k] = -f.phi[k];
+    ref_pass_drift_vel(w, h, pp, &f.bs, f.phi, f.rbc, f.tb, 1.0f, 1.0f, u, v, f.wu, f.wv);
+    CHECK(fabsf(f.wu[c + 1] + along) <= 1e-6f && fabsf(f.wu[c + 12] + umax) <= 1e-6f,
+          "a drift along −x by a lone face at −0.7 umax: %g and %g, want %g and %g", (double)f.wu[c + 1],
+          (double)f.wu[c + 12], (double)-along, (double)-umax);
+    free(u); free(v);
+    drift_fixture_free(&f);
+}
+
 /* The balance drift waits for the smoke (METHOD_DRIFT_COVER): its strength
  * is c² of the coverage c = Σ ρ̃*·min(1, ρ̃/(k·ρ̃*)) ÷ Σ ρ̃* over the coarse
  * cells. No blurred smoke on the target: no balance drift; a quarter of
@@ -2500,6 +2566,7 @@ int main(void)
     RUN(test_coarse_start);
     RUN(test_drift_cap_isotropic);
     RUN(test_drift_flow_limit);
+    RUN(test_drift_flow_envelope);
     RUN(test_drift_cover);
     return check_done();
 }
