@@ -256,7 +256,8 @@ static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
 
 /* stats.read <- the blurred coarse means of (u, v, u², v²) of vel: the
  * drift's flow limit reads their mean and spread (METHOD_FLOW_ENV_K,
- * cpu_solver.c's flow_stats); the blur of ρ̃, three passes */
+ * cpu_solver.c's flow_stats); the blur of ρ̃: three passes, four where the
+ * factor is over SOLVER_DOWNSAMPLE_SPLIT */
 static void pass_flow_stats(Solver *s, const Field *vel)
 {
     Shader *sh = use(s, SH_DOWNSAMPLE);
@@ -1356,6 +1357,7 @@ static int blur_spec_for(Solver *s, float sigma)
         if (field_pair_create(&c, nb.cw, nb.ch, 1, err, sizeof err) < 0 ||
             field_pair_create(&st, nb.cw, nb.ch, 4, err, sizeof err) < 0) {
             field_pair_free(&c);
+            field_pair_free(&st);
             log_error("solver", "a blur of width %g: %s", (double)sigma, err);
             return -1;
         }
