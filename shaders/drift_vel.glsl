@@ -3,7 +3,8 @@
 // (i-1 | i) and (j-1 | j), m = min(1, ρ̃*_face / mob), with the speed
 // vector's length capped (the other component from the four faces around). ρ̃ is the coarse
 // blurred density sampled at the cell centres, ρ̃* is density.b. Last the
-// flow's limit: each face's drift keeps |f + drift| <= max(umax, |f|), f the
+// flow's limit: the flow's envelope plus the drift within ±umax, and each
+// face's f + drift within ±u_fcap (the transport's cap); f the
 // flow as the transport moves smoke by it, u_flowscale·clamp(flow, ±u_fcap)
 // (the projected flow as it is, u_fcap only a guard: method_transport_cap; a
 // long key's pace slows it; issue 20), read from the flow's local
@@ -36,7 +37,7 @@ uniform float u_kw;    // vw / (density scale) / h
 uniform sampler2D u_cover; // .r of texel (0, 0): the coverage c (read with u_balance)
 float g_kw;            // u_kw·c²
 uniform float u_haze;  // METHOD_DRIFT_HAZE times the density scale
-uniform sampler2D u_vel; // the flow (projected): the drift keeps |flow + drift| <= u_umax
+uniform sampler2D u_vel; // the flow (projected): the drift keeps its envelope + drift within ±u_umax
 uniform float u_flowscale; // the pace of a long key: the flow slowed, umax_flow/umax (else 1)
 uniform float u_umax;
 uniform float u_fcap;  // method_transport_cap: the flow's faces within ±u_fcap (a guard)
@@ -155,7 +156,7 @@ vec4 stage()
     vec2 f = u_flowscale * clamp(f0, -u_fcap, u_fcap);
     fh = u_flowscale * clamp(fh, -u_fcap, u_fcap);
     fl = u_flowscale * clamp(fl, -u_fcap, u_fcap);
-    vec2 lo = min(vec2(0.0), -u_umax - fl), hi = max(vec2(0.0), u_umax - fh);
+    vec2 lo = min(vec2(0.0), max(-u_umax - fl, -u_fcap - f)), hi = max(vec2(0.0), min(u_umax - fh, u_fcap - f));
     lo = mix(lo, vec2(0.0), lessThan(f, vec2(-u_umax))); // faster flow: only slowed
     hi = mix(hi, vec2(0.0), greaterThan(f, vec2(u_umax)));
     return vec4(f.x + clamp(capped(a, vt), lo.x, hi.x), f.y + clamp(capped(b, ut), lo.y, hi.y), 0.0, 0.0);

@@ -633,20 +633,23 @@ static float drift_capped(float a, float t, float cap)
     return mag > cap ? a * (cap / mag) : a;
 }
 
-/* The flow's limit on the drift (issue 20): the drift adds to the flow, so
- * each face's drift keeps its flow plus drift within ±umax, the speed limit
- * of the force and the drift: smoke never outruns what the flow could
- * carry. The limit reads the flow's local statistics (METHOD_FLOW_ENV_K):
- * w ≤ umax − fhi and w ≥ −umax − flo, fhi and flo the mean ± K times the
- * spread, so it is even over small swirls rather than their pattern. Where
- * the face's flow runs faster than umax (it may, up to
- * METHOD_FLOW_GUARD·umax: method_transport_cap) the drift can only slow it.
+/* The flow's limit on the drift (issue 20): the drift adds to the flow, and
+ * the flow's local envelope plus the drift stays within ±umax, the speed
+ * limit of the force and the drift, so smoke does not outrun what the flow
+ * could carry. The limit reads the flow's local statistics
+ * (METHOD_FLOW_ENV_K): w ≤ umax − fhi and w ≥ −umax − flo, fhi and flo the
+ * mean ± K times the spread, so it is even over small swirls rather than
+ * their pattern. A face faster than its envelope (a lone spike, a jet
+ * narrower than the blur) may so run past umax, but never past the
+ * transport's cap (METHOD_FLOW_GUARD·umax, method_transport_cap), which
+ * the substeps are planned for. Where the face's flow runs faster than
+ * umax the drift can only slow it.
  * f is the flow as the transport moves smoke by it, r·u with r =
  * flowmax/umax (a long key's pace: the whole flow slowed, not clamped at
  * flowmax), u within ±the cap. */
-static float drift_limited(float f, float fhi, float flo, float w, float umax)
+static float drift_limited(float f, float fhi, float flo, float w, float umax, float cap)
 {
-    float lo = f < -umax ? 0.0f : -umax - flo, hi = f > umax ? 0.0f : umax - fhi;
+    float lo = f < -umax ? 0.0f : fmaxf(-umax - flo, -cap - f), hi = f > umax ? 0.0f : fminf(umax - fhi, cap - f);
     return f + clampf(w, lo < 0.0f ? lo : 0.0f, hi > 0.0f ? hi : 0.0f);
 }
 
@@ -705,8 +708,8 @@ static void drift_flow_limit(int w, int h, float flowmax, const SolverParams *p,
                 uh = r * clampf(uh, -cap, cap), ul = r * clampf(ul, -cap, cap);
                 vh = r * clampf(vh, -cap, cap), vl = r * clampf(vl, -cap, cap);
             }
-            wu[k] = drift_limited(uc, uh, ul, wu[k], umax);
-            wv[k] = drift_limited(vc, vh, vl, wv[k], umax);
+            wu[k] = drift_limited(uc, uh, ul, wu[k], umax, cap);
+            wv[k] = drift_limited(vc, vh, vl, wv[k], umax, cap);
         }
     free(sbuf);
 }

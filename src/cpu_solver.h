@@ -263,12 +263,14 @@ void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *
  * target's m alone) square-blob's corner wisps stay (0.098 at step 3000). */
 /* Last, the flow's limit (issue 20): the drift adds to the flow (u, v, the
  * projected velocity; NULL: none), so each face's drift is clamped to keep
- * |f + w| ≤ umax, f = clamp(u, ±umax) (on a long key r·clamp(u, ±umax), r
- * its pace: ref_pass_drift_vel_paced): smoke never moves faster than the
- * flow's own speed limit, so nothing arrives ahead of what the flow could
- * carry. Out (wu, wv): the transport's face speeds, f + w, by which the
- * density's one transport stage moves the smoke this step (so the drift
- * takes no substeps of its own: the flow's bound holds for the sum). */
+ * the flow's local envelope plus w within ±umax (its blurred mean ± K times
+ * its spread, METHOD_FLOW_ENV_K; f = clamp(u, ±the transport's cap), on a
+ * long key r times that, r its pace: ref_pass_drift_vel_paced), and f + w
+ * within ±the cap: smoke does not move faster than the flow's own speed
+ * limit, so nothing arrives ahead of what the flow could carry. Out (wu,
+ * wv): the transport's face speeds, f + w, by which the density's one
+ * transport stage moves the smoke this step (so the drift takes no substeps
+ * of its own: the flow's bound, the cap, holds for the sum). */
 void ref_pass_drift_vel(int w, int h, const SolverParams *p, const BlurSpec *spec, const float *phi,
                         const float *rho_blur_coarse, const float *tgt_blur, float dscale, float r,
                         const float *u, const float *v, float *wu, float *wv);

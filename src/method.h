@@ -232,9 +232,11 @@ float method_transport_cap(const SolverParams *p);
  * wherever a small swirl ran along it and not where it ran against it, so
  * the drift took on the swirls' pattern, which is not divergence-free: it
  * drew faint fog into chevron ridges (wide-fog's stripes at 512² 2.61 →
- * 1.71, docs/FIDELITY.md). Read from the mean alone (K = 0) smoke outran the
- * flow where a narrow jet ran along the drift (base-ring at 64², 0.009);
- * K = 0.5 and 1 kept it at 0. */
+ * 1.71, docs/FIDELITY.md). Read from a 5x5 mean alone (K = 0) smoke outran
+ * the flow where a narrow jet ran along the drift (base-ring at 64², 0.009);
+ * a 5x5 mean ± 0.5 or 1 mean deviation kept it at 0, and so does this
+ * blurred mean ± 1 spread. A face faster than its envelope stays within
+ * the transport's cap (drift_flow_limit). */
 #define METHOD_FLOW_ENV_K 1.0f
 /* The spread's variance less this share of the mean square: the blur's
  * rounding (about 1e-7 of it) reads 0 on an even flow, on both backends,

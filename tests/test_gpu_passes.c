@@ -278,10 +278,13 @@ static void test_passes_one(float sigma)
         ref_pass_drift_vel(W, H, &p0, &bs, phi, c0, f.tb, dscale, 1.0f, f.u, f.v, o0, o1);
         double d = rel_l2(g, o0, n, 4, 1);
         CHECK(d > 100 * TOL, "drift: the balance drift changes the speeds only by %.3g", d);
-        /* the flow's limit: with umax near the speeds, |flow + drift| <= umax
-         * changes some faces, the same on the GPU */
+        /* the flow's limit: with umax at the drift's cap, the flow's
+         * envelope (its blurred mean ± its spread, METHOD_FLOW_ENV_K) holds
+         * some faces' drift back and leaves others whole, the same on the
+         * GPU (at a quarter of the cap the random flow's spread took every
+         * face's drift to 0, and the comparison saw nothing) */
         SolverParams pl = p;
-        pl.umax = 0.25f * p.wmax;
+        pl.umax = p.wmax;
         solver_set_params(s, &pl);
         solver_debug_pass(s, SOLVER_PASS_DRIFT_VEL, false);
         solver_debug_read(s, SOLVER_FIELD_DRIFT, g);
@@ -289,12 +292,18 @@ static void test_passes_one(float sigma)
         eu = rel_l2(g, o0, n, 4, 1);
         ev = rel_l2(g + 1, o1, n, 4, 1);
         ref_pass_drift_vel(W, H, &pl, &bs, phi, c0, f.tb, dscale, 1.0f, NULL, NULL, ru, rv);
-        int limited = 0;
-        for (size_t k = 0; k < n; k++) limited += o0[k] != ru[k];
-        printf("  %-26s rel L2 u %.2e v %.2e (%d of %zu x faces limited by the flow)\n", "drift within the flow",
-               eu, ev, limited, n);
+        int limited = 0, moving = 0;
+        float fcap = method_transport_cap(&pl);
+        for (size_t k = 0; k < n; k++) {
+            float added = o0[k] - fminf(fmaxf(f.u[k], -fcap), fcap); /* the drift the limit let through */
+            limited += fabsf(added - ru[k]) > 1e-6f;
+            moving += fabsf(added) > 1e-6f;
+        }
+        printf("  %-26s rel L2 u %.2e v %.2e (%d of %zu x faces limited by the flow, %d with a drift)\n",
+               "drift within the flow", eu, ev, limited, n, moving);
         CHECK(eu <= TOL && ev <= TOL, "drift within the flow's limit: rel L2 u %.3g v %.3g", eu, ev);
-        CHECK(limited > 0, "drift: the flow's limit changed no face");
+        CHECK(limited > 0 && moving > (int)n / 10, "drift: the flow's limit changed %d faces, %d with a drift",
+              limited, moving);
         solver_set_params(s, &p);
         free(ru);
         free(rv);
