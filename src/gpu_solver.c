@@ -226,6 +226,28 @@ static void blur_axes(Solver *s, const BlurSpec *spec, FieldPair *pair)
     }
 }
 
+/* out <- the coarse means of the blur's factor x factor blocks of the
+ * downsample shader's u_src (u_chan set by the caller). 8 x 8 block sums
+ * first, into sums: no invocation sums f² texels in a row (f is a power of
+ * 2, method_blur_spec: f / 8 is whole). */
+static void downsample(Solver *s, Shader *sh, Field *sums, Field *out)
+{
+    int f = s->blur.factor, split = SOLVER_DOWNSAMPLE_SPLIT;
+    if (f > split) {
+        shader_set_int(sh, "u_mode", 1);
+        shader_set_int(sh, "u_factor", split);
+        run(s, sums);
+        shader_set_int(sh, "u_mode", 2);
+        shader_set_int(sh, "u_factor", f / split);
+        shader_set_texture(sh, "u_src", 0, field_texture(sums));
+        shader_set_ivec2(sh, "u_src_size", field_width(sums), field_height(sums));
+    } else {
+        shader_set_int(sh, "u_mode", 0);
+        shader_set_int(sh, "u_factor", f);
+    }
+    run(s, out);
+}
+
 /* coarse.read <- blurred channel chan of dens (ρ: 0, ρ*: 1); three passes
  * through the coarse pair */
 static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
@@ -233,22 +255,7 @@ static void pass_blur(Solver *s, const Field *dens, int chan, FieldPair *coarse)
     Shader *sh = use(s, SH_DOWNSAMPLE);
     shader_set_texture(sh, "u_src", 0, field_texture(dens));
     shader_set_int(sh, "u_chan", chan);
-    int f = s->blur.factor, split = SOLVER_DOWNSAMPLE_SPLIT;
-    /* 8 x 8 block sums first: no invocation sums f² texels in a row (f is a
-     * power of 2, method_blur_spec: f / 8 is whole) */
-    if (f > split) {
-        shader_set_int(sh, "u_mode", 1);
-        shader_set_int(sh, "u_factor", split);
-        run(s, s->dsum);
-        shader_set_int(sh, "u_mode", 2);
-        shader_set_int(sh, "u_factor", f / split);
-        shader_set_texture(sh, "u_src", 0, field_texture(s->dsum));
-        shader_set_ivec2(sh, "u_src_size", field_width(s->dsum), field_height(s->dsum));
-    } else {
-        shader_set_int(sh, "u_mode", 0);
-        shader_set_int(sh, "u_factor", f);
-    }
-    run(s, coarse->write);
+    downsample(s, sh, s->dsum, coarse->write);
     field_pair_swap(coarse);
 
     blur_axes(s, &s->blur, coarse);
@@ -263,22 +270,9 @@ static void pass_flow_stats(Solver *s, const Field *vel)
     Shader *sh = use(s, SH_DOWNSAMPLE);
     shader_set_texture(sh, "u_src", 0, field_texture(vel));
     shader_set_int(sh, "u_chan", 4);
-    int f = s->blur.factor, split = SOLVER_DOWNSAMPLE_SPLIT;
-    shader_set_int(sh, "u_full", f);
+    shader_set_int(sh, "u_full", s->blur.factor);
     shader_set_ivec2(sh, "u_fine_size", s->w, s->h);
-    if (f > split) {
-        shader_set_int(sh, "u_mode", 1);
-        shader_set_int(sh, "u_factor", split);
-        run(s, s->dsum4);
-        shader_set_int(sh, "u_mode", 2);
-        shader_set_int(sh, "u_factor", f / split);
-        shader_set_texture(sh, "u_src", 0, field_texture(s->dsum4));
-        shader_set_ivec2(sh, "u_src_size", field_width(s->dsum4), field_height(s->dsum4));
-    } else {
-        shader_set_int(sh, "u_mode", 0);
-        shader_set_int(sh, "u_factor", f);
-    }
-    run(s, s->stats.write);
+    downsample(s, sh, s->dsum4, s->stats.write);
     field_pair_swap(&s->stats);
     blur_axes(s, &s->blur, &s->stats);
 }
