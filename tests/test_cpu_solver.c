@@ -2360,8 +2360,8 @@ static void test_drift_flow_envelope(void)
     printf("  info: a lone face at 0.9 umax: itself %.5f, its neighbour's drift %.5f, a far face's %.5f\n",
            (double)f.wu[c], (double)f.wu[c + 1], (double)f.wu[c + 12]);
     /* the spike itself outruns its envelope, but never the transport's cap
-     * that the substeps are planned for: here 0.9 umax + its drift would be
-     * about 1.6 umax */
+     * that the substeps are planned for: here 0.9 umax plus the drift its
+     * envelope lets through (its neighbours' is 0.76 umax) would pass 1.5 umax */
     float tcap = method_transport_cap(pp);
     CHECK(fabsf(f.wu[c] - tcap) <= 1e-6f, "the lone face at 0.9 umax: %g, want the cap %g", (double)f.wu[c],
           (double)tcap);
