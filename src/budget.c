@@ -111,7 +111,7 @@ int budget_frames_in_flight(const Budget *b, unsigned long long bytes, int want)
 double budget_cpu_step_units(int w, int h, const SolverParams *params, int *advect)
 {
     SolverParams p = *params;
-    method_params_resolve(&p);
+    method_params_settle(&p);
     int na = method_advect_substeps(w, h, &p);
     int ng = p.gather ? method_gather_iters(w, h, &p) : 0;
     if (advect) *advect = na;

@@ -900,7 +900,15 @@ static int apply_row(Config *c, const Row *r, int opt, const char *arg, char *er
     void *m = (char *)c + r->off;
     long v;
     switch (r->kind) {
-    case SK_FLOAT: return float_opt(r->opt, arg, m, err, errlen); /* ranges: method_params_check */
+    case SK_FLOAT:
+        if ((r->flags & SF_AUTO) && arg && strcmp(arg, "auto") == 0) return *(float *)m = SETTING_AUTO, 0;
+        if (float_opt(r->opt, arg, m, err, errlen) < 0) {
+            if (r->flags & SF_AUTO) set_err(err, errlen, "--%s: expected a number or auto, got '%s'", r->opt, arg);
+            return -1;
+        }
+        /* a negative number is out of the range, not "auto" */
+        if ((r->flags & SF_AUTO) && *(float *)m < 0.0f) *(float *)m = 2.0f * SETTING_AUTO;
+        return 0; /* ranges: method_params_check */
     case SK_INT:
         if (r->where == 'P') return solver_int_opt(r->opt, arg, m, err, errlen);
         if (int_opt(r->opt, arg, (long)r->lo, (long)r->hi, &v, err, errlen) < 0) return -1;

@@ -1082,7 +1082,7 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
     s->h = h;
     s->last = METHOD_PASS_COUNT;
     s->p = *p;
-    method_params_resolve(&s->p);
+    method_params_settle(&s->p);
     method_blur_spec(w, h, s->p.sigma, &s->blur);
     s->blur_sigma = s->p.sigma;
     size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
@@ -1169,7 +1169,7 @@ static void blur_for_next_step(RefSolver *s, bool again)
 void ref_set_params(RefSolver *s, const SolverParams *p)
 {
     s->p = *p;
-    method_params_resolve(&s->p);
+    method_params_settle(&s->p);
     blur_for_next_step(s, false);
 }
 

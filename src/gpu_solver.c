@@ -1266,7 +1266,7 @@ Solver *solver_create_opts(int w, int h, const SolverParams *p, const SolverOpti
     s->h = h;
     s->cell = cell_size(w, h);
     s->p = *p;
-    method_params_resolve(&s->p);
+    method_params_settle(&s->p);
     unfaded(s);
     method_blur_spec(w, h, s->p.sigma, &s->blur);
     s->blur_sigma = s->p.sigma;
@@ -1381,7 +1381,7 @@ static int blur_for_next_step(Solver *s, bool again)
 int solver_set_params(Solver *s, const SolverParams *p)
 {
     s->p = *p;
-    method_params_resolve(&s->p);
+    method_params_settle(&s->p);
     unfaded(s);
     return blur_for_next_step(s, false);
 }

@@ -40,6 +40,12 @@ void method_params_resolve(SolverParams *p)
     p->set = d.set;
 }
 
+void method_params_settle(SolverParams *p)
+{
+    method_params_resolve(p);
+    if (p->arrive == SETTING_AUTO) p->arrive = METHOD_PACE_TIME;
+}
+
 bool method_params_equal(const SolverParams *a, const SolverParams *b)
 {
     for (int k = 0; k < METHOD_PARAM_COUNT; k++)
@@ -60,9 +66,10 @@ static const char *range_message(const char *opt, const char *name, const char *
 /* Each parameter's range, from settings.def's LO, HI, RANGE and FLAGS
  * columns; compared in the member's own type. */
 #define METHOD_RANGE_SK_FLOAT(OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)                             \
-    if (!(((FLAGS) & SF_LO_OPEN) ? p->MEMBER > LO : p->MEMBER >= LO) ||                           \
-        !(((FLAGS) & SF_HI_OPEN) ? p->MEMBER < HI : p->MEMBER <= HI))                             \
-        return range_message(OPT, KEY, "be in", RANGE);
+    if (!(((FLAGS) & SF_AUTO) && p->MEMBER == SETTING_AUTO) &&                                    \
+        (!(((FLAGS) & SF_LO_OPEN) ? p->MEMBER > LO : p->MEMBER >= LO) ||                          \
+         !(((FLAGS) & SF_HI_OPEN) ? p->MEMBER < HI : p->MEMBER <= HI)))                           \
+        return range_message(OPT, KEY, ((FLAGS) & SF_AUTO) ? "be auto or in" : "be in", RANGE);
 #define METHOD_RANGE_SK_INT METHOD_RANGE_SK_FLOAT
 #define METHOD_RANGE_SK_ENUM(OPT, KEY, MEMBER, LO, HI, RANGE, FLAGS)                              \
     if (p->MEMBER < LO || p->MEMBER > HI) return range_message(OPT, KEY, "be", RANGE);
@@ -277,6 +284,17 @@ static float trip_distance(Trip *t)
 }
 
 static float squeeze_share(Trip *t);
+static float arrive_for(const SolverParams *p, Trip *t);
+
+/* p with an automatic arrival timed for trip t, as method_time_trip times it
+ * first (a lone pair's from its trip, a key's METHOD_PACE_TIME): what the
+ * functions of one trip setting read. */
+static SolverParams trip_timed(const SolverParams *p, Trip *t, bool lone)
+{
+    SolverParams q = *p;
+    if (q.arrive == SETTING_AUTO) q.arrive = lone ? arrive_for(&q, t) : METHOD_PACE_TIME;
+    return q;
+}
 
 static float pace_for(const SolverParams *p, Trip *trip)
 {
@@ -301,7 +319,8 @@ static float pace_for(const SolverParams *p, Trip *trip)
 float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
 {
     Trip t = trip_of(w, h, from, to);
-    return pace_for(p, &t);
+    SolverParams q = trip_timed(p, &t, true);
+    return pace_for(&q, &t);
 }
 
 /* Σρ and Σρ² of an image, the finite positive cells only. */
@@ -361,7 +380,8 @@ static float gather_from_for(const SolverParams *p, Trip *t, bool lone)
 float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone)
 {
     Trip t = trip_of(w, h, from, to);
-    return gather_from_for(p, &t, lone);
+    SolverParams q = trip_timed(p, &t, lone);
+    return gather_from_for(&q, &t, lone);
 }
 
 static float attract_for(const SolverParams *p, Trip *t)
@@ -373,7 +393,8 @@ static float attract_for(const SolverParams *p, Trip *t)
 float method_attract_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
 {
     Trip t = trip_of(w, h, from, to);
-    return attract_for(p, &t);
+    SolverParams q = trip_timed(p, &t, true);
+    return attract_for(&q, &t);
 }
 
 /* The connected parts (8 neighbours) of an image's smoke over
@@ -442,7 +463,8 @@ static float off_pull_for(const SolverParams *p, Trip *t)
 float method_off_pull_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
 {
     Trip t = trip_of(w, h, from, to);
-    return off_pull_for(p, &t);
+    SolverParams q = trip_timed(p, &t, true);
+    return off_pull_for(&q, &t);
 }
 
 float method_off_ramp(const SolverParams *p, long kstep)
@@ -474,7 +496,8 @@ static float gather_gain_for(const SolverParams *p, Trip *t)
 float method_gather_gain_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
 {
     Trip t = trip_of(w, h, from, to);
-    return gather_gain_for(p, &t);
+    SolverParams q = trip_timed(p, &t, true);
+    return gather_gain_for(&q, &t);
 }
 
 static float drift_wait_for(const SolverParams *p, Trip *t, bool lone)
@@ -487,7 +510,8 @@ static float drift_wait_for(const SolverParams *p, Trip *t, bool lone)
 float method_drift_wait_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone)
 {
     Trip t = trip_of(w, h, from, to);
-    return drift_wait_for(p, &t, lone);
+    SolverParams q = trip_timed(p, &t, lone);
+    return drift_wait_for(&q, &t, lone);
 }
 
 float method_drift_fade(const SolverParams *p, long kstep, float rg)
@@ -507,9 +531,23 @@ static float noise_for(Trip *t)
     return 1.0f - x * x * (3.0f - 2.0f * x);
 }
 
+static float arrive_for(const SolverParams *p, Trip *t)
+{
+    if (!t->from || !t->to || !(p->umax > 0.0f)) return METHOD_PACE_TIME;
+    float T = trip_distance(t) / (METHOD_ARRIVE_AUTO_SPEED * p->umax);
+    return T > METHOD_ARRIVE_AUTO_MAX ? METHOD_ARRIVE_AUTO_MAX : (T > METHOD_PACE_TIME ? T : METHOD_PACE_TIME);
+}
+
+float method_arrive_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to)
+{
+    Trip t = trip_of(w, h, from, to);
+    return arrive_for(p, &t);
+}
+
 void method_time_trip(SolverParams *q, int w, int h, const float *from, const float *to, bool lone)
 {
     Trip t = trip_of(w, h, from, to);
+    *q = trip_timed(q, &t, lone);
     q->noise_trip = q->force_noise > 0.0f ? noise_for(&t) : 1.0f;
     q->attract = attract_for(q, &t);
     q->drift_wait = drift_wait_for(q, &t, lone);
@@ -662,7 +700,7 @@ void method_plan(const SolverParams *given, MethodGrid g, long nstep, long kstep
 {
     memset(st, 0, sizeof *st);
     SolverParams resolved = *given; /* a zeroed field means its default (the set mask) */
-    method_params_resolve(&resolved);
+    method_params_settle(&resolved);
     const SolverParams *p = &resolved;
     st->p = resolved;
     method_ease(p, nstep, kstep, &st->p.vf, &st->rg);
@@ -821,7 +859,7 @@ const char *method_field_name(MethodField f)
 #define METHOD_KIND_SK_BOOL 'b'
 #define METHOD_KIND_SK_ENUM 'e'
 #define METHOD_INFO_P(SLOT, KEY, OPT, KIND, FLAGS) \
-    [SLOT] = {KEY, OPT, METHOD_KIND_##KIND, ((FLAGS) & SF_EXTRA) != 0},
+    [SLOT] = {KEY, OPT, METHOD_KIND_##KIND, ((FLAGS) & SF_EXTRA) != 0, ((FLAGS) & SF_AUTO) != 0},
 #define METHOD_INFO_C(SLOT, KEY, OPT, KIND, FLAGS)
 #define METHOD_INFO_S(SLOT, KEY, OPT, KIND, FLAGS)
 #define SETTING(ID, WHERE, SLOT, OPT, SH, ARG, KIND, MEMBER, DEF, LO, HI, RANGE, CHOICES, KEY, SKIND,  \
@@ -899,10 +937,12 @@ int method_param_parse(int k, const char *v, double *out)
         if (strcasecmp(v, "fattal") == 0) return *out = SOLVER_FORCE_FATTAL, 0;
         return -1;
     }
+    if (method_param_info[k].autov && strcasecmp(v, "auto") == 0) return *out = SETTING_AUTO, 0;
     char *end;
     double d = strtod(v, &end);
     if (end == v || *end) return -1;
     if (!isfinite(d)) return -1;
+    if (method_param_info[k].autov && d < 0.0) d = 2.0 * SETTING_AUTO; /* out of range, not "auto" */
     /* an integer parameter must be whole and within int's range before any cast */
     if (kind == 'i' && (d < -2147483648.0 || d > 2147483647.0 || d != floor(d))) return -1;
     if (kind == 'f' && fabs(d) > FLT_MAX) return -1; /* a float parameter: within float's range */

@@ -154,6 +154,10 @@ void method_params_default(SolverParams *p);
 /* Every member left 0 without its METHOD_SET bit to its default; then every
  * bit set (so resolving again changes nothing). */
 void method_params_resolve(SolverParams *p);
+/* method_params_resolve, and an automatic arrival (SETTING_AUTO: only a
+ * morph times a trip, method_time_trip) as METHOD_PACE_TIME: what a solver
+ * runs. */
+void method_params_settle(SolverParams *p);
 /* Whether a and b have the same value in every member (not memcmp: padding). */
 bool method_params_equal(const SolverParams *a, const SolverParams *b);
 /* NULL if every parameter (after method_params_resolve, on a copy) is in
@@ -556,6 +560,19 @@ float method_pace(const SolverParams *p, long kstep);
 #define METHOD_PACE_ARRIVE 0.9f
 float method_pace_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
 float method_travel_distance(int w, int h, const float *from, const float *to);
+/* --arrive auto, the default (issue 20 point 3): a single pair arrives when
+ * its trip, at METHOD_ARRIVE_AUTO_SPEED of --umax, is over: D/(that speed),
+ * D as above, but never before METHOD_PACE_TIME (a morph, not a cut) nor
+ * after METHOD_ARRIVE_AUTO_MAX. At the fixed 3 s a far trip's last part was
+ * the gathering's: the word of an ellipse into WAVE 0.7 away stood ahead of
+ * the smoke at step 300 (docs/FIDELITY.md, twenty-sixth round). A key
+ * arrives at its step; a solver given "auto" without a trip to time
+ * (method_params_settle) at METHOD_PACE_TIME. */
+#define METHOD_ARRIVE_AUTO_SPEED 0.5f
+#define METHOD_ARRIVE_AUTO_MAX 10.0f
+float method_arrive_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
+/* (Each method_*_for_trip function reads an automatic arrival so timed, a
+ * lone pair's where it takes no `lone`.) */
 
 /* ---- the step: one list of passes ------------------------------------------ */
 
@@ -847,6 +864,7 @@ typedef struct {
     const char *option;
     char kind;
     bool extra;
+    bool autov; /* also "auto" (SF_AUTO: SETTING_AUTO) */
 } MethodParamInfo;
 
 extern const MethodParamInfo method_param_info[METHOD_PARAM_COUNT];

@@ -1315,7 +1315,7 @@ static int keys_make(const Morph *m, const MorphKey *keys, int n, struct MorphKe
         R->params = K->params ? *K->params : m->given;
         method_params_resolve(&R->params);
         /* a timed key arrives at its step: its arrival time is its range */
-        if (R->params.arrive > 0.0f) /* (within --arrive's range: a checkpoint keeps it) */
+        if (R->params.arrive != 0.0f) /* timed, or auto (within --arrive's range: a checkpoint keeps it) */
             R->params.arrive = fminf(1e4f, (float)(K->step - (k ? keys[k - 1].step : 0)) * R->params.dt);
         /* and a force noise, pace and gathering start that follow its trip
          * (and its length: --pace 0, --gather-from 0) */
@@ -1464,6 +1464,7 @@ int morph_set_params(Morph *m, const SolverParams *p)
         SolverParams q = *p;
         if (m->given.pace == 0.0f && q.pace == m->base.pace) q.pace = 0.0f;
         if (m->given.gather_from == 0.0f && q.gather_from == m->base.gather_from) q.gather_from = 0.0f;
+        if (m->given.arrive == SETTING_AUTO && q.arrive == m->base.arrive) q.arrive = SETTING_AUTO;
         base_set(m, &q, m->start, m->target);
         p = &m->base;
     }

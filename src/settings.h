@@ -33,8 +33,13 @@ enum {
                         only when given (config, tools/fidelity --param) */
     SF_FIELD = 8,    /* in a scene, a field's setting (else the scene's top level) */
     SF_LO_OPEN = 16, /* the range excludes LO */
-    SF_HI_OPEN = 32  /* the range excludes HI */
+    SF_HI_OPEN = 32, /* the range excludes HI */
+    SF_AUTO = 64     /* SK_FLOAT: also the word "auto", kept as SETTING_AUTO until
+                        its user sets it (--arrive: morph.c, from the trip) */
 };
+
+/* An SF_AUTO setting's "auto" (a negative number typed is out of range). */
+#define SETTING_AUTO (-1.0f)
 
 /* The C type of a generated struct member of each kind. */
 #define SETTING_TYPE_SK_FLOAT float

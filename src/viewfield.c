@@ -168,7 +168,7 @@ static void view_gathering(ViewField *f, const MethodState *st, const SolverPara
     const float *rho = st->field[METHOD_FIELD_DENSITY], *tgt = st->field[METHOD_FIELD_TARGET];
     const float *tb = st->field[METHOD_FIELD_TARGET_BLUR];
     SolverParams q = *p;
-    method_params_resolve(&q);
+    method_params_settle(&q);
     float k = q.gather ? q.vg * q.gather_gain / (hh * hh) : 0.0f;
     for (size_t c = 0; c < n; c++) a[c] = rho[c] * tb[c], b[c] = rho[c] - tgt[c];
     for (int j = 0; j < h; j++)

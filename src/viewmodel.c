@@ -416,7 +416,7 @@ int viewmodel_param_adjust(SolverParams *p, int i, int dir)
     int k = viewmodel_param_member(i);
     if (k < 0 || dir == 0) return -1;
     SolverParams q = *p;
-    method_params_resolve(&q);
+    method_params_settle(&q);
     double v = method_param_get(&q, k), nv = v;
     if (k == METHOD_P_FORCE) {
         nv = (int)v == SOLVER_FORCE_FATTAL ? SOLVER_FORCE_BALANCE : SOLVER_FORCE_FATTAL;

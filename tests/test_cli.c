@@ -211,7 +211,7 @@ static void expect_ok(int line, const char *what)
 /* Fixtures                                                               */
 
 static char disc[600], square[600], zero[600], notpng[600], trunc_png[600], corrupt[600],
-    raw10[600], rawa[600], rawb[600], adir[600], regfile[600], missing[600];
+    raw10[600], rawa[600], rawb[600], adir[600], regfile[600], missing[600], far_disc[600];
 
 static int save_gray(const char *path, int w, int h, int kind)
 {
@@ -221,6 +221,7 @@ static int save_gray(const char *path, int w, int h, int kind)
      * cells [w/2, w-4) x [h/2, h-4) */
     static const TestlibShape domain = {.domain = true}, cells = {0};
     if (kind == 0) testlib_disc(im->px, w, h, &domain, 0.35, 0.4, 0.2, 1.0);
+    if (kind == 3) testlib_disc(im->px, w, h, &domain, 0.88, 0.85, 0.1, 1.0); /* far from kind 0's */
     if (kind == 1)
         testlib_box(im->px, w, h, &cells, 0.5 * (w / 2 + w - 4), 0.5 * (h / 2 + h - 4),
                     0.5 * (w - 4 - w / 2), 0.5 * (h - 4 - h / 2), 1.0);
@@ -256,12 +257,13 @@ static int make_fixtures(void)
         {notpng, "notes.txt"},      {trunc_png, "trunc.png"}, {corrupt, "corrupt.png"},
         {raw10, "ten.raw"},         {rawa, "a16.raw"},        {rawb, "b16.raw"},
         {adir, "somedir"},          {regfile, "regular-file"}, {missing, "missing.png"},
+        {far_disc, "far.png"},
     };
     for (size_t k = 0; k < sizeof in_tmp / sizeof in_tmp[0]; k++)
         path_in(in_tmp[k].path, sizeof disc, tmp, in_tmp[k].name);
 
     if (save_gray(disc, 32, 32, 0) < 0 || save_gray(square, 32, 32, 1) < 0 ||
-        save_gray(zero, 32, 32, 2) < 0)
+        save_gray(zero, 32, 32, 2) < 0 || save_gray(far_disc, 32, 32, 3) < 0)
         return -1;
     const char *text = "this is a text file, not a PNG\n";
     if (testlib_write_file(notpng, text, strlen(text)) < 0) return -1;
@@ -431,6 +433,56 @@ static void test_bad_options(void)
     reset_work();
     run("--cpu", SMALL, FM, "--key-every", "0", disc, square, disc, NULL);
     expect_fail(__LINE__, "--key-every 0", 2, "--key-every", "'0'", NULL);
+}
+
+/* --arrive auto, the default (issue 20 point 3): a single pair's start
+ * line says when it arrives, from its trip's length unless --arrive is
+ * given; a far trip arrives later than a near one, within the bounds;
+ * "auto" is the default's word; a negative number and a word are refused. */
+static double planned_arrival(const char *err, bool *from_trip)
+{
+    const char *a = strstr(err, "arrival planned at ");
+    double t = -1.0;
+    if (a) sscanf(a, "arrival planned at %lf s", &t);
+    *from_trip = a && strstr(a, "from the trip's length");
+    return t;
+}
+
+static void test_arrive(void)
+{
+    bool trip = false;
+    reset_work();
+    run("--cpu", SMALL, FM, disc, disc, NULL);
+    expect_ok(__LINE__, "default arrival, no trip");
+    double near = planned_arrival(R.err, &trip);
+    CHECK(near == METHOD_PACE_TIME && trip, "no trip arrives at %g s, from its length: %g (%s)\n%s",
+          (double)METHOD_PACE_TIME, near, trip ? "said" : "not said", R.err);
+    CHECK(has(R.err, "(step 300)"), "the arrival's step:\n%s", R.err);
+    reset_work();
+    run("--cpu", SMALL, FM, disc, far_disc, NULL);
+    expect_ok(__LINE__, "default arrival, a far trip");
+    double far = planned_arrival(R.err, &trip);
+    CHECK(far > METHOD_PACE_TIME + 0.5 && far <= METHOD_ARRIVE_AUTO_MAX && trip,
+          "a far trip arrives later: %g s (none %g s)\n%s", far, near, R.err);
+    reset_work();
+    run("--cpu", SMALL, FM, "--arrive", "auto", disc, far_disc, NULL);
+    expect_ok(__LINE__, "--arrive auto");
+    CHECK(planned_arrival(R.err, &trip) == far && trip, "--arrive auto is the default:\n%s", R.err);
+    reset_work();
+    run("--cpu", SMALL, FM, "--arrive", "4", disc, far_disc, NULL);
+    expect_ok(__LINE__, "--arrive 4");
+    CHECK(planned_arrival(R.err, &trip) == 4.0 && !trip && has(R.err, "(step 400)"),
+          "--arrive 4 is kept and not said to be the trip's:\n%s", R.err);
+    reset_work();
+    run("--cpu", SMALL, FM, "--arrive", "0", disc, far_disc, NULL);
+    expect_ok(__LINE__, "--arrive 0");
+    CHECK(!has(R.err, "arrival planned"), "untimed: no arrival said:\n%s", R.err);
+    reset_work();
+    run("--cpu", SMALL, FM, "--arrive", "-1", disc, far_disc, NULL);
+    expect_fail(__LINE__, "--arrive -1", 2, "config:", "--arrive", "auto or in", NULL);
+    reset_work();
+    run("--cpu", SMALL, FM, "--arrive", "soon", disc, far_disc, NULL);
+    expect_fail(__LINE__, "--arrive soon", 2, "config:", "--arrive", "a number or auto", "soon", NULL);
 }
 
 /* Keyframe sequences (issue 9, point 1), headless on the CPU: with no
@@ -1500,6 +1552,7 @@ int main(void)
     if (make_fixtures() < 0) testlib_setup_failed("cannot make the fixtures in %s", tmp);
     RUN(test_bad_images);
     RUN(test_bad_options);
+    RUN(test_arrive);
     RUN(test_bad_outputs);
     RUN(test_help_version);
     RUN(test_cpu_run);

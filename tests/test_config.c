@@ -659,7 +659,7 @@ static void test_usage(void)
     config_usage(f, "/usr/local/bin/smokemorph");
     long n = ftell(f);
     rewind(f);
-    static char text[16384];
+    static char text[32768];
     size_t got = fread(text, 1, sizeof text - 1, f);
     text[got] = '\0';
     fclose(f);
@@ -677,7 +677,7 @@ static void test_usage(void)
 
 static void test_help_version(void)
 {
-    static char out[16384];
+    static char out[32768];
     int r = parse_captured(out, sizeof out, "--help");
     CHECK(r == 1, "--help returns 1 (%d)", r);
     check_usage_text(out);
@@ -711,6 +711,7 @@ static void test_settings_table(void)
         char text[64];
         double v = method_param_get(&d, k);
         if (in->kind == 'e') snprintf(text, sizeof text, "%s", v ? "fattal" : "balance");
+        else if (in->autov && v == SETTING_AUTO) snprintf(text, sizeof text, "auto");
         else snprintf(text, sizeof text, "%.9g", v);
         Config c;
         config_defaults(&c);

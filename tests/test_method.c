@@ -97,6 +97,77 @@ static void test_travel_distance(void)
     CHECK(method_noise_amp(&p, 0) == 0.0f, "a far trip: no noise");
 }
 
+/* --arrive auto, the default: a single pair arrives when its trip, at
+ * METHOD_ARRIVE_AUTO_SPEED of --umax, is over, within [METHOD_PACE_TIME,
+ * METHOD_ARRIVE_AUTO_MAX]; a key at METHOD_PACE_TIME (its range replaces
+ * it: morph.c); a solver without a trip at METHOD_PACE_TIME; "auto" is a
+ * value of its own, a negative number is out of range. */
+static void test_arrive_auto(void)
+{
+    enum { W = 64, LW = 256, LH = 64 };
+    static float a[W * W], near[W * W], mid[W * W], far[W * W], la[LW * LH], lb[LW * LH];
+    TestlibShape sharp = {.domain = true};
+    testlib_disc(a, W, W, &sharp, 0.25, 0.5, 0.1, 1.0);
+    testlib_disc(near, W, W, &sharp, 0.45, 0.5, 0.1, 1.0); /* a trip of 0.2: 2.2 s at half of 0.18 */
+    testlib_disc(mid, W, W, &sharp, 0.6, 0.5, 0.1, 1.0);   /* 0.35: 3.9 s */
+    testlib_disc(far, W, W, &sharp, 0.8, 0.5, 0.1, 1.0);   /* 0.55: 6.1 s */
+    testlib_disc(la, LW, LH, &sharp, 0.3, 0.5, 0.15, 1.0);
+    testlib_disc(lb, LW, LH, &sharp, 3.7, 0.5, 0.15, 1.0); /* 3.4: 38 s, more than the most */
+    SolverParams p;
+    method_params_default(&p);
+    CHECK(p.arrive == SETTING_AUTO, "the default arrival is auto: %g", (double)p.arrive);
+    CHECK(method_params_check(&p) == NULL, "auto passes the range check");
+    float tn = method_arrive_for_trip(&p, W, W, a, near), tf = method_arrive_for_trip(&p, W, W, a, far);
+    float df = method_travel_distance(W, W, a, far), want = df / (METHOD_ARRIVE_AUTO_SPEED * p.umax);
+    CHECK(tn == METHOD_PACE_TIME, "a near trip arrives at the floor, %g s: %g", (double)METHOD_PACE_TIME, (double)tn);
+    CHECK(fabsf(df - 0.55f) < 0.02f && fabsf(tf - want) < 1e-4f * want && tf > 5.5f && tf < 6.7f,
+          "a trip of %g arrives at %g s, want %g", (double)df, (double)tf, (double)want);
+    float tl = method_arrive_for_trip(&p, LW, LH, la, lb);
+    CHECK(tl == METHOD_ARRIVE_AUTO_MAX, "a trip of 3.4 arrives at the most, %g s: %g",
+          (double)METHOD_ARRIVE_AUTO_MAX, (double)tl);
+    SolverParams slow = p;
+    slow.umax = p.umax / 2.0f;
+    float t1 = method_arrive_for_trip(&p, W, W, a, mid), ts = method_arrive_for_trip(&slow, W, W, a, mid);
+    CHECK(t1 > METHOD_PACE_TIME && fabsf(ts - 2.0f * t1) < 1e-3f * t1,
+          "half the speed limit, twice the time: %g against %g", (double)ts, (double)t1);
+    /* method_time_trip: a lone pair's auto from its trip, a key's the floor
+     * (its range replaces it), a given arrival and untimed kept */
+    SolverParams q = p, k = p, g = p, u = p;
+    method_time_trip(&q, W, W, a, far, true);
+    method_time_trip(&k, W, W, a, far, false);
+    g.arrive = 2.0f;
+    method_time_trip(&g, W, W, a, far, true);
+    u.arrive = 0.0f;
+    method_time_trip(&u, W, W, a, far, true);
+    CHECK(q.arrive == tf && k.arrive == METHOD_PACE_TIME && g.arrive == 2.0f && u.arrive == 0.0f,
+          "timed for the trip: lone %g, key %g, given 2 -> %g, untimed 0 -> %g", (double)q.arrive,
+          (double)k.arrive, (double)g.arrive, (double)u.arrive);
+    SolverParams want_q = p;
+    want_q.arrive = tf;
+    method_time_trip(&want_q, W, W, a, far, true);
+    CHECK(want_q.pace == q.pace && want_q.gather_from == q.gather_from && want_q.drift_wait == q.drift_wait &&
+              q.pace > 0.0f,
+          "auto times the rest as that arrival given: pace %g, gather from %g", (double)q.pace,
+          (double)q.gather_from);
+    /* a solver given auto without a trip: the floor */
+    SolverParams s = p;
+    method_params_settle(&s);
+    CHECK(s.arrive == METHOD_PACE_TIME, "settled: %g", (double)s.arrive);
+    MethodStep st;
+    method_plan(&p, method_grid(32, 32), 10, 10, 1.0f, &st);
+    CHECK(st.p.arrive == METHOD_PACE_TIME, "the plan of auto without a trip: %g", (double)st.p.arrive);
+    /* by name: "auto", a number, and a negative number out of range */
+    int ka = method_param_index("arrive");
+    double v = 0.0;
+    CHECK(ka >= 0 && method_param_parse(ka, "auto", &v) == 0 && (float)v == SETTING_AUTO, "arrive=auto: %g", v);
+    CHECK(method_param_parse(ka, "4.5", &v) == 0 && v == 4.5, "arrive=4.5: %g", v);
+    SolverParams n = p;
+    CHECK(method_param_parse(ka, "-1", &v) == 0, "arrive=-1 parses");
+    method_param_set(&n, ka, v);
+    const char *why = method_params_check(&n);
+    CHECK(why && strstr(why, "auto or in"), "arrive=-1 is out of range, not auto: %s", why ? why : "(passed)");
+}
+
 /* Issue 20, point 3: where the gathering and the drift join a timed morph.
  * The default from 30% to 70% of the way; --gather-from F from F to
  * 0.5 + 2F/3, never before F and fully on from there; untimed and Fattal's
@@ -227,6 +298,7 @@ static void test_off_pull(void)
     CHECK(method_parts(W, W, speck) == 2, "a disc at 0.2 of the peak is one (%d)", method_parts(W, W, speck));
     SolverParams p;
     method_params_default(&p);
+    p.arrive = METHOD_PACE_TIME; /* a 3-s trip: the bounds below read its arrival */
     CHECK(method_off_pull_for_trip(&p, W, W, near, one) == 1.0f, "a short trip to one part: 1 (%g)",
           (double)method_off_pull_for_trip(&p, W, W, near, one));
     CHECK(method_off_pull_for_trip(&p, W, W, near, two) == 0.0f, "a split: 0");
@@ -862,6 +934,7 @@ int main(void)
 {
     RUN(test_pace);
     RUN(test_travel_distance);
+    RUN(test_arrive_auto);
     RUN(test_mix_iters);
     RUN(test_gather_from);
     RUN(test_gather_substeps);

@@ -123,6 +123,8 @@ static void test_top_errors(void)
     BAD("{\"frames\": @\"/out/a.####.jpg\", " FIELD "}",
         "frames: '/out/a.####.jpg': a pattern's name ends in .png or .exr");
     BAD("{\"density_scale\": @true, " FIELD "}", "density_scale: expected a number or \"auto\"");
+    BAD("{\"arrive\": @\"soon\", " FIELD "}", "arrive: expected a number or \"auto\"");
+    BAD("{\"arrive\": @-1, " FIELD "}", "arrive: must be auto or in [0 (untimed), 10000] seconds");
     BAD("{\"background\": @\"blue\", " FIELD "}", "background: expected RRGGBB or #RRGGBB (hex)");
     /* settings that are fine alone, not together: the first one named */
     BAD("{\"jacobi\": @0, \"vcycles\": 0, " FIELD "}",
@@ -733,6 +735,32 @@ static void test_examples(void)
 
 /* A command-line run and the run of its dumped scene write the same frames;
  * so do a scene run and the run of its dump. */
+/* "arrive" in a scene: "auto" (the default) times a single pair from its
+ * trip as --arrive auto does, a number is kept, and --dump-scene writes
+ * either back (issue 20 point 3: the scene's timing follows the same rule). */
+static void test_arrive_key(void)
+{
+    char scene[600], out[600], text[3072];
+    snprintf(scene, sizeof scene, "%s/arrive.json", tmp);
+    snprintf(out, sizeof out, "%s/arrive-out", tmp);
+    const char *vals[] = {"\"auto\"", "4.5"};
+    const char *want[] = {"arrival planned at 3 s (step 300), from the trip's length", "arrival planned at 4.5 s (step 450)\n"};
+    for (int k = 0; k < 2; k++) {
+        snprintf(text, sizeof text,
+                 "{\"grid\": 32, \"steps\": 2, \"arrive\": %s, \"fields\": [ { \"start\": \"%s/targets/blob.png\",\n"
+                 "  \"keys\": [ { \"target\": \"%s/targets/blob.png\" } ] } ] }\n",
+                 vals[k], root, root);
+        write_text(scene, text);
+        int rc = run("--cpu", "--scene", scene, "--frames", out, NULL);
+        CHECK(rc == 0 && strstr(R.err, want[k]), "a scene's \"arrive\": %s: exit %d, want '%s':\n%s", vals[k], rc,
+              want[k], R.err);
+    }
+    int rc = run("--arrive", "auto", "targets/blob.png", "targets/star.png", "--dump-scene", NULL);
+    CHECK(rc == 0 && strstr(R.out, "\"arrive\": \"auto\""), "--dump-scene of --arrive auto: %s%s", R.out, R.err);
+    rc = run("--arrive", "4.5", "targets/blob.png", "targets/star.png", "--dump-scene", NULL);
+    CHECK(rc == 0 && strstr(R.out, "\"arrive\": 4.5"), "--dump-scene of --arrive 4.5: %s%s", R.out, R.err);
+}
+
 static void test_dump_roundtrip(void)
 {
     char a[600], b[600], scene[600], text[4096];
@@ -916,6 +944,7 @@ int main(void)
     RUN(test_fields_run);
     RUN(test_examples);
     RUN(test_dump_roundtrip);
+    RUN(test_arrive_key);
     testlib_result_free(&R);
     testlib_rm_rf(tmp);
     return check_done();

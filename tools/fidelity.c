@@ -197,6 +197,7 @@ typedef struct {
     double front;              /* the largest distance beyond the reach, domain units */
     double swirl;              /* the mean enstrophy over the same steps */
     double seconds;
+    double arrive;             /* the arrival the morph planned, s (--arrive auto: the trip's) */
 } Result;
 
 static pid_t main_pid;
@@ -765,6 +766,7 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         snprintf(err, errlen, "%s", merr);
         goto out_images;
     }
+    if (r) r->arrive = morph_params(m)->arrive;
     rho = malloc(n * sizeof *rho);
     blend_tgt = malloc(n * sizeof *blend_tgt);
     if (r) {
@@ -777,7 +779,7 @@ static int simulate(const Env *env, const Opts *o, const Pair *p, int w, int h, 
         goto out_morph;
     }
     SolverParams rp = o->params;
-    method_params_resolve(&rp);
+    method_params_settle(&rp);
     double cell = 1.0 / (double)(w < h ? w : h);
     /* the target at the start's mass, as the morph uses it */
     double scale = image_sum(start) / image_sum(target);
@@ -935,7 +937,7 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
     r->steps10 = r->steps3 = r->half_step = -1;
     r->blend = r->blend_s = r->d128_512 = NAN;
     r->compare_step = -1;
-    r->u = r->uc = r->swirl = r->u3 = r->uc3 = NAN;
+    r->u = r->uc = r->swirl = r->u3 = r->uc3 = r->arrive = NAN;
     r->front = 0.0; /* a max over the observed steps from 0 (the pair failed: ok = 0) */
     for (int k = 0; k < NPRINT; k++) r->print[k] = NAN;
     double t0 = now_s();
@@ -1260,7 +1262,7 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
     fprintf(f, "pair,grid_w,grid_h,steps,err0,err10,err300,err1000,err3000,err_end,steps_to_10,"
                "steps_to_3,mass_drift,half_step,blend_dist,blend_s,stripes0,stripes_max,"
                "stripes_max_step,stripes_ratio,compare_step,d128_512,u,uc,p5,p10,p20,front,swirl,"
-               "stripes_target,seconds,u3,uc3\n");
+               "stripes_target,seconds,u3,uc3,arrive\n");
     for (int k = 0; k < npairs; k++) {
         if (!o->selected[k]) continue;
         const Result *r = &res[k];
@@ -1289,6 +1291,7 @@ static void write_csv(const char *path, const Opts *o, const Result *res)
         fprintf(f, ",%.2f", r->seconds);
         csv_num(f, r->u3);
         csv_num(f, r->uc3);
+        csv_num(f, r->arrive);
         fputc('\n', f);
     }
     if (ferror(f) | (fclose(f) != 0)) fail("cannot write %s: %s", path, strerror(errno));
@@ -1367,8 +1370,8 @@ static void write_seq_csv(const char *path, const int *order, int total, const S
 
 static void progress(int done, int total, const Pair *p, const Result *r)
 {
-    fprintf(stderr, "[%d/%d] %s %dx%d: %ld steps in %.1f s, error %.3f -> %.3f\n", done, total, p->name,
-            r->w, r->h, r->steps, r->seconds, r->err0, r->err_end);
+    fprintf(stderr, "[%d/%d] %s %dx%d: %ld steps in %.1f s, error %.3f -> %.3f, arrival %.3g s\n", done, total,
+            p->name, r->w, r->h, r->steps, r->seconds, r->err0, r->err_end, r->arrive);
 }
 
 /* ------------------------------------------------------------- parallel */
