@@ -372,7 +372,7 @@ static float squeeze_share(Trip *t)
 static float gather_from_for(const SolverParams *p, Trip *t, bool lone)
 {
     if (!(p->arrive > 0.0f) || p->force != SOLVER_FORCE_BALANCE || !t->from || !t->to) return 0.0f;
-    float late = p->arrive > METHOD_PACE_TIME ? METHOD_GATHER_LATE : lone ? METHOD_GATHER_LATE_PAIR : 0.0f;
+    float late = lone ? METHOD_GATHER_LATE_PAIR : p->arrive > METHOD_PACE_TIME ? METHOD_GATHER_LATE : 0.0f;
     if (late == 0.0f) return 0.0f;
     return late + (METHOD_ARRIVE_ON - late) * squeeze_share(t);
 }
@@ -470,6 +470,7 @@ float method_off_pull_for_trip(const SolverParams *p, int w, int h, const float 
 float method_off_ramp(const SolverParams *p, long kstep)
 {
     float x;
+    if (!(p->off_ramp > 0.0f)) return 1.0f; /* a single pair's: whole from the start */
     return pace_x(p, kstep, &x) ? x * x * (3.0f - 2.0f * x) : 1.0f;
 }
 
@@ -553,6 +554,7 @@ void method_time_trip(SolverParams *q, int w, int h, const float *from, const fl
     q->drift_wait = drift_wait_for(q, &t, lone);
     q->gather_gain = gather_gain_for(q, &t);
     q->off_pull = off_pull_for(q, &t);
+    q->off_ramp = lone ? 0.0f : 1.0f;
     if (!(q->arrive > 0.0f)) return;
     if (q->pace == 0.0f) q->pace = pace_for(q, &t);
     if (q->gather_from == 0.0f) q->gather_from = gather_from_for(q, &t, lone);

@@ -377,8 +377,11 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
 #define METHOD_GATHER_FULL_SLOPE (2.0f / 3.0f)
 #define METHOD_GATHER_FROM_MAX 0.75f
 #define METHOD_GATHER_LATE 0.45f
-/* A lone pair (no key step to meet) of at most METHOD_PACE_TIME: its flow is
- * not paced, and the gathering and the drift join late, at
+/* A lone pair (no key step to meet; of at most METHOD_PACE_TIME until the
+ * twenty-sixth round, any arrival since --arrive auto times far trips
+ * longer: at 45% of the way, as a paced key's, a star carried 0.35 into a
+ * ring had Uc 0.08 against 0.02, docs/FIDELITY.md): the gathering and the
+ * drift join late, at
  * METHOD_GATHER_LATE_PAIR of the way where the pair needs little compression
  * (fully on at 0.97), so that the flow has carried what it can before
  * anything else moves smoke (issue 20, sixteenth round: with 0.3, a star
@@ -396,11 +399,11 @@ void method_ease(const SolverParams *p, long nstep, long kstep, float *vf, float
 #define METHOD_SQUEEZE_HIGH 4.0f
 float method_squeeze(int w, int h, const float *from, const float *to);
 /* --gather-from 0 (automatic) for a trip of arrival T from `from` to `to`,
- * with the balance force: METHOD_GATHER_LATE to METHOD_ARRIVE_ON by the
- * trip's squeeze where it is paced (T > METHOD_PACE_TIME); for a lone pair
- * (`lone`: a single pair, not a key) of T <= METHOD_PACE_TIME,
- * METHOD_GATHER_LATE_PAIR to METHOD_ARRIVE_ON by the squeeze; else 0 (the
- * default METHOD_ARRIVE_ON). */
+ * with the balance force: for a lone pair (`lone`: a single pair, not a
+ * key) METHOD_GATHER_LATE_PAIR to METHOD_ARRIVE_ON by the squeeze; for a
+ * key, METHOD_GATHER_LATE to METHOD_ARRIVE_ON by the trip's squeeze where
+ * it is paced (T > METHOD_PACE_TIME), else 0 (the default
+ * METHOD_ARRIVE_ON). */
 float method_gather_from_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to, bool lone);
 /* The balance force keeps min(ρ̃, ρ̃*) ∇log ρ̃* of Fattal's term, so that
  * smoke in surplus over one part of a target is not held there (a split);
@@ -426,8 +429,10 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
  * target), none from METHOD_OFF_HI (smoke that has arrived), a smoothstep
  * between; off_pull (SolverParams, set per trip) is 1 where the target is
  * one connected part (method_parts), else 0: with one part no part can hold
- * smoke another part needs. A paced trip (arrive > METHOD_PACE_TIME) gets
- * it only as its pace rises (method_off_ramp: none to METHOD_PACE_UP of the
+ * smoke another part needs. A paced key (arrive > METHOD_PACE_TIME; off_ramp
+ * 1, set for each trip: a single pair's is 0 and gets the whole pull from
+ * the start, twenty-sixth round) gets it only as its pace rises
+ * (method_off_ramp: none to METHOD_PACE_UP of the
  * way): the pace plans the travel at METHOD_PACE_SPEED of the limit, and
  * with the whole pull from step 0 the tour's 10-s keys were within 9-23% of
  * their start's error half way through (a key is to stay above 25%), while a
@@ -444,7 +449,7 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
 #define METHOD_PART_MIN 0.005
 float method_off_pull_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
 /* The share of off_pull a step gets: 1, but on a paced trip (arrive >
- * METHOD_PACE_TIME) it joins as the pace rises, by the same smoothstep from
+ * METHOD_PACE_TIME) with off_ramp (a key's) it joins as the pace rises, by the same smoothstep from
  * METHOD_PACE_UP to METHOD_PACE_FULL of the way (method_plan multiplies
  * MethodStep p.off_pull by it). */
 float method_off_ramp(const SolverParams *p, long kstep);

@@ -905,8 +905,12 @@ static void test_suite_bounds(void)
         CHECK(e10 >= 0.95 * e0, "%s: stamp-in: error %.3f after 10 steps, %.3f at the start", pairs[k], e10, e0);
         /* the flow carries smoke at most umax (0.18) a time unit: the trips
          * of a domain's length (wide: 1.05 between the centres) take 6 s and
-         * more, so those two get 0.15 at step 1000 */
-        double e_bound = far[k] ? 0.15 : 0.10;
+         * more, and --arrive auto plans them at half of umax: corners
+         * arrives at 7.4 s, wide at 10 s, step 1000 itself, where its error
+         * measured 0.158 (0.15 at the fixed 3 s); so those two get 0.2 at
+         * step 1000 (wide is within 3% by step 1280 at 128²-512², corners
+         * by 860, docs/FIDELITY.md) */
+        double e_bound = far[k] ? 0.20 : 0.10;
         /* a compression is drawn in by the flow for a·9 s before its drift
          * joins (method.h, METHOD_DRIFT_WAIT): square-blob is still drawing
          * in at step 1000 and is held to 3% by step 3000 below */

@@ -124,9 +124,10 @@ static void test_noise_for_trip(void)
  * trip, by the same rule for a single pair (its --arrive) as for each key
  * (its range): a large flat square into a small disc is a compression, so
  * the gathering joins at the default 30%; the way back (morph_swap) and a
- * key of the same size join late; an explicit --gather-from is kept; a
- * 3-s morph is not paced, and as a lone pair that needs little compression
- * it gathers late (METHOD_GATHER_LATE_PAIR), as a key it does not. */
+ * key of the same size join late (a lone pair at METHOD_GATHER_LATE_PAIR,
+ * a key at METHOD_GATHER_LATE); an explicit --gather-from is kept; a 3-s
+ * morph is not paced, and as a lone pair that needs little compression it
+ * gathers late, as a key it does not. */
 static void test_timing_for_trip(void)
 {
     static float big[N], small[N];
@@ -151,10 +152,10 @@ static void test_timing_for_trip(void)
           (double)morph_params(m)->force_noise);
     CHECK(morph_params(m)->attract == method_attract_for_trip(&p, W, H, big, small) && morph_params(m)->attract > 0.9f,
           "a single pair that squeezes keeps Fattal's pull: %g", (double)morph_params(m)->attract);
-    CHECK(morph_swap(m) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE,
-          "the way back spreads: %g", (double)morph_params(m)->gather_from);
+    CHECK(morph_swap(m) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE_PAIR,
+          "the way back spreads, a lone pair: late, %g", (double)morph_params(m)->gather_from);
     CHECK(morph_params(m)->attract == 0.0f, "the way back: none of it, %g", (double)morph_params(m)->attract);
-    CHECK(morph_set_params(m, &p) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE,
+    CHECK(morph_set_params(m, &p) == 0 && morph_params(m)->gather_from == METHOD_GATHER_LATE_PAIR,
           "set again as given, still automatic for the trip now: %g", (double)morph_params(m)->gather_from);
     /* as the window does: the parameters read back, one changed, given back;
      * the timing stays automatic (the way back spreads again) */

@@ -321,6 +321,15 @@ static void test_off_pull(void)
         CHECK(method_off_ramp(&r, 0) == 1.0f, "unpaced: whole from step 0");
         r.force = SOLVER_FORCE_FATTAL, r.arrive = q.arrive;
         CHECK(method_off_ramp(&r, 0) == 1.0f, "Fattal's force: not paced");
+        /* a single pair's pull is whole from the start, however long its
+         * arrival (off_ramp 0, as method_time_trip sets it for a lone trip) */
+        SolverParams lone = q, key = q;
+        method_time_trip(&lone, W, W, near, one, true);
+        method_time_trip(&key, W, W, near, one, false);
+        CHECK(lone.off_ramp == 0.0f && key.off_ramp == 1.0f && method_off_ramp(&lone, 0) == 1.0f &&
+                  method_off_ramp(&key, 0) == 0.0f,
+              "paced: a single pair's pull from step 0 (%g), a key's as the pace rises (%g)",
+              (double)method_off_ramp(&lone, 0), (double)method_off_ramp(&key, 0));
         /* method_plan hands the backends the step's share */
         SolverParams z = q;
         z.off_pull = 0.8f;
@@ -492,8 +501,10 @@ static void test_squeeze(void)
     CHECK(lbet < METHOD_GATHER_LATE_PAIR - 0.02f && lbet > METHOD_ARRIVE_ON + 0.02f, "3 s, a lone pair, 2.8x: between, %g",
           (double)lbet);
     CHECK(METHOD_GATHER_LATE_PAIR <= METHOD_GATHER_FROM_MAX, "within --gather-from's range");
-    p.arrive = 10.0f;
-    CHECK(method_gather_from_for_trip(&p, W, W, big, big, true) == METHOD_GATHER_LATE, "10 s, a lone pair: as a key");
+    p.arrive = 10.0f; /* a lone pair of any arrival, paced too: late (twenty-sixth round) */
+    CHECK(method_gather_from_for_trip(&p, W, W, big, big, true) == METHOD_GATHER_LATE_PAIR &&
+              fabsf(method_gather_from_for_trip(&p, W, W, big, small, true) - METHOD_ARRIVE_ON) < 0.01f,
+          "10 s, a lone pair: late as at 3 s, %g", (double)method_gather_from_for_trip(&p, W, W, big, big, true));
     p.arrive = 0.0f;
     CHECK(method_gather_from_for_trip(&p, W, W, big, big, true) == 0.0f, "untimed (0)");
     /* the share of Fattal's pull: a compression's */
