@@ -449,12 +449,16 @@ static int trip_parts(Trip *t)
     return t->parts;
 }
 
-static float off_pull_for(const SolverParams *p, Trip *t)
+static float off_pull_for(const SolverParams *p, Trip *t, bool lone)
 {
     if (p->force != SOLVER_FORCE_BALANCE || !t->from || !t->to || !(p->umax > 0.0f) || trip_parts(t) != 1)
         return 0.0f;
-    /* the trip over the way the limit covers in the arrival (METHOD_OFF_FAR) */
+    /* the trip over the way the limit covers in the arrival (METHOD_OFF_FAR);
+     * a single pair's in at most METHOD_PACE_TIME, as its pull is whole from
+     * the start (off_ramp 0): --arrive auto plans a far trip at half the
+     * limit, which would read every far trip as near */
     float T = p->arrive > 0.0f ? p->arrive : METHOD_PACE_TIME;
+    if (lone && T > METHOD_PACE_TIME) T = METHOD_PACE_TIME;
     float x = (trip_distance(t) / (p->umax * T) - METHOD_OFF_FAR_FROM) / (METHOD_OFF_FAR_TO - METHOD_OFF_FAR_FROM);
     x = x < 0.0f ? 0.0f : (x > 1.0f ? 1.0f : x); /* also NaN: 0 */
     return 1.0f - x * x * (3.0f - 2.0f * x);
@@ -464,7 +468,7 @@ float method_off_pull_for_trip(const SolverParams *p, int w, int h, const float 
 {
     Trip t = trip_of(w, h, from, to);
     SolverParams q = trip_timed(p, &t, true);
-    return off_pull_for(&q, &t);
+    return off_pull_for(&q, &t, true);
 }
 
 float method_off_ramp(const SolverParams *p, long kstep)
@@ -553,7 +557,7 @@ void method_time_trip(SolverParams *q, int w, int h, const float *from, const fl
     q->attract = attract_for(q, &t);
     q->drift_wait = drift_wait_for(q, &t, lone);
     q->gather_gain = gather_gain_for(q, &t);
-    q->off_pull = off_pull_for(q, &t);
+    q->off_pull = off_pull_for(q, &t, lone);
     q->off_ramp = lone ? 0.0f : 1.0f;
     if (!(q->arrive > 0.0f)) return;
     if (q->pace == 0.0f) q->pace = pace_for(q, &t);

@@ -447,6 +447,8 @@ float method_attract_for_trip(const SolverParams *p, int w, int h, const float *
 #define METHOD_OFF_HI 0.8f
 #define METHOD_PART_LEVEL 0.1f
 #define METHOD_PART_MIN 0.005
+/* (A single pair reads its trip against the way in at most METHOD_PACE_TIME;
+ * method_off_pull_for_trip is a single pair's, method_time_trip a key's too.) */
 float method_off_pull_for_trip(const SolverParams *p, int w, int h, const float *from, const float *to);
 /* The share of off_pull a step gets: 1, but on a paced trip (arrive >
  * METHOD_PACE_TIME) with off_ramp (a key's) it joins as the pace rises, by the same smoothstep from

@@ -354,6 +354,17 @@ static void test_off_pull(void)
     q.umax = d / (q.arrive * 0.5f * (METHOD_OFF_FAR_FROM + METHOD_OFF_FAR_TO));
     float mid = method_off_pull_for_trip(&q, W, W, near, one);
     CHECK(fabsf(mid - 0.5f) < 0.01f, "half way between the bounds: 1/2 (%g)", (double)mid);
+    /* a single pair's share reads its trip against the limit's way in 3 s at
+     * any arrival (its pull is whole from the start; --arrive auto would
+     * read every far trip as near); a key's against its own arrival */
+    SolverParams l10 = q, k10 = q;
+    l10.arrive = k10.arrive = 10.0f;
+    float lone10 = method_off_pull_for_trip(&l10, W, W, near, one);
+    method_time_trip(&l10, W, W, near, one, true);
+    method_time_trip(&k10, W, W, near, one, false);
+    CHECK(lone10 == mid && l10.off_pull == mid && k10.off_pull == 1.0f,
+          "10 s: a single pair's share as at 3 s (%g, %g), a key's whole (%g)", (double)lone10, (double)l10.off_pull,
+          (double)k10.off_pull);
     q = p;
     method_time_trip(&q, W, W, near, one, true);
     CHECK(q.off_pull == 1.0f, "method_time_trip sets off_pull (%g)", (double)q.off_pull);
