@@ -633,6 +633,12 @@ static int csv_field(const char *csv, const char *key, int col, char out[64])
  * whole or not at all, the same from --jobs' children */
 static void test_strip_steps_curve(void)
 {
+    /* a strip wider than an image may be: one line saying so, before any
+     * step is run (it said "out of memory") */
+    int big = run(testlib_fmt("--cpu --grid 2048 --steps 2 --pairs wide --strips '%s/sbig' --strip-steps 1,2", dir));
+    CHECK(big != 0 && strstr(R.err, "16390x2048 pixels") && strstr(R.err, "fewer --strip-steps") &&
+              !strstr(R.err, "out of memory"),
+          "a strip too wide: exit %d: %s", big, R.err);
     const char *args = "--cpu --grid 32 --steps 260 --pairs blob-star,one-three";
     int rc = run(testlib_fmt("%s --strips '%s/ss' --strip-steps 15,255 --curve '%s/cv' --csv '%s/g.csv'", args, dir,
                              dir, dir));

@@ -721,14 +721,21 @@ static void strip_put_row(Strip *s, int panel, int row, const float *rho)
 static void strip_put(Strip *s, int panel, const float *rho) { strip_put_row(s, panel, 0, rho); }
 
 /* An empty strip of `panels` panels of w x h in `rows` rows, grey between
- * and where nothing is put; -1 when out of memory. */
-static int strip_init(Strip *s, int w, int h, int panels, int rows)
+ * and where nothing is put; -1 with one line in err when it would be wider
+ * or taller than an image may be, or out of memory. */
+static int strip_init(Strip *s, int w, int h, int panels, int rows, char *err, size_t errlen)
 {
     s->w = w;
     s->h = h;
     s->panels = panels;
-    s->im = image_create(panels * w + (panels - 1) * STRIP_GAP, rows * h + (rows - 1) * STRIP_GAP, 1);
-    if (!s->im) return -1;
+    long sw = (long)panels * w + (long)(panels - 1) * STRIP_GAP, sh = (long)rows * h + (long)(rows - 1) * STRIP_GAP;
+    if (sw > IMAGE_MAX_SIDE || sh > IMAGE_MAX_SIDE) {
+        snprintf(err, errlen, "a strip of %d frames of %dx%d would be %ldx%ld pixels, over the %d an image may have: "
+                 "give fewer --strip-steps or a smaller --grid", panels, w, h, sw, sh, IMAGE_MAX_SIDE);
+        return -1;
+    }
+    s->im = image_create((int)sw, (int)sh, 1);
+    if (!s->im) return snprintf(err, errlen, "out of memory"), -1;
     for (size_t k = 0; k < (size_t)s->im->w * s->im->h; k++) s->im->px[k] = STRIP_GAP_GREY;
     return 0;
 }
@@ -947,10 +954,7 @@ static void run_pair(const Env *env, const Opts *o, int idx, Result *r)
         int panels = 1;
         for (int k = 1; k < nstrip; k++)
             if (strip_steps[k] <= o->steps) panels++;
-        if (strip_init(&strip, r->w, r->h, panels + 1 /* + the target */, 1) < 0) {
-            snprintf(r->err, sizeof r->err, "out of memory");
-            return;
-        }
+        if (strip_init(&strip, r->w, r->h, panels + 1 /* + the target */, 1, r->err, sizeof r->err) < 0) return;
         s = &strip;
     }
 
@@ -1185,10 +1189,7 @@ static void run_sequence(const Env *env, const Opts *o, int idx, SeqResult *r)
     double t0 = now_s();
     Strip strip = {0}, *s = NULL;
     if (o->strips) {
-        if (strip_init(&strip, r->w, r->h, SEQ_STRIP_PANELS, 2) < 0) {
-            snprintf(r->err, sizeof r->err, "out of memory");
-            return;
-        }
+        if (strip_init(&strip, r->w, r->h, SEQ_STRIP_PANELS, 2, r->err, sizeof r->err) < 0) return;
         s = &strip;
     }
     if (simulate_sequence(env, o, q, r->w, r->h, r, s, r->err, sizeof r->err) < 0) goto out;
