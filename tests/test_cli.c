@@ -1346,8 +1346,9 @@ static void test_out_of_memory(void)
 }
 
 /* Out of memory for a frame (8192² RGBA floats under a 1.2 GB limit), after
- * the run has begun: the start line and one error line, exit 1, the frames
- * directory empty (no half frame, no temporary), no metrics file. */
+ * the run has begun: the start lines (the run, its arrival) and one error
+ * line, exit 1, the frames directory empty (no half frame, no temporary),
+ * no metrics file. */
 static void test_out_of_memory_frame(void)
 {
     if (!vlimit_meaningful("test_out_of_memory_frame")) return;
@@ -1360,11 +1361,11 @@ static void test_out_of_memory_frame(void)
         square, NULL);
     CHECK(R.signal == 0 && R.code == 1, "frame out of memory: exit %d signal %d; stderr:\n%s",
           R.code, R.signal, R.err);
-    const char *second = strchr(R.err, '\n');
-    CHECK(count_lines(R.err) == 2 && strncmp(R.err, "smokemorph: fragment backend, 32x32 grid", 40) == 0 &&
-              second && strncmp(second + 1, "export: out of memory", 21) == 0 &&
-              has(second, "8192x8192"),
-          "frame out of memory: expected the start line and one export line:\n%s", R.err);
+    const char *second = strchr(R.err, '\n'), *third = second ? strchr(second + 1, '\n') : NULL;
+    CHECK(count_lines(R.err) == 3 && strncmp(R.err, "smokemorph: fragment backend, 32x32 grid", 40) == 0 &&
+              second && strncmp(second + 1, "smokemorph: arrival planned at ", 31) == 0 && third &&
+              strncmp(third + 1, "export: out of memory", 21) == 0 && has(third, "8192x8192"),
+          "frame out of memory: expected the start lines and one export line:\n%s", R.err);
     check_nothing_written(__LINE__, "frame out of memory");
 }
 
