@@ -364,6 +364,17 @@ static void test_hud_and_plot(void)
     mt.paused = true;
     viewmodel_hud_lines(&mt, &p, 0, lines, VIEWMODEL_HUD_LINES);
     CHECK(strcmp(lines[5], "paused") == 0, "paused: '%s'", lines[5]);
+    /* a single pair: the key line says when it arrives (its --arrive, as
+     * the morph timed it), or nothing to arrive at when untimed */
+    ViewMetrics one = mt;
+    one.key = one.nkeys = 1, one.to_next = -1;
+    SolverParams timed = p;
+    timed.arrive = 7.71f, timed.dt = 0.01f;
+    viewmodel_hud_lines(&one, &timed, 0, lines, VIEWMODEL_HUD_LINES);
+    CHECK(strcmp(lines[1], "arrives at step 771 (t 7.71)") == 0, "a single pair's arrival: '%s'", lines[1]);
+    timed.arrive = 0.0f;
+    viewmodel_hud_lines(&one, &timed, 0, lines, VIEWMODEL_HUD_LINES);
+    CHECK(strcmp(lines[1], "key 1 of 1") == 0, "untimed: '%s'", lines[1]);
 
     ViewPlot pl;
     viewmodel_plot_reset(&pl);
