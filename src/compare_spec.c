@@ -83,7 +83,7 @@ int compare_parse(const char *spec, const SolverParams *base, CompareSpec *out, 
         if (method_param_parse(k, eq + 1, &v) < 0) {
             snprintf(err, errlen, "compare: %s=%s: %s", tok, eq + 1,
                      kind == 'b' ? "give on or off (1 or 0)" : kind == 'e' ? "give balance or fattal"
-                     : kind == 'i' ? "give a whole number" : "give a number");
+                     : kind == 'i' ? "give a whole number" : method_param_info[k].autov ? "give a number or auto" : "give a number");
             return -1;
         }
         method_param_set(&out->p[1], k, v);

@@ -901,7 +901,7 @@ static int apply_row(Config *c, const Row *r, int opt, const char *arg, char *er
     long v;
     switch (r->kind) {
     case SK_FLOAT:
-        if ((r->flags & SF_AUTO) && arg && strcmp(arg, "auto") == 0) return *(float *)m = SETTING_AUTO, 0;
+        if ((r->flags & SF_AUTO) && arg && strcasecmp(arg, "auto") == 0) return *(float *)m = SETTING_AUTO, 0;
         if (float_opt(r->opt, arg, m, err, errlen) < 0) {
             if (r->flags & SF_AUTO) set_err(err, errlen, "--%s: expected a number or auto, got '%s'", r->opt, arg);
             return -1;

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "compare_spec.h"
 #include "inputs.h"
@@ -103,9 +104,13 @@ static int parse_set(Ctx *x, const char *path, json_t *v, const SolverParams *cu
             if (!json_is_integer(val)) return fail(x, p, false, "expected a whole number");
             d = (double)json_integer_value(val);
             if (d < -1e9 || d > 1e9) return fail(x, p, false, "out of range");
+        } else if (method_param_info[k].autov && json_is_string(val) && !strcasecmp(json_string_value(val), "auto")) {
+            d = SETTING_AUTO; /* --arrive auto */
         } else {
-            if (!json_is_number(val)) return fail(x, p, false, "expected a number");
+            if (!json_is_number(val))
+                return fail(x, p, false, method_param_info[k].autov ? "expected a number or \"auto\"" : "expected a number");
             d = json_number_value(val);
+            if (method_param_info[k].autov && d < 0.0) d = 2.0 * SETTING_AUTO; /* out of range, not "auto" */
         }
         method_param_set(&q, k, d);
         st->has[k] = true;

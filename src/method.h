@@ -541,8 +541,9 @@ void method_time_trip(SolverParams *q, int w, int h, const float *from, const fl
  * METHOD_PACE_POWER or more (method_pace_for_trip), and rises (smoothstep)
  * to 1 from METHOD_PACE_UP to METHOD_PACE_FULL of the key: the smoke
  * travels slowly through the key's first half and approaches at full
- * speed. 1 otherwise (single pairs at the default 3 s, --arrive 0,
- * Fattal's method). */
+ * speed. 1 otherwise (an arrival of at most METHOD_PACE_TIME, --arrive 0,
+ * Fattal's method). A single pair is paced by the same rule when its
+ * arrival (automatic: its trip's) is longer. */
 #define METHOD_PACE_TIME 3.0f
 #define METHOD_PACE_POWER 1.5f
 #define METHOD_PACE_UP 0.5f

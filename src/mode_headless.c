@@ -779,7 +779,7 @@ static void hl_say_start(Headless *h)
                  where);
     /* a single pair's arrival (--arrive auto: from its trip's length) */
     const SolverParams *mp = morph_params(m);
-    if (h->fs->n == 1 && morph_key_count(m) == 1 && mp && mp->arrive > 0.0f)
+    if (h->fs->n == 1 && !morph_has_schedule(m) && mp && mp->arrive > 0.0f)
         log_info("smokemorph", "arrival planned at %.3g s (step %ld)%s", (double)mp->arrive,
                  lroundf(mp->arrive / mp->dt),
                  c->params.arrive == SETTING_AUTO ? ", from the trip's length (--arrive auto)" : "");

@@ -200,7 +200,8 @@ int resume_load(Config *c, Checkpoint *ck, const Scene *scene)
                       config_given(c, "force");
         if (!in->option || !(config_given(c, in->option) || forced)) continue;
         double mine = method_param_get(&c->params, k), theirs = method_param_get(&p, k);
-        if (mine == theirs) continue;
+        /* "auto" given: the checkpoint's value is what auto timed its trip */
+        if (mine == theirs || (in->autov && (float)mine == SETTING_AUTO)) continue;
         method_param_set(&p, k, mine);
         char a[32], b[32];
         param_text(in->kind, mine, a, sizeof a);
@@ -225,9 +226,12 @@ int resume_load(Config *c, Checkpoint *ck, const Scene *scene)
         /* the state's pace and gathering start are its key's, timed for its
          * trip: the morph (its later keys, the way back) times its own
          * from the values given (0: automatic), as the uninterrupted run did */
-        float pace = c->params.pace, gather_from = c->params.gather_from;
+        float pace = c->params.pace, gather_from = c->params.gather_from, arrive = c->params.arrive;
         c->params = p;
         c->params.pace = pace, c->params.gather_from = gather_from;
+        /* --arrive auto given: the morph times its trips again (the same
+         * arrival for the checkpoint's, its images being the run's) */
+        if (config_given(c, "arrive") && arrive == SETTING_AUTO) c->params.arrive = arrive;
     }
     c->mass_match = ck->state.mass_match;
     ck->state.params = p;

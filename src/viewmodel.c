@@ -457,8 +457,8 @@ int viewmodel_hud_lines(const ViewMetrics *mt, const SolverParams *p, int select
 {
     char key[VIEWMODEL_LINE];
     if (mt->to_next >= 0) snprintf(key, sizeof key, "key %d of %d (%ld to next)", mt->key, mt->nkeys, mt->to_next);
-    else if (mt->nkeys <= 1 && p && p->arrive > 0.0f && p->dt > 0.0f) /* a single pair: when it arrives */
-        snprintf(key, sizeof key, "arrives at step %ld (t %.2f)", lroundf(p->arrive / p->dt), (double)p->arrive);
+    else if (mt->nkeys <= 1 && p && p->arrive > 0.0f) /* a single pair: when it arrives (from its target's setting: a swap sets it again) */
+        snprintf(key, sizeof key, "arrives %.2f s after its target", (double)p->arrive);
     else snprintf(key, sizeof key, "key %d of %d", mt->key, mt->nkeys);
     char rate[32];
     snprintf(rate, sizeof rate, "%.1f steps/s", mt->rate);

@@ -474,6 +474,10 @@ static void test_arrive(void)
     CHECK(planned_arrival(R.err, &trip) == 4.0 && !trip && has(R.err, "(step 400)"),
           "--arrive 4 is kept and not said to be the trip's:\n%s", R.err);
     reset_work();
+    run("--cpu", SMALL, FM, "--key-every", "3", disc, far_disc, NULL);
+    expect_ok(__LINE__, "a key every 3 steps");
+    CHECK(!has(R.err, "arrival planned"), "a key arrives at its step, no trip's arrival said:\n%s", R.err);
+    reset_work();
     run("--cpu", SMALL, FM, "--arrive", "0", disc, far_disc, NULL);
     expect_ok(__LINE__, "--arrive 0");
     CHECK(!has(R.err, "arrival planned"), "untimed: no arrival said:\n%s", R.err);

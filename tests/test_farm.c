@@ -546,6 +546,13 @@ static void test_refusals(void)
     expect_ok(__LINE__);
     CHECK(!strstr(R.err, "overrides"), "the same --vf named:\n%s", R.err);
     CHECK(diff_frames("A", "G", 2, 3) == 0, "frames differ with the same --vf");
+    /* --arrive auto is what the checkpoint's run had: no override, the same
+     * frames, the arrival its trip's again (it was settled to 3 s) */
+    run("--cpu", "--arrive", "auto", "--frames", "J", "--resume", "A/checkpoint_000005.smc", NULL);
+    expect_ok(__LINE__);
+    CHECK(!strstr(R.err, "overrides") && strstr(R.err, "from the trip's length (--arrive auto)"),
+          "--arrive auto on resume:\n%s", R.err);
+    CHECK(diff_frames("A", "J", 2, 3) == 0, "frames differ with --arrive auto");
     run("--cpu", "--vf", "0.9", "--frames", "H", "--resume", "A/checkpoint_000005.smc", NULL);
     expect_ok(__LINE__);
     CHECK(strstr(R.err, "--vf 0.9 overrides the checkpoint's 0.5"), "stderr:\n%s", R.err);

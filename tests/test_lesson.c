@@ -89,6 +89,8 @@ static void test_errors(void)
         {"{\"steps\": [\n  {\"caption\": \"a\"},\n  {\"runn\": 3}\n]}", "l.json:3:4: steps[1].runn: unknown member"},
         {"{\"steps\": [{\"set\": {\"vf\": -1}}]}", "l.json:1:27: steps[0].set.vf: --vf must be in"},
         {"{\"steps\": [{\"set\": {\"warp\": 1}}]}", "steps[0].set.warp: unknown parameter"},
+        {"{\"steps\": [{\"set\": {\"arrive\": -1}}]}", "steps[0].set.arrive: --arrive must be auto or in"},
+        {"{\"steps\": [{\"set\": {\"arrive\": \"soon\"}}]}", "steps[0].set.arrive: expected a number or \"auto\""},
         {"{\"steps\": [{\"run\": -2}]}", "steps[0].run: expected a whole number"},
         {"{\"steps\": [{\"run\": 2, \"until\": 5}]}", "steps[0]: give run or until, not both"},
         {"{\"steps\": [{\"to_pass\": \"warp\"}]}", "steps[0].to_pass: unknown pass 'warp'"},
@@ -141,6 +143,16 @@ static void test_params_at(void)
     lesson_params_at(l, 3, &p);
     CHECK(p.vf == 4.0f && p.vd == 0.5f && p.vcycles == 3 && p.jacobi == 0, "step 4: vf %g vd %g vcycles %d jacobi %d",
           p.vf, p.vd, p.vcycles, p.jacobi);
+    lesson_free(l);
+    /* "arrive": "auto", as --arrive auto */
+    l = parse("{\"steps\": [{\"set\": {\"arrive\": 2}}, {\"set\": {\"arrive\": \"auto\"}}]}", err, sizeof err);
+    CHECK(l != NULL, "arrive auto: %s", err);
+    if (!l) return;
+    p = g_p;
+    lesson_params_at(l, 0, &p);
+    float a0 = p.arrive;
+    lesson_params_at(l, 1, &p);
+    CHECK(a0 == 2.0f && p.arrive == SETTING_AUTO, "arrive 2 then auto: %g, %g", (double)a0, (double)p.arrive);
     lesson_free(l);
 }
 

@@ -16,7 +16,8 @@ static void test_pace(void)
     SolverParams p;
     method_params_default(&p);
     p.dt = 0.01f;
-    CHECK(method_pace(&p, 0) == 1.0f && method_pace(&p, 150) == 1.0f, "the default 3 s: unpaced");
+    p.arrive = METHOD_PACE_TIME; /* the default is auto: a single pair's trip times it (test_arrive_auto) */
+    CHECK(method_pace(&p, 0) == 1.0f && method_pace(&p, 150) == 1.0f, "3 s: unpaced");
     p.arrive = 10.0f; /* 1000 steps */
     float r = powf(METHOD_PACE_TIME / 10.0f, METHOD_PACE_POWER);
     CHECK(fabsf(method_pace(&p, 0) - r) < 1e-6f && fabsf(method_pace(&p, 400) - r) < 1e-6f,

@@ -371,7 +371,7 @@ static void test_hud_and_plot(void)
     SolverParams timed = p;
     timed.arrive = 7.71f, timed.dt = 0.01f;
     viewmodel_hud_lines(&one, &timed, 0, lines, VIEWMODEL_HUD_LINES);
-    CHECK(strcmp(lines[1], "arrives at step 771 (t 7.71)") == 0, "a single pair's arrival: '%s'", lines[1]);
+    CHECK(strcmp(lines[1], "arrives 7.71 s after its target") == 0, "a single pair's arrival: '%s'", lines[1]);
     timed.arrive = 0.0f;
     viewmodel_hud_lines(&one, &timed, 0, lines, VIEWMODEL_HUD_LINES);
     CHECK(strcmp(lines[1], "key 1 of 1") == 0, "untimed: '%s'", lines[1]);

@@ -272,7 +272,7 @@ static void usage(void)
            "                      3000 to compare a slow morph after it has arrived\n"
            "  --strips DIR        write DIR/PAIR.png: grey frames at steps 0, 5, 10, 20, 40,\n"
            "                      60, 80, 100, 150, 200 (where the morph happens), 300\n"
-           "                      (the default arrival), 1000, 3000 (those <= N), then\n"
+           "                      (3 s, the shortest arrival), 1000, 3000 (those <= N), then\n"
            "                      the target image, side by\n"
            "                      side, density clamped to [0, 1]; with --compare also\n"
            "                      DIR/PAIR-128.png and DIR/PAIR-512.png, the two compared\n"
@@ -420,7 +420,7 @@ static void parse_param(SolverParams *p, const char *s)
     if (method_param_parse(k, eq + 1, &v) < 0)
         fail("--param: %s=%s: %s", name, eq + 1,
              kind == 'b' ? "give on or off (1 or 0)" : kind == 'e' ? "give balance or fattal"
-             : kind == 'i' ? "give a whole number" : "give a number");
+             : kind == 'i' ? "give a whole number" : method_param_info[k].autov ? "give a number or auto" : "give a number");
     method_param_set(p, k, v);
     if (method_param_info[k].extra) g_set_extras = true;
 }
