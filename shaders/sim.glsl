@@ -43,39 +43,10 @@ vec4 bspline_w(float t)
 }
 
 // A coarse field (cw x ch = csize, coarsened by factor) at a position in
-// fine cell units (fine cell centres at i + 0.5): with factor > 1 the cubic
-// B-spline of the 4x4 samples around it, indices clamped (its gradient is
-// continuous: method.h, METHOD_BLUR_BSPLINE_VAR); at factor 1 bilinear.
-// Mirrors ref_sample_coarse.
-float sample_coarse(sampler2D t, int factor, ivec2 csize, vec2 p)
-{
-    if (factor > 1) {
-        vec2 c = p / float(factor) - 0.5;
-        ivec2 c0 = ivec2(floor(c));
-        vec4 wx = bspline_w(c.x - float(c0.x)), wy = bspline_w(c.y - float(c0.y));
-        float s = 0.0;
-        for (int b = 0; b < 4; b++) {
-            int jj = clamp(c0.y - 1 + b, 0, csize.y - 1);
-            float r = 0.0;
-            for (int a = 0; a < 4; a++)
-                r += wx[a] * texelFetch(t, ivec2(clamp(c0.x - 1 + a, 0, csize.x - 1), jj), 0).r;
-            s += wy[b] * r;
-        }
-        return s;
-    }
-    float cx = clamp(p.x - 0.5, 0.0, float(csize.x - 1));
-    float cy = clamp(p.y - 0.5, 0.0, float(csize.y - 1));
-    int i0 = int(floor(cx)), j0 = int(floor(cy));
-    int i1 = min(i0 + 1, csize.x - 1), j1 = min(j0 + 1, csize.y - 1);
-    float tx = cx - float(i0), ty = cy - float(j0);
-    float a00 = texelFetch(t, ivec2(i0, j0), 0).r, a10 = texelFetch(t, ivec2(i1, j0), 0).r;
-    float a01 = texelFetch(t, ivec2(i0, j1), 0).r, a11 = texelFetch(t, ivec2(i1, j1), 0).r;
-    float a = a00 + tx * (a10 - a00);
-    float b = a01 + tx * (a11 - a01);
-    return a + ty * (b - a);
-}
-
-// sample_coarse of all four channels (the flow's statistics).
+// fine cell units (fine cell centres at i + 0.5), all four channels: with
+// factor > 1 the cubic B-spline of the 4x4 samples around it, indices
+// clamped (its gradient is continuous: method.h, METHOD_BLUR_BSPLINE_VAR);
+// at factor 1 bilinear. Mirrors ref_sample_coarse.
 vec4 sample_coarse4(sampler2D t, int factor, ivec2 csize, vec2 p)
 {
     if (factor > 1) {
@@ -102,4 +73,11 @@ vec4 sample_coarse4(sampler2D t, int factor, ivec2 csize, vec2 p)
     vec4 a = a00 + tx * (a10 - a00);
     vec4 b = a01 + tx * (a11 - a01);
     return a + ty * (b - a);
+}
+
+// Its first channel (the blurred densities): the compiler drops the other
+// three's arithmetic.
+float sample_coarse(sampler2D t, int factor, ivec2 csize, vec2 p)
+{
+    return sample_coarse4(t, factor, csize, p).r;
 }
