@@ -24,7 +24,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null) $(EXR_LIBS)
 OPT      ?= -O2
 CFLAGS   ?=
 CPPFLAGS += -DSMOKEMORPH_VERSION='"$(VERSION)"' -DSMOKEMORPH_DATADIR='"$(PREFIX)/share/smokemorph"'
-ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Wall -Wextra -Werror $(OPT) -g \
+ALL_CFLAGS = -std=c11 -D_POSIX_C_SOURCE=200809L -pthread -Wall -Wextra -Werror $(OPT) $(OPT_FILE) -g \
              -MMD -MP $(PKG_CFLAGS) $(SAN) $(CFLAGS)
 LDLIBS  += $(PKG_LIBS) -lm
 
@@ -69,6 +69,11 @@ $(BUILD)/smokemorph.bash: $(BUILD)/smokemorph tools/gen-completion.sh
 $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
+
+# The CPU solver's grid loops vectorize at -O3 (a lane does the same IEEE
+# operation as the scalar code, and nothing is reassociated: the same bits;
+# 1.2x faster on the tests' 128² morphs). CFLAGS still comes last.
+$(BUILD)/src/cpu_solver.o: OPT_FILE = -O3
 
 $(BUILD)/src/%.o: src/%.c | check-deps
 	@mkdir -p $(dir $@)

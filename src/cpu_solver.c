@@ -3,6 +3,7 @@
 #include "log.h"
 
 #include <float.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,24 +52,48 @@ void ref_pass_downsample(int w, int h, const BlurSpec *spec, const float *in, fl
         }
 }
 
+/* The blur along one line of n samples, read from c with a stride: the line
+ * is copied with its ends repeated r times (the clamped border) into pad,
+ * then every tap reads pad straight. The taps are summed in the order 0, ±1,
+ * ±2 …, as the clamped loop without pad (and the shader) does. */
+static void blur_line(const float *wt, int r, int n, const float *c, size_t stride, float *pad, float *o)
+{
+    for (int q = -r; q < n + r; q++) pad[q + r] = c[(size_t)clampi(q, 0, n - 1) * stride];
+    int q = 0;
+    for (; q + 8 <= n; q += 8) { /* eight outputs at once: eight sums in flight, each in its own order */
+        const float *m = pad + q + r;
+        float acc[8];
+        for (int e = 0; e < 8; e++) acc[e] = wt[0] * m[e];
+        for (int k = 1; k <= r; k++)
+            for (int e = 0; e < 8; e++) acc[e] += wt[k] * (m[e - k] + m[e + k]);
+        for (int e = 0; e < 8; e++) o[(size_t)(q + e) * stride] = acc[e];
+    }
+    for (; q < n; q++) {
+        const float *m = pad + q + r;
+        float acc = wt[0] * m[0];
+        for (int k = 1; k <= r; k++) acc += wt[k] * (m[-k] + m[k]);
+        o[(size_t)q * stride] = acc;
+    }
+}
+
 void ref_pass_blur_1d(const BlurSpec *spec, int axis, const float *in, float *out)
 {
     int cw = spec->cw, ch = spec->ch, r = spec->radius;
-    for (int J = 0; J < ch; J++)
-        for (int I = 0; I < cw; I++) {
-            float acc = spec->weights[0] * in[(size_t)J * cw + I];
-            for (int k = 1; k <= r; k++) {
-                float a, b;
-                if (axis == 0) {
-                    a = in[(size_t)J * cw + clampi(I - k, 0, cw - 1)];
-                    b = in[(size_t)J * cw + clampi(I + k, 0, cw - 1)];
-                } else {
-                    a = in[(size_t)clampi(J - k, 0, ch - 1) * cw + I];
-                    b = in[(size_t)clampi(J + k, 0, ch - 1) * cw + I];
-                }
-                acc += spec->weights[k] * (a + b);
-            }
-            out[(size_t)J * cw + I] = acc;
+    int n = axis == 0 ? cw : ch, lines = axis == 0 ? ch : cw; /* along the blur, and across */
+    size_t stride = axis == 0 ? 1 : (size_t)cw, step = axis == 0 ? (size_t)cw : 1;
+    if (n <= REF_BLUR_LINE_MAX) {
+        float pad[REF_BLUR_LINE_MAX + 2 * (METHOD_BLUR_TAPS - 1)];
+        for (int l = 0; l < lines; l++) blur_line(spec->weights, r, n, in + l * step, stride, pad, out + l * step);
+        return;
+    }
+    for (int l = 0; l < lines; l++)
+        for (int q = 0; q < n; q++) {
+            const float *c = in + l * step;
+            float acc = spec->weights[0] * c[(size_t)q * stride];
+            for (int k = 1; k <= r; k++)
+                acc += spec->weights[k] *
+                       (c[(size_t)clampi(q - k, 0, n - 1) * stride] + c[(size_t)clampi(q + k, 0, n - 1) * stride]);
+            out[l * step + (size_t)q * stride] = acc;
         }
 }
 
@@ -83,38 +108,65 @@ static inline void bspline_w(float t, float wt[4])
     wt[3] = t3 / 6.0f;
 }
 
-float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, float y)
+/* Where a fine coordinate x reads one axis of the coarse lattice (n coarse
+ * cells): its first of four cells (factor > 1: the B-spline's) and their
+ * weights, or its two cells (bilinear) and the second's weight in w[0]. A
+ * position is one per axis, so that a row of samples shares its y and
+ * several fields sampled at one position share both (ref_sample_coarse,
+ * drift_flow_limit). */
+typedef struct {
+    int i0, i1;
+    float w[4];
+} CoarseAxis;
+
+static inline void coarse_axis(const BlurSpec *spec, float x, int n, CoarseAxis *a)
+{
+    float f = (float)spec->factor;
+    if (spec->factor > 1) {
+        float cx = x / f - 0.5f;
+        a->i0 = (int)floorf(cx);
+        a->i1 = a->i0; /* unused */
+        bspline_w(cx - (float)a->i0, a->w);
+        return;
+    }
+    float cx = clampc(x / f - 0.5f, 0.0f, (float)(n - 1));
+    a->i0 = (int)floorf(cx);
+    a->i1 = a->i0 + 1 < n ? a->i0 + 1 : a->i0;
+    a->w[0] = cx - (float)a->i0;
+}
+
+static inline float coarse_read(const BlurSpec *spec, const CoarseAxis *ax, const CoarseAxis *ay,
+                                const float *coarse)
 {
     size_t cw = (size_t)spec->cw;
     if (spec->factor > 1) {
-        float f = (float)spec->factor, cx = x / f - 0.5f, cy = y / f - 0.5f;
-        int i0 = (int)floorf(cx), j0 = (int)floorf(cy);
-        float wx[4], wy[4], s = 0.0f;
-        bspline_w(cx - (float)i0, wx);
-        bspline_w(cy - (float)j0, wy);
+        float s = 0.0f;
         for (int b = 0; b < 4; b++) {
-            int jj = j0 - 1 + b;
+            int jj = ay->i0 - 1 + b;
             jj = jj < 0 ? 0 : (jj > spec->ch - 1 ? spec->ch - 1 : jj);
             float r = 0.0f;
             for (int a = 0; a < 4; a++) {
-                int ii = i0 - 1 + a;
+                int ii = ax->i0 - 1 + a;
                 ii = ii < 0 ? 0 : (ii > spec->cw - 1 ? spec->cw - 1 : ii);
-                r += wx[a] * coarse[(size_t)jj * cw + (size_t)ii];
+                r += ax->w[a] * coarse[(size_t)jj * cw + (size_t)ii];
             }
-            s += wy[b] * r;
+            s += ay->w[b] * r;
         }
         return s;
     }
-    float f = (float)spec->factor;
-    float cx = clampc(x / f - 0.5f, 0.0f, (float)(spec->cw - 1));
-    float cy = clampc(y / f - 0.5f, 0.0f, (float)(spec->ch - 1));
-    int i0 = (int)floorf(cx), j0 = (int)floorf(cy);
-    int i1 = i0 + 1 < spec->cw ? i0 + 1 : i0;
-    int j1 = j0 + 1 < spec->ch ? j0 + 1 : j0;
-    float tx = cx - (float)i0, ty = cy - (float)j0;
+    size_t i0 = (size_t)ax->i0, i1 = (size_t)ax->i1, j0 = (size_t)ay->i0, j1 = (size_t)ay->i1;
+    float tx = ax->w[0], ty = ay->w[0];
     float a = coarse[j0 * cw + i0] + tx * (coarse[j0 * cw + i1] - coarse[j0 * cw + i0]);
     float b = coarse[j1 * cw + i0] + tx * (coarse[j1 * cw + i1] - coarse[j1 * cw + i0]);
     return a + ty * (b - a);
+}
+
+float ref_sample_coarse(const BlurSpec *spec, const float *coarse, float x, float y)
+{
+    CoarseAxis ax, ay;
+    coarse_axis(spec, x, spec->cw, &ax);
+    coarse_axis(spec, y, spec->ch, &ay);
+    return coarse_read(spec, &ax, &ay, coarse);
 }
 
 void ref_pass_upsample(int w, int h, const BlurSpec *spec, const float *coarse, float *out)
@@ -256,13 +308,28 @@ void ref_pass_force_sharp(int w, int h, const SolverParams *p, const BlurSpec *s
     float damp = 1.0f / (1.0f + p->dt * p->vd);
     float k = p->dt * p->vf / hh;
     float sw = curl ? p->dt * p->swirl * METHOD_SWIRL_LENGTH : 0.0f; /* dt·ε·L */
-    for (int j = 0; j < h; j++)
+    /* where each column's faces (x = i) and centres (x = i + 0.5) read ρ̃,
+     * once (ref_sample_coarse's, split by axis) */
+    CoarseAxis *xs = malloc(2 * (size_t)w * sizeof *xs), xf, xc;
+    for (int i = 0; i < w && xs; i++) {
+        coarse_axis(spec, (float)i, spec->cw, &xs[2 * i]);
+        coarse_axis(spec, (float)i + 0.5f, spec->cw, &xs[2 * i + 1]);
+    }
+    for (int j = 0; j < h; j++) {
+        CoarseAxis yc, yf;
+        coarse_axis(spec, (float)j + 0.5f, spec->ch, &yc);
+        coarse_axis(spec, (float)j, spec->ch, &yf);
         for (int i = 0; i < w; i++) {
+            if (!xs) {
+                coarse_axis(spec, (float)i, spec->cw, &xf);
+                coarse_axis(spec, (float)i + 0.5f, spec->cw, &xc);
+            }
+            const CoarseAxis *axf = xs ? &xs[2 * i] : &xf, *axc = xs ? &xs[2 * i + 1] : &xc;
             /* x face between (i-1, j) and (i, j) */
             float nu = 0.0f, nv = 0.0f;
             if (i > 0) {
                 float tl = tgt_blur[IDX(i - 1, j)], tr = tgt_blur[IDX(i, j)];
-                float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i, (float)j + 0.5f);
+                float rb = coarse_read(spec, axf, &yc, rho_blur_coarse);
                 float tf = fmaxf(0.5f * (tl + tr), p->eps);
                 float g = (tr - tl) / tf;
                 if (sharp)
@@ -277,7 +344,7 @@ void ref_pass_force_sharp(int w, int h, const SolverParams *p, const BlurSpec *s
             }
             if (j > 0) {
                 float tb = tgt_blur[IDX(i, j - 1)], tt = tgt_blur[IDX(i, j)];
-                float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j);
+                float rb = coarse_read(spec, axc, &yf, rho_blur_coarse);
                 float tf = fmaxf(0.5f * (tb + tt), p->eps);
                 float g = (tt - tb) / tf;
                 if (sharp)
@@ -293,6 +360,8 @@ void ref_pass_force_sharp(int w, int h, const SolverParams *p, const BlurSpec *s
             u_out[IDX(i, j)] = nu;
             v_out[IDX(i, j)] = nv;
         }
+    }
+    free(xs);
 }
 
 /* Bilinear sample of the u lattice (points at (i, j + 0.5)) at fine position (x, y). */
@@ -356,20 +425,44 @@ void ref_pass_divergence(int w, int h, const float *u, const float *v, float *di
                               V(w, h, v, i, j)) * inv_h;
 }
 
+/* One Jacobi cell with whatever neighbours are inside the grid (the walls). */
+static inline float jacobi_cell(int w, int h, float h2, const float *p, const float *div, int i, int j)
+{
+    float sum = 0.0f;
+    int n = 0;
+    if (i > 0) { sum += p[IDX(i - 1, j)]; n++; }
+    if (i < w - 1) { sum += p[IDX(i + 1, j)]; n++; }
+    if (j > 0) { sum += p[IDX(i, j - 1)]; n++; }
+    if (j < h - 1) { sum += p[IDX(i, j + 1)]; n++; }
+    float jac = n ? (sum - h2 * div[IDX(i, j)]) / (float)n : 0.0f;
+    return p[IDX(i, j)] + METHOD_JACOBI_OMEGA * (jac - p[IDX(i, j)]);
+}
+
 void ref_pass_jacobi_h(int w, int h, float hh, const float *p, const float *div, float *p_out)
 {
     float h2 = hh * hh;
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            float sum = 0.0f;
-            int n = 0;
-            if (i > 0) { sum += p[IDX(i - 1, j)]; n++; }
-            if (i < w - 1) { sum += p[IDX(i + 1, j)]; n++; }
-            if (j > 0) { sum += p[IDX(i, j - 1)]; n++; }
-            if (j < h - 1) { sum += p[IDX(i, j + 1)]; n++; }
-            float jac = n ? (sum - h2 * div[IDX(i, j)]) / (float)n : 0.0f;
-            p_out[IDX(i, j)] = p[IDX(i, j)] + METHOD_JACOBI_OMEGA * (jac - p[IDX(i, j)]);
+    for (int j = 0; j < h; j++) {
+        if (j == 0 || j == h - 1 || w < 3) {
+            for (int i = 0; i < w; i++) p_out[IDX(i, j)] = jacobi_cell(w, h, h2, p, div, i, j);
+            continue;
         }
+        /* an inner row: its ends by the walls' rule, the rest with four
+         * neighbours each, summed in jacobi_cell's order (the same bits) */
+        p_out[IDX(0, j)] = jacobi_cell(w, h, h2, p, div, 0, j);
+        const float *restrict c = p + IDX(0, j), *restrict dn = c - w, *restrict up = c + w;
+        const float *restrict d = div + IDX(0, j);
+        float *restrict o = p_out + IDX(0, j);
+        for (int i = 1; i < w - 1; i++) {
+            float sum = 0.0f;
+            sum += c[i - 1];
+            sum += c[i + 1];
+            sum += dn[i];
+            sum += up[i];
+            float jac = (sum - h2 * d[i]) / 4.0f;
+            o[i] = c[i] + METHOD_JACOBI_OMEGA * (jac - c[i]);
+        }
+        p_out[IDX(w - 1, j)] = jacobi_cell(w, h, h2, p, div, w - 1, j);
+    }
 }
 
 void ref_pass_jacobi(int w, int h, const float *p, const float *div, float *p_out)
@@ -502,21 +595,85 @@ static float flux_y(int w, int h, const float *v, const float *rho, int i, int j
     return a == 0.0f ? 0.0f : k * a * face_rho_y(w, h, rho, i, j, a);
 }
 
+/* The fluxes of one transport substep: k = dt/h, and each inner face's flux
+ * once in fx, fy when they are given (x face (i-1 | i) at IDX(i, j), y face
+ * (i, j-1 | j) at IDX(i, j)), else computed where read. */
+typedef struct {
+    int w, h;
+    float umax, k;
+    const float *u, *v, *rho;
+    float *fx, *fy;
+} Fluxes;
+
+static void fluxes_fill(Fluxes *F)
+{
+    int w = F->w, h = F->h, d;
+    for (int j = 0; j < h; j++)
+        for (int i = 0; i < w; i++) {
+            F->fx[IDX(i, j)] = i > 0 ? flux_x(w, h, F->u, F->rho, i, j, F->umax, F->k, &d) : 0.0f;
+            F->fy[IDX(i, j)] = j > 0 ? flux_y(w, h, F->v, F->rho, i, j, F->umax, F->k, &d) : 0.0f;
+        }
+}
+
+/* the flux through x face (i-1 | i) (0 on the walls) and its donor cell's i */
+static inline float flux_xf(const Fluxes *F, int i, int j, int *donor)
+{
+    int w = F->w;
+    if (!F->fx || i <= 0 || i >= w) return flux_x(w, F->h, F->u, F->rho, i, j, F->umax, F->k, donor);
+    *donor = clampf(F->u[IDX(i, j)], -F->umax, F->umax) > 0.0f ? i - 1 : i;
+    return F->fx[IDX(i, j)];
+}
+
+static inline float flux_yf(const Fluxes *F, int i, int j, int *donor)
+{
+    int w = F->w;
+    if (!F->fy || j <= 0 || j >= F->h) return flux_y(w, F->h, F->v, F->rho, i, j, F->umax, F->k, donor);
+    *donor = clampf(F->v[IDX(i, j)], -F->umax, F->umax) > 0.0f ? j - 1 : j;
+    return F->fy[IDX(i, j)];
+}
+
 /* Positivity ratio of cell (i, j): the share of its planned outflow it can
  * afford, min(1, ρ / outflow). Applied to every flux the cell donates, it keeps
  * ρ ≥ 0 while every flux stays antisymmetric, so mass is conserved exactly. */
-static float advect_ratio(int w, int h, const float *u, const float *v, const float *rho, int i,
-                          int j, float umax, float k)
+static float advect_ratio(const Fluxes *F, int i, int j)
 {
-    int d;
+    int d, w = F->w;
     float out = 0.0f;
     float f;
-    f = flux_x(w, h, u, rho, i, j, umax, k, &d);     if (f < 0.0f) out -= f;
-    f = flux_x(w, h, u, rho, i + 1, j, umax, k, &d); if (f > 0.0f) out += f;
-    f = flux_y(w, h, v, rho, i, j, umax, k, &d);     if (f < 0.0f) out -= f;
-    f = flux_y(w, h, v, rho, i, j + 1, umax, k, &d); if (f > 0.0f) out += f;
-    float r = rho[IDX(i, j)];
+    f = flux_xf(F, i, j, &d);     if (f < 0.0f) out -= f;
+    f = flux_xf(F, i + 1, j, &d); if (f > 0.0f) out += f;
+    f = flux_yf(F, i, j, &d);     if (f < 0.0f) out -= f;
+    f = flux_yf(F, i, j + 1, &d); if (f > 0.0f) out += f;
+    float r = F->rho[IDX(i, j)];
     return out > r ? r / out : 1.0f;
+}
+
+static void advect_ratio_all(const Fluxes *F, float *ratio)
+{
+    int w = F->w;
+    for (int j = 0; j < F->h; j++)
+        for (int i = 0; i < w; i++) ratio[IDX(i, j)] = advect_ratio(F, i, j);
+}
+
+static void advect_apply_all(const Fluxes *F, const float *ratio, float *rho_out)
+{
+    int w = F->w;
+    for (int j = 0; j < F->h; j++)
+        for (int i = 0; i < w; i++) {
+            float out = F->rho[IDX(i, j)];
+            int d;
+            float f;
+            /* a positive flux on the left/bottom face enters this cell */
+            f = flux_xf(F, i, j, &d);
+            if (f != 0.0f) out += f * ratio[IDX(d, j)];
+            f = flux_xf(F, i + 1, j, &d);
+            if (f != 0.0f) out -= f * ratio[IDX(d, j)];
+            f = flux_yf(F, i, j, &d);
+            if (f != 0.0f) out += f * ratio[IDX(i, d)];
+            f = flux_yf(F, i, j + 1, &d);
+            if (f != 0.0f) out -= f * ratio[IDX(i, d)];
+            rho_out[IDX(i, j)] = fmaxf(out, 0.0f);
+        }
 }
 
 float ref_pass_speed(int w, int h, float cap, const float *u, const float *v)
@@ -534,31 +691,15 @@ float ref_pass_speed(int w, int h, float cap, const float *u, const float *v)
 void ref_pass_advect_ratio(int w, int h, float dt_sub, float umax, const float *u,
                            const float *v, const float *rho, float *ratio)
 {
-    float k = dt_sub / cell_size(w, h);
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) ratio[IDX(i, j)] = advect_ratio(w, h, u, v, rho, i, j, umax, k);
+    Fluxes F = {w, h, umax, dt_sub / cell_size(w, h), u, v, rho, NULL, NULL};
+    advect_ratio_all(&F, ratio);
 }
 
 void ref_pass_advect_apply(int w, int h, float dt_sub, float umax, const float *u,
                            const float *v, const float *rho, const float *ratio, float *rho_out)
 {
-    float k = dt_sub / cell_size(w, h);
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            float out = rho[IDX(i, j)];
-            int d;
-            float f;
-            /* a positive flux on the left/bottom face enters this cell */
-            f = flux_x(w, h, u, rho, i, j, umax, k, &d);
-            if (f != 0.0f) out += f * ratio[IDX(d, j)];
-            f = flux_x(w, h, u, rho, i + 1, j, umax, k, &d);
-            if (f != 0.0f) out -= f * ratio[IDX(d, j)];
-            f = flux_y(w, h, v, rho, i, j, umax, k, &d);
-            if (f != 0.0f) out += f * ratio[IDX(i, d)];
-            f = flux_y(w, h, v, rho, i, j + 1, umax, k, &d);
-            if (f != 0.0f) out -= f * ratio[IDX(i, d)];
-            rho_out[IDX(i, j)] = fmaxf(out, 0.0f);
-        }
+    Fluxes F = {w, h, umax, dt_sub / cell_size(w, h), u, v, rho, NULL, NULL};
+    advect_apply_all(&F, ratio, rho_out);
 }
 
 void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float *u,
@@ -577,22 +718,20 @@ void ref_pass_advect_density(int w, int h, float dt_sub, float umax, const float
 /* ---------------------------------------------------------------------- */
 /* Gathering drift (see cpu_solver.h)                                      */
 
+static inline float log_ratio(float t, float rb, float eps) { return logf(fmaxf(t, eps)) - logf(fmaxf(rb, eps)); }
+
 static inline float drift_log_ratio(const BlurSpec *spec, const float *rbc, const float *tb,
                                     int w, int i, int j, float eps)
 {
-    float rb = ref_sample_coarse(spec, rbc, (float)i + 0.5f, (float)j + 0.5f);
-    return logf(fmaxf(tb[IDX(i, j)], eps)) - logf(fmaxf(rb, eps));
+    return log_ratio(tb[IDX(i, j)], ref_sample_coarse(spec, rbc, (float)i + 0.5f, (float)j + 0.5f), eps);
 }
 
 /* The balance drift's mobility on the face between cells (i,j) and (k,l):
  * the log-ratio drift's m where the target is, and 1 − ρ̃/haze where the
  * smoke is thin, so haze anywhere is pulled in while a dense body away from
  * the target is not spread by its own potential (see cpu_solver.h). */
-static inline float drift_mob_phi(const BlurSpec *spec, const float *rbc, int i, int j, int k,
-                                  int l, float m, float haze)
+static inline float drift_mob_phi(float ra, float rb, float m, float haze)
 {
-    float ra = ref_sample_coarse(spec, rbc, (float)i + 0.5f, (float)j + 0.5f);
-    float rb = ref_sample_coarse(spec, rbc, (float)k + 0.5f, (float)l + 0.5f);
     return fmaxf(m, 1.0f - fminf(1.0f, 0.5f * (ra + rb) / haze));
 }
 
@@ -602,7 +741,22 @@ typedef struct {
     const BlurSpec *spec;
     const float *phi, *rbc, *tb;
     float inv_h, eps, mob, kw, haze;
+    /* each cell's ρ̃ at its centre and its drift_log_ratio, once per pass
+     * (NULL: from the coarse field at every face) */
+    const float *rs, *lr;
 } DriftCtx;
+
+static inline float drift_rs(const DriftCtx *c, int i, int j)
+{
+    int w = c->w;
+    return c->rs ? c->rs[IDX(i, j)] : ref_sample_coarse(c->spec, c->rbc, (float)i + 0.5f, (float)j + 0.5f);
+}
+
+static inline float drift_lr(const DriftCtx *c, int i, int j)
+{
+    int w = c->w;
+    return c->lr ? c->lr[IDX(i, j)] : drift_log_ratio(c->spec, c->rbc, c->tb, w, i, j, c->eps);
+}
 
 /* The drift's speed on the face between cells (i,j) and (k,l) = its lower or
  * left neighbour, before the cap; 0 on the walls (k or l outside). */
@@ -610,12 +764,12 @@ static float drift_raw(const DriftCtx *c, int i, int j, int k, int l)
 {
     int w = c->w;
     if (k < 0 || l < 0 || i >= c->w || j >= c->h) return 0.0f;
-    float lc = drift_log_ratio(c->spec, c->rbc, c->tb, w, i, j, c->eps);
-    float ln = drift_log_ratio(c->spec, c->rbc, c->tb, w, k, l, c->eps);
+    float lc = drift_lr(c, i, j);
+    float ln = drift_lr(c, k, l);
     float m = fminf(1.0f, 0.5f * (c->tb[IDX(i, j)] + c->tb[IDX(k, l)]) / c->mob);
     float g = c->p->vk * m * (lc - ln) * c->inv_h;
     if (c->phi)
-        g += drift_mob_phi(c->spec, c->rbc, i, j, k, l, m, c->haze) * c->kw *
+        g += drift_mob_phi(drift_rs(c, i, j), drift_rs(c, k, l), m, c->haze) * c->kw *
              (c->phi[IDX(i, j)] - c->phi[IDX(k, l)]);
     return g;
 }
@@ -676,12 +830,12 @@ static int flow_stats(int w, int h, const BlurSpec *spec, const float *u, const 
     return 0;
 }
 
-/* The mean ± K times the spread of the flow at cell (i, j) from the coarse
- * mean m and mean square m2 (drift_vel.glsl's, in the same order). */
-static void flow_bounds(const BlurSpec *spec, const float *m, const float *m2, int i, int j, float *hi, float *lo)
+/* The mean ± K times the spread of the flow where ax, ay read (a cell's
+ * centre) from the coarse mean m and mean square m2 (drift_vel.glsl's, in the same order). */
+static void flow_bounds(const BlurSpec *spec, const CoarseAxis *ax, const CoarseAxis *ay, const float *m,
+                        const float *m2, float *hi, float *lo)
 {
-    float x = (float)i + 0.5f, y = (float)j + 0.5f;
-    float mu = ref_sample_coarse(spec, m, x, y), sq = ref_sample_coarse(spec, m2, x, y);
+    float mu = coarse_read(spec, ax, ay, m), sq = coarse_read(spec, ax, ay, m2);
     float mm = mu * mu;
     float var = (sq - mm) - METHOD_FLOW_ENV_FLOOR * sq;
     float sd = sqrtf(var > 0.0f ? var : 0.0f), k = METHOD_FLOW_ENV_K * sd;
@@ -697,20 +851,28 @@ static void drift_flow_limit(int w, int h, float flowmax, const SolverParams *p,
     float *sbuf = (u && v) ? malloc(4 * nc * sizeof *sbuf) : NULL, *st[4] = {0};
     for (int c = 0; c < 4 && sbuf; c++) st[c] = sbuf + (size_t)c * nc;
     bool stats = sbuf && flow_stats(w, h, spec, u, v, st) == 0;
-    for (int j = 0; j < h; j++)
+    CoarseAxis *xs = stats ? malloc((size_t)w * sizeof *xs) : NULL; /* each column's x, once */
+    for (int i = 0; i < w && xs; i++) coarse_axis(spec, (float)i + 0.5f, spec->cw, &xs[i]);
+    for (int j = 0; j < h; j++) {
+        CoarseAxis ay, axi;
+        coarse_axis(spec, (float)j + 0.5f, spec->ch, &ay);
         for (int i = 0; i < w; i++) {
             size_t k = (size_t)j * w + i;
             float uc = u ? r * clampf(u[k], -cap, cap) : 0.0f, vc = v ? r * clampf(v[k], -cap, cap) : 0.0f;
             float uh = uc, ul = uc, vh = vc, vl = vc; /* no statistics: the face's own flow */
             if (stats) {
-                flow_bounds(spec, st[0], st[2], i, j, &uh, &ul);
-                flow_bounds(spec, st[1], st[3], i, j, &vh, &vl);
+                const CoarseAxis *ax = xs ? &xs[i] : &axi;
+                if (!xs) coarse_axis(spec, (float)i + 0.5f, spec->cw, &axi);
+                flow_bounds(spec, ax, &ay, st[0], st[2], &uh, &ul);
+                flow_bounds(spec, ax, &ay, st[1], st[3], &vh, &vl);
                 uh = r * clampf(uh, -cap, cap), ul = r * clampf(ul, -cap, cap);
                 vh = r * clampf(vh, -cap, cap), vl = r * clampf(vl, -cap, cap);
             }
             wu[k] = drift_limited(uc, uh, ul, wu[k], umax, cap);
             wv[k] = drift_limited(vc, vh, vl, wv[k], umax, cap);
         }
+    }
+    free(xs);
     free(sbuf);
 }
 
@@ -758,7 +920,7 @@ static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *sp
                          const float *rho_blur_coarse, const float *tgt_blur, float dscale,
                          float r, float *wu, float *wv)
 {
-    DriftCtx c = {w, h, p, spec, phi, rho_blur_coarse, tgt_blur, 0, 0, 0, 0, 0};
+    DriftCtx c = {w, h, p, spec, phi, rho_blur_coarse, tgt_blur, 0, 0, 0, 0, 0, NULL, NULL};
     c.inv_h = 1.0f / cell_size(w, h);
     c.eps = METHOD_DRIFT_LOG_EPS * dscale;
     c.mob = METHOD_DRIFT_MOB * dscale;
@@ -783,6 +945,18 @@ static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *sp
             }
         return;
     }
+    /* each cell's ρ̃ and log-ratio once (each is read by four faces), when
+     * there is room for them */
+    float *cache = malloc(2 * n * sizeof *cache);
+    if (cache) {
+        for (int j = 0; j < h; j++)
+            for (int i = 0; i < w; i++) {
+                float rb = ref_sample_coarse(spec, rho_blur_coarse, (float)i + 0.5f, (float)j + 0.5f);
+                cache[IDX(i, j)] = rb;
+                cache[n + IDX(i, j)] = log_ratio(tgt_blur[IDX(i, j)], rb, c.eps);
+            }
+        c.rs = cache, c.lr = cache + n;
+    }
     /* each face's raw speed once (walls 0), then the caps: u into su from the
      * raw fields, v in place (it reads only raw u and its own raw v) */
     for (int j = 0; j < h; j++)
@@ -806,6 +980,7 @@ static void drift_speeds(int w, int h, const SolverParams *p, const BlurSpec *sp
 #undef RAW_V
     memcpy(wu, su, n * sizeof *su);
     free(su);
+    free(cache);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -959,23 +1134,55 @@ static inline float coefD(int w, const float *rho0, const float *tb, int i, int 
     return rho0[IDX(i, j)] * tb[IDX(i, j)];
 }
 
+/* One gathering Jacobi cell with whatever neighbours are inside the grid. */
+static inline float gather_jacobi_cell(int w, int h, float a, const float *rho0, const float *tgt,
+                                       const float *tgt_blur, const float *e, int i, int j)
+{
+    static const int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
+    float dc = coefD(w, rho0, tgt_blur, i, j);
+    float num = rho0[IDX(i, j)] - tgt[IDX(i, j)], den = 1.0f;
+    for (int q = 0; q < 4; q++) {
+        int ni = i + di[q], nj = j + dj[q];
+        if (ni < 0 || ni >= w || nj < 0 || nj >= h) continue;
+        float df = a * 0.5f * (dc + coefD(w, rho0, tgt_blur, ni, nj));
+        num += df * e[IDX(ni, nj)];
+        den += df;
+    }
+    return num / den;
+}
+
 void ref_pass_gather_jacobi(int w, int h, float a, const float *rho0, const float *tgt,
                             const float *tgt_blur, const float *e, float *e_out)
 {
-    static const int di[4] = {-1, 1, 0, 0}, dj[4] = {0, 0, -1, 1};
-    for (int j = 0; j < h; j++)
-        for (int i = 0; i < w; i++) {
-            float dc = coefD(w, rho0, tgt_blur, i, j);
-            float num = rho0[IDX(i, j)] - tgt[IDX(i, j)], den = 1.0f;
-            for (int q = 0; q < 4; q++) {
-                int ni = i + di[q], nj = j + dj[q];
-                if (ni < 0 || ni >= w || nj < 0 || nj >= h) continue;
-                float df = a * 0.5f * (dc + coefD(w, rho0, tgt_blur, ni, nj));
-                num += df * e[IDX(ni, nj)];
-                den += df;
-            }
-            e_out[IDX(i, j)] = num / den;
+    float ah = a * 0.5f;
+    for (int j = 0; j < h; j++) {
+        if (j == 0 || j == h - 1 || w < 3) {
+            for (int i = 0; i < w; i++) e_out[IDX(i, j)] = gather_jacobi_cell(w, h, a, rho0, tgt, tgt_blur, e, i, j);
+            continue;
         }
+        /* an inner row: the ends by the walls' rule, the rest with four
+         * neighbours in gather_jacobi_cell's order (the same bits) */
+        e_out[IDX(0, j)] = gather_jacobi_cell(w, h, a, rho0, tgt, tgt_blur, e, 0, j);
+        size_t r = IDX(0, j);
+        const float *restrict r0 = rho0 + r, *restrict tb = tgt_blur + r, *restrict t = tgt + r, *restrict ec = e + r;
+        float *restrict o = e_out + r;
+        for (int i = 1; i < w - 1; i++) {
+            float dc = r0[i] * tb[i];
+            float dl = ah * (dc + r0[i - 1] * tb[i - 1]), dr = ah * (dc + r0[i + 1] * tb[i + 1]);
+            float dd = ah * (dc + r0[i - w] * tb[i - w]), du = ah * (dc + r0[i + w] * tb[i + w]);
+            float num = r0[i] - t[i], den = 1.0f;
+            num += dl * ec[i - 1];
+            den += dl;
+            num += dr * ec[i + 1];
+            den += dr;
+            num += dd * ec[i - w];
+            den += dd;
+            num += du * ec[i + w];
+            den += du;
+            o[i] = num / den;
+        }
+        e_out[IDX(w - 1, j)] = gather_jacobi_cell(w, h, a, rho0, tgt, tgt_blur, e, w - 1, j);
+    }
 }
 
 /* Flux from cell (i,j) into neighbour q, from the solved error e. */
@@ -1064,6 +1271,7 @@ struct RefSolver {
     int nsub;                    /* the transport stage's substeps (ref_pass_speed) */
     MethodStep plan;             /* this step's, for ref_step_parts's later parts */
     float *t0, *t1, *t2, *t3;    /* full-grid scratch */
+    float *fx, *fy;              /* the transport's face fluxes (Fluxes) */
     float *c0, *c1;              /* coarse scratch */
     int nlev, lw[METHOD_MG_MAX_LEVELS], lh[METHOD_MG_MAX_LEVELS];
     float *mx[METHOD_MG_MAX_LEVELS], *mx2[METHOD_MG_MAX_LEVELS], *mb[METHOD_MG_MAX_LEVELS],
@@ -1088,7 +1296,7 @@ RefSolver *ref_create(int w, int h, const SolverParams *p, char *err, size_t err
     size_t n = (size_t)w * h, nc = (size_t)s->blur.cw * s->blur.ch;
     s->c_cap = nc;
     float **full[] = {&s->rho, &s->tgt, &s->tgt_blur, &s->u, &s->v, &s->pr, &s->phi, &s->eg,
-                      &s->t0, &s->t1, &s->t2, &s->t3, &s->wu, &s->wv, &s->mixd};
+                      &s->t0, &s->t1, &s->t2, &s->t3, &s->wu, &s->wv, &s->mixd, &s->fx, &s->fy};
     for (size_t k = 0; k < sizeof full / sizeof full[0]; k++)
         if (!(*full[k] = calloc(n, sizeof(float)))) goto fail_fields;
     if (!(s->c0 = calloc(nc, sizeof(float))) || !(s->c1 = calloc(nc, sizeof(float))))
@@ -1118,7 +1326,8 @@ void ref_free(RefSolver *s)
 {
     if (!s) return;
     float *all[] = {s->rho, s->tgt, s->tgt_blur, s->u, s->v, s->pr, s->phi, s->eg,
-                    s->t0, s->t1, s->t2, s->t3, s->c0, s->c1, s->wu, s->wv, s->mixd, s->curl, s->curl_tmp};
+                    s->t0, s->t1, s->t2, s->t3, s->c0, s->c1, s->wu, s->wv, s->mixd, s->curl, s->curl_tmp,
+                    s->fx, s->fy};
     for (size_t k = 0; k < sizeof all / sizeof all[0]; k++) free(all[k]);
     for (int l = 0; l < METHOD_MG_MAX_LEVELS; l++) {
         free(s->mx[l]);
@@ -1272,8 +1481,10 @@ static void vcycle(RefSolver *s, int l, float **x, float **xt, const float *b, f
  * drift's substeps alike). */
 static void transport(RefSolver *s, const float *u, const float *v, float umax, float dt_sub)
 {
-    ref_pass_advect_ratio(s->w, s->h, dt_sub, umax, u, v, s->rho, s->t1);
-    ref_pass_advect_apply(s->w, s->h, dt_sub, umax, u, v, s->rho, s->t1, s->t0);
+    Fluxes F = {s->w, s->h, umax, dt_sub / cell_size(s->w, s->h), u, v, s->rho, s->fx, s->fy};
+    fluxes_fill(&F); /* each face's flux once: the ratio and the update each read it twice */
+    advect_ratio_all(&F, s->t1);
+    advect_apply_all(&F, s->t1, s->t0);
     SWAP(s->rho, s->t0);
 }
 

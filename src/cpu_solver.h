@@ -116,6 +116,12 @@ double ref_max_div(const RefSolver *s);   /* max |∇·u| (1/time) */
 void ref_pass_blur(int w, int h, const BlurSpec *spec, const float *in, float *out);
 /* Coarse stages alone (coarse arrays are cw x ch): */
 void ref_pass_downsample(int w, int h, const BlurSpec *spec, const float *in, float *coarse);
+/* The separable blur along axis 0 (x) or 1 (y), the ends clamped; in and
+ * out must differ. Lines of up to REF_BLUR_LINE_MAX samples (a side of
+ * ref_create's largest grid, plus the curl's corner) are padded on the
+ * stack and read straight; longer ones read the clamped taps one by one,
+ * with the same sums. */
+#define REF_BLUR_LINE_MAX 16385
 void ref_pass_blur_1d(const BlurSpec *spec, int axis, const float *in, float *out);
 void ref_pass_upsample(int w, int h, const BlurSpec *spec, const float *coarse, float *out);
 

@@ -10,6 +10,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------------- */
@@ -227,6 +228,56 @@ static void test_blur_spec(void)
                 CHECK(fabs(sqrt(var) / s - 1.0) < 0.03, "blur %dx%d sigma %g: kernel std %g "
                       "vs coarse sigma %g", w, h, sg, sqrt(var), s);
         }
+}
+
+static int clampi_t(int x, int lo, int hi) { return x < lo ? lo : (x > hi ? hi : x); }
+
+/* The blur as a plain loop: every tap clamped into the line, summed in the
+ * order 0, ±1, ±2 … (the shader's). */
+static void blur_1d_plain(const BlurSpec *b, int axis, const float *in, float *out)
+{
+    for (int J = 0; J < b->ch; J++)
+        for (int I = 0; I < b->cw; I++) {
+            float acc = b->weights[0] * in[J * b->cw + I];
+            for (int k = 1; k <= b->radius; k++) {
+                int i0 = axis == 0 ? clampi_t(I - k, 0, b->cw - 1) : I, i1 = axis == 0 ? clampi_t(I + k, 0, b->cw - 1) : I;
+                int j0 = axis == 1 ? clampi_t(J - k, 0, b->ch - 1) : J, j1 = axis == 1 ? clampi_t(J + k, 0, b->ch - 1) : J;
+                acc += b->weights[k] * (in[j0 * b->cw + i0] + in[j1 * b->cw + i1]);
+            }
+            out[J * b->cw + I] = acc;
+        }
+}
+
+/* ref_pass_blur_1d pads each line and reads it straight (and reads lines
+ * longer than its pad tap by tap): the same sums as the plain clamped loop,
+ * bit for bit, along both axes, with radii shorter and longer than the
+ * line, and on a line longer than the pad. */
+static void test_blur_1d_plain(void)
+{
+    static const int sizes[][3] = {{1, 1, 1}, {5, 3, 2}, {17, 9, 4}, {20, 33, 47}, {64, 64, 63},
+                                   {REF_BLUR_LINE_MAX + 5, 1, 9}, {1, REF_BLUR_LINE_MAX + 5, 9}};
+    for (size_t t = 0; t < sizeof sizes / sizeof *sizes; t++) {
+        BlurSpec b = {.factor = 1, .cw = sizes[t][0], .ch = sizes[t][1], .radius = sizes[t][2]};
+        for (int k = 0; k <= b.radius; k++) b.weights[k] = 1.0f / (float)(k + 2) + 1e-3f * (float)k;
+        size_t n = (size_t)b.cw * b.ch;
+        float *in = malloc(n * sizeof *in), *got = malloc(n * sizeof *got), *want = malloc(n * sizeof *want);
+        if (!in || !got || !want) {
+            CHECK(0, "out of memory");
+            free(in), free(got), free(want);
+            return;
+        }
+        unsigned x = 12345u;
+        for (size_t k = 0; k < n; k++) x = x * 1664525u + 1013904223u, in[k] = (float)(x >> 8) / 16777216.0f;
+        for (int axis = 0; axis < 2; axis++) {
+            ref_pass_blur_1d(&b, axis, in, got);
+            blur_1d_plain(&b, axis, in, want);
+            size_t bad = 0;
+            for (size_t k = 0; k < n; k++) bad += memcmp(&got[k], &want[k], sizeof got[k]) != 0;
+            CHECK(bad == 0, "%dx%d radius %d axis %d: %zu of %zu samples differ from the plain clamped loop", b.cw,
+                  b.ch, b.radius, axis, bad, n);
+        }
+        free(in), free(got), free(want);
+    }
 }
 
 /* The coarse fields are read through a cubic B-spline above factor 1, so
@@ -2548,6 +2599,7 @@ int main(void)
     RUN(test_multigrid);
     setvbuf(stdout, NULL, _IOLBF, 0);
     RUN(test_blur_spec);
+    RUN(test_blur_1d_plain);
     RUN(test_blur_constant_and_mean);
     RUN(test_sample_coarse_smooth);
     RUN(test_blur_delta);
