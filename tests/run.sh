@@ -3,15 +3,15 @@
 # Each test prints "N passed, N failed" as its last line; this prints the total.
 # Tests named test_window_* need a display and run under xvfb-run.
 # The tests named in TEST_BESIDE (default test_gpu_passes, the longest: a
-# GL program on llvmpipe that writes no files, then test_morph_bundled, the
-# longest CPU one, so that the two lanes take about as long) start first and
-# run beside the others, one at a time, so that CI's 2 cores overlap them;
-# their results are reported at the end. TEST_BESIDE= runs everything in
-# turn.
+# GL program on llvmpipe that writes no files, then test_cpu_solver, so that
+# the two lanes take about as long: 391 + 94 s against the others' 409 s on
+# a 2-core machine) start first and run beside the others, one at a time, so
+# that CI's 2 cores overlap them; their results are reported at the end.
+# TEST_BESIDE= runs everything in turn.
 # Usage: tests/run.sh BUILD [name-filter]
 B=${1:-build}
 filter=${2:-}
-beside=${TEST_BESIDE-test_gpu_passes test_morph_bundled}
+beside=${TEST_BESIDE-test_gpu_passes test_cpu_solver}
 tp=0; tf=0; broken=""
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT

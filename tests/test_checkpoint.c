@@ -20,6 +20,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdint.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -856,6 +857,47 @@ static void test_resume_gpu(void)
     glctx_destroy(ctx);
 }
 
+/* The fuzzers' committed seeds (the .smc files of fuzz/corpus/checkpoint, run from the
+ * repository root) are read as this smokemorph reads them: the current ones
+ * accepted, so that mutations start past the header's checks (they had gone
+ * stale at 28 of 34 parameters, every one refused as "older"); the older
+ * versions' files (-v1.smc, and -v3.smc of 19 parameters) read, or refused
+ * as an older smokemorph's. fuzz/corpus/step/ holds each after a 0 byte (fuzz_step's
+ * "a checkpoint follows"). fuzz/add-params.py brings them up to date. */
+static void test_fuzz_seeds(void)
+{
+    glob_t g;
+    int n = 0;
+    if (glob("fuzz/corpus/checkpoint/*.smc", 0, NULL, &g) != 0) {
+        CHECK(0, "no fuzz/corpus/checkpoint/*.smc (run from the repository root)");
+        return;
+    }
+    for (size_t k = 0; k < g.gl_pathc; k++) {
+        const char *path = g.gl_pathv[k], *base = strrchr(path, '/') + 1;
+        bool older = strstr(base, "-v1.smc") || strstr(base, "-v3.smc");
+        Checkpoint c;
+        char err[512] = "";
+        int rc = checkpoint_read(path, &c, err, sizeof err);
+        if (older) /* an older version's file: read, or refused for its parameters only */
+            CHECK(rc == 0 || strstr(err, "older smokemorph"), "%s: refused, and not as older: %s", base, err);
+        else
+            CHECK(rc == 0, "%s: refused: %s (run fuzz/add-params.py with the new parameters' values)", base, err);
+        if (rc == 0) checkpoint_free(&c);
+        size_t len = 0, slen = 0;
+        unsigned char *b = (unsigned char *)testlib_read_file(path, &len);
+        char spath[512];
+        snprintf(spath, sizeof spath, "fuzz/corpus/step/%s", base);
+        unsigned char *sb = (unsigned char *)testlib_read_file(spath, &slen);
+        CHECK(b && sb && slen == len + 1 && sb[0] == 0 && memcmp(sb + 1, b, len) == 0,
+              "%s: fuzz/corpus/step/%s is not a 0 byte and the same file", base, base);
+        free(b);
+        free(sb);
+        n++;
+    }
+    globfree(&g);
+    CHECK(n >= 5, "%d checkpoint seeds (7 committed)", n);
+}
+
 int main(void)
 {
     testlib_tmpdir(g_tmp, sizeof g_tmp, "test_checkpoint");
@@ -867,6 +909,7 @@ int main(void)
     RUN(test_hostile);
     RUN(test_write_fails);
     RUN(test_param_table);
+    RUN(test_fuzz_seeds);
     RUN(test_resume_cpu);
     RUN(test_resume_schedule_cpu);
     RUN(test_resume_gpu);

@@ -22,6 +22,7 @@
 
 #include "compare_spec.h"
 #include "config.h"
+#include "cpu_solver.h"
 #include "export.h"
 #include "field.h"
 #include "glctx.h"
@@ -130,25 +131,33 @@ static double copy_ceiling(const char *dir, SolverKind kind, int n)
     return gbs;
 }
 
-/* The CPU reference on the same morph: steps/s only. */
+/* The CPU reference solver on the same pair, set up as the GPU rows' solvers
+ * are (an automatic arrival settles to 3 s, method_params_settle): steps/s
+ * only. */
 static void bench_cpu(int n, const SolverParams *p, const float *a, const float *b, double seconds,
                       long from)
 {
     char err[256];
-    Morph *r = morph_create(n, n, p, a, b, true, MORPH_CPU, NULL, err, sizeof err);
+    RefSolver *r = ref_create(n, n, p, err, sizeof err);
     if (!r) { printf("| %d² | cpu | %s |\n", n, err); return; }
-    for (long k = 0; k < from; k++) morph_step(r);
+    ref_set_density(r, a);
+    if (ref_set_target(r, b, true) != 0) {
+        printf("| %d² | cpu | the target is empty |\n", n);
+        ref_free(r);
+        return;
+    }
+    for (long k = 0; k < from; k++) ref_step(r);
     long steps = 0;
     double t0 = export_now(), t1 = t0;
     while (t1 - t0 < seconds) {
-        morph_step(r);
+        ref_step(r);
         steps++;
         t1 = export_now();
     }
     double sps = (double)steps / (t1 - t0);
     printf("| %d² | cpu | - | - | %.1f | %.2f | - | - | - | - | - | - | - | - | - | - |\n", n, sps, 1000.0 / sps);
     fflush(stdout);
-    morph_free(r);
+    ref_free(r);
 }
 
 int main(int argc, char **argv)
