@@ -154,6 +154,50 @@ static void test_mass_and_arrival(void)
     }
 }
 
+/* Fields sharing one flow each time their own trip (docs/SCENES.md): with
+ * --arrive auto, a field going a short way arrives after the shortest time
+ * (3 s) and one crossing the box later, each what method_arrive_for_trip
+ * gives for its own start and target, before and after steps together; a
+ * number given is every field's. */
+static void test_own_trips(void)
+{
+    static float from[2][N * N], to[2][N * N];
+    TestlibShape soft = {.domain = true, .width = 0.04};
+    testlib_disc(from[0], N, N, &soft, 0.45, 0.5, 0.12, 1.0); /* a step aside */
+    testlib_box(to[0], N, N, &soft, 0.55, 0.5, 0.1, 0.1, 1.0);
+    testlib_disc(from[1], N, N, &soft, 0.15, 0.15, 0.1, 1.0); /* corner to corner */
+    testlib_box(to[1], N, N, &soft, 0.85, 0.85, 0.08, 0.08, 1.0);
+    for (int given = 0; given < 2; given++) {
+        SolverParams p;
+        method_params_default(&p);
+        if (given) p.arrive = 4.5f;
+        CHECK(given || p.arrive == SETTING_AUTO, "the default arrival is auto (%g)", (double)p.arrive);
+        Morph *ms[2] = {0};
+        bool ok = true;
+        for (int f = 0; f < 2; f++) {
+            ms[f] = testlib_morph(N, N, &p, from[f], to[f], true, MORPH_CPU, g_dir);
+            ok = ms[f] && ok;
+        }
+        float want[2];
+        for (int f = 0; f < 2 && ok; f++) want[f] = given ? 4.5f : method_arrive_for_trip(&p, N, N, from[f], to[f]);
+        for (int round = 0; round < 2 && ok; round++) {
+            for (int f = 0; f < 2; f++) {
+                float got = morph_params(ms[f])->arrive;
+                CHECK(fabsf(got - want[f]) < 1e-6f, "%s, %s: field %d arrives at %g s, its trip's is %g s",
+                      given ? "4.5 s given" : "auto", round ? "after 5 steps" : "made", f, (double)got,
+                      (double)want[f]);
+            }
+            for (int k = 0; k < 5 && round == 0; k++) ok = morph_step_fields(ms, 2) == 0 && ok;
+        }
+        if (ok && !given) printf("  auto: the fields arrive at %.2f and %.2f s\n", (double)want[0], (double)want[1]);
+        if (ok && !given)
+            CHECK(want[0] == 3.0f && want[1] > want[0] + 1.0f,
+                  "auto: the short trip's arrival %g s (want 3), the long one's %g s (want later)", (double)want[0],
+                  (double)want[1]);
+        for (int f = 0; f < 2; f++) morph_free(ms[f]);
+    }
+}
+
 static void test_check(void)
 {
     SolverParams p, q;
@@ -368,6 +412,7 @@ int main(void)
     shapes();
     RUN(test_forces_add);
     RUN(test_mass_and_arrival);
+    RUN(test_own_trips);
     RUN(test_check);
     RUN(test_pass_by_pass_cpu);
     RUN(test_gpu);
