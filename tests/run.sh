@@ -4,9 +4,10 @@
 # Tests named test_window_* need a display and run under xvfb-run.
 # The tests named in TEST_BESIDE (default test_gpu_passes, the longest: a
 # GL program on llvmpipe that writes no files, then test_cpu_solver, so that
-# the two lanes take about as long: in a clean clone's `make test` on a 2-core
-# machine those two took 391 + 94 s and the others' times add up to 409 s) start first and run beside the others, one at a time, so
-# that CI's 2 cores overlap them; their results are reported at the end.
+# the two lanes take about as long: in a clean clone's `make test` on a
+# 2-core machine those two took 391 + 94 s and the others' times add up to
+# 409 s) start first and run beside the others, one at a time, so that CI's
+# 2 cores overlap them; their results are reported at the end.
 # TEST_BESIDE= runs everything in turn.
 # Usage: tests/run.sh BUILD [name-filter]
 B=${1:-build}
