@@ -3,8 +3,8 @@
 #include "log.h"
 
 #include <float.h>
-#include <stddef.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
